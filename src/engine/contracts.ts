@@ -1,0 +1,97 @@
+/**
+ * The three seams of the engine (see shared DESIGN.md): what it needs from storage, from an
+ * embedding model and from a reranker. Each is replaceable in tests. Types only.
+ */
+
+/** A document as persisted. `text` is the full source text; chunk offsets index into it. */
+export interface StoredDocument {
+  id: string;
+  text: string;
+  meta: Record<string, unknown>;
+  /** Keys of this document's chunks, in order. */
+  chunkKeys: number[];
+  /** Index version at which this document was (re)written. */
+  version: number;
+}
+
+/** A chunk: a character range `[start, end)` of its document, plus optional situating context. */
+export interface StoredChunk {
+  key: number;
+  docId: string;
+  index: number;
+  start: number;
+  end: number;
+  /** Title / heading path prefixed to the indexed text when `contextual` was requested. */
+  context?: string;
+}
+
+/**
+ * An immutable unit of index data written by one `index/add` (or produced by a merge).
+ * `lexical` and `dense` are engine-defined, structured-clone-able payloads (typed arrays allowed).
+ */
+export interface SegmentRecord {
+  id: number;
+  chunkKeys: Uint32Array;
+  lexical: unknown;
+  dense?: { identity: string; dimension: number; vectors: Float32Array };
+}
+
+/** The root record: which segments are live and which chunk keys are deleted, at which version. */
+export interface Manifest {
+  version: number;
+  nextChunkKey: number;
+  nextSegmentId: number;
+  segmentIds: number[];
+  /** Chunk keys deleted since their segment was written (segments are immutable). */
+  tombstones: number[];
+}
+
+/** Everything one mutation writes; a store MUST apply it atomically (all or nothing). */
+export interface Change {
+  putDocuments: StoredDocument[];
+  deleteDocumentIds: string[];
+  putChunks: StoredChunk[];
+  deleteChunkKeys: number[];
+  putSegments: SegmentRecord[];
+  deleteSegmentIds: number[];
+  manifest: Manifest;
+  /** Remember this result under an idempotency key (§7.10 `_meta.idempotencyKey`). */
+  idempotency?: { key: string; result: unknown };
+}
+
+/** What a cold start needs: no document text, only what queries touch. */
+export interface LoadedIndex {
+  manifest: Manifest;
+  segments: SegmentRecord[];
+  /** id → meta and chunk keys, for filters and citations. */
+  documents: { id: string; meta: Record<string, unknown>; chunkKeys: number[]; version: number }[];
+}
+
+/** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
+export interface IndexStore {
+  load(): Promise<LoadedIndex | undefined>;
+  /** Resolves only after the change is durable. */
+  commit(change: Change): Promise<void>;
+  getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]>;
+  getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]>;
+  getIdempotent(key: string): Promise<unknown | undefined>;
+  clear(): Promise<void>;
+  close(): void;
+}
+
+/** A dense text encoder (src/models implements it with transformers.js). */
+export interface Embedder {
+  /** Names the model and its checksum; a change means stored vectors are stale (§15.7). */
+  readonly identity: string;
+  readonly dimension: number;
+  /** True when vectors are L2-normalised (then cosine = dot). */
+  readonly normalized: boolean;
+  embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+/** A second-stage scorer over (query, passage) pairs. */
+export interface Reranker {
+  readonly method: 'cross-encoder' | 'colbert';
+  readonly identity: string;
+  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>;
+}
