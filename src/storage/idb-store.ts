@@ -1,0 +1,240 @@
+import type { IDBPDatabase, IDBPTransaction } from 'idb';
+import type { Change, IndexStore, LoadedIndex, SegmentRecord, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import { DEFAULT_OPEN_TIMEOUT_MS, openDatabase } from './open.ts';
+import { ALL_STORES, MANIFEST_KEY, type RcpDB, type StoreName } from './schema.ts';
+
+/** Test hooks that make a commit fail the way a full disk would. */
+export interface StoreFaults {
+  /**
+   * Consulted once per commit, INSIDE its transaction, after about half of the commit's writes
+   * have succeeded. Returning an error aborts that transaction (so those writes are rolled back)
+   * and `commit` rejects with the returned error, e.g. `new DOMException('…', 'QuotaExceededError')`.
+   */
+  failCommitWith?: (info: { change: Change; completedWrites: number; totalWrites: number }) => Error | undefined;
+}
+
+/** Options of {@link openIndexedDbStore}; every field is optional. */
+export interface IdbStoreOptions {
+  /** Give up opening (StorageUnavailableError 'blocked') after this long, e.g. when another tab blocks it. Default 5 s. */
+  openTimeoutMs?: number;
+  /** Idempotency results older than this are forgotten (and pruned on commit). Default 24 h. */
+  idempotencyTtlMs?: number;
+  /** Clock for idempotency timestamps; tests replace it. Default `Date.now`. */
+  now?: () => number;
+  /**
+   * Called when the connection is lost: another tab upgraded or deleted the database
+   * (`versionchange`; we close so it is not blocked) or the browser terminated it. The next call
+   * reopens lazily; the caller may want to `load()` again, since another tab may have changed data.
+   */
+  onConnectionLost?: (reason: 'versionchange' | 'terminated') => void;
+  faults?: StoreFaults;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const noop = (): void => {};
+
+/**
+ * Opens the IndexedDB-backed {@link IndexStore} named `name`, creating or upgrading the database.
+ *
+ * Errors: the store lets the browser's DOMExceptions through unchanged (QuotaExceededError,
+ * InvalidStateError, …) and throws {@link StorageUnavailableError} when IndexedDB is missing or
+ * the open stays blocked; the server maps them to RCP errors with `mapStorageError` at its
+ * boundary. Calls after `close()` reject with an `InvalidStateError` DOMException.
+ */
+export async function openIndexedDbStore(name = 'rcp-engine', opts: IdbStoreOptions = {}): Promise<IndexStore> {
+  const store = new IdbStore(name, opts);
+  await store.connection(); // surface "unavailable" at open time, not at first use
+  return store;
+}
+
+/** A typed-array view over part of a larger buffer would be cloned with the whole buffer. */
+function compact<T extends Float32Array | Uint32Array>(a: T): T {
+  return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T);
+}
+
+function compactSegment(s: SegmentRecord): SegmentRecord {
+  const out: SegmentRecord = { ...s, chunkKeys: compact(s.chunkKeys) };
+  if (s.dense) out.dense = { ...s.dense, vectors: compact(s.dense.vectors) };
+  return out;
+}
+
+class IdbStore implements IndexStore {
+  private db: Promise<IDBPDatabase<RcpDB>> | undefined;
+  private closed = false;
+  private readonly openTimeoutMs: number;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly name: string,
+    private readonly opts: IdbStoreOptions,
+  ) {
+    this.openTimeoutMs = opts.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
+    this.ttlMs = opts.idempotencyTtlMs ?? DAY_MS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The open connection, reopened lazily after `versionchange` / `terminated`. */
+  connection(): Promise<IDBPDatabase<RcpDB>> {
+    if (this.closed) return Promise.reject(new DOMException('the store is closed', 'InvalidStateError'));
+    if (this.db) return this.db;
+    const opening = openDatabase(this.name, this.openTimeoutMs, {
+      onVersionChange: () => this.lose(opening, 'versionchange', true),
+      onTerminated: () => this.lose(opening, 'terminated', false),
+    });
+    this.db = opening;
+    // A failed open is not cached: the next call tries again.
+    opening.catch(() => {
+      if (this.db === opening) this.db = undefined;
+    });
+    return opening;
+  }
+
+  private lose(which: Promise<IDBPDatabase<RcpDB>>, reason: 'versionchange' | 'terminated', close: boolean): void {
+    if (close) void which.then((db) => db.close(), noop);
+    if (this.db === which) this.db = undefined;
+    this.opts.onConnectionLost?.(reason);
+  }
+
+  async load(): Promise<LoadedIndex | undefined> {
+    const db = await this.connection();
+    const tx = db.transaction(['manifest', 'segments', 'docMeta'], 'readonly');
+    const [manifest, segments, docs] = await Promise.all([
+      tx.objectStore('manifest').get(MANIFEST_KEY),
+      tx.objectStore('segments').getAll(),
+      tx.objectStore('docMeta').getAll(),
+      tx.done,
+    ]);
+    if (!manifest) return undefined;
+    return {
+      manifest,
+      segments,
+      documents: docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version })),
+    };
+  }
+
+  /**
+   * Applies the whole change in ONE readwrite transaction over every store and resolves on
+   * `tx.done`, i.e. once it is committed. Default durability on purpose: an acknowledged write
+   * must survive a killed page. All or nothing: a write that throws synchronously (e.g.
+   * DataCloneError) aborts the transaction explicitly, since otherwise the requests already
+   * queued would commit; a write that fails asynchronously aborts it by default. Rejects with
+   * the original error, after the transaction has finished rolling back.
+   */
+  async commit(change: Change): Promise<void> {
+    const db = await this.connection();
+    const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: 'default' });
+    const writes: Promise<unknown>[] = [];
+    const fail = async (e: unknown): Promise<never> => {
+      try {
+        tx.abort();
+      } catch {
+        // already finished or aborting
+      }
+      await tx.done.catch(noop);
+      throw e;
+    };
+
+    try {
+      // Deletes before puts, so that a change which deletes and re-puts an id keeps the put.
+      const meta = tx.objectStore('docMeta');
+      const text = tx.objectStore('docText');
+      const chunks = tx.objectStore('chunks');
+      const segments = tx.objectStore('segments');
+      for (const id of change.deleteDocumentIds) writes.push(meta.delete(id), text.delete(id));
+      for (const key of change.deleteChunkKeys) writes.push(chunks.delete(key));
+      for (const id of change.deleteSegmentIds) writes.push(segments.delete(id));
+      for (const d of change.putDocuments) {
+        writes.push(meta.put({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version }));
+        writes.push(text.put(d.text, d.id));
+      }
+      for (const c of change.putChunks) writes.push(chunks.put(c));
+      for (const s of change.putSegments) writes.push(segments.put(compactSegment(s)));
+      writes.push(tx.objectStore('manifest').put(change.manifest, MANIFEST_KEY));
+      if (change.idempotency) {
+        const record = { result: change.idempotency.result, at: this.now() };
+        writes.push(tx.objectStore('idempotency').put(record, change.idempotency.key));
+      }
+    } catch (e) {
+      for (const w of writes) w.catch(noop);
+      return fail(e);
+    }
+    // Failures are reported through tx.done (which rejects with tx.error); do not leave the
+    // individual request promises unhandled.
+    for (const w of writes) w.catch(noop);
+
+    const failWith = this.opts.faults?.failCommitWith;
+    if (failWith) {
+      const half = Math.max(1, Math.floor(writes.length / 2));
+      try {
+        await Promise.all(writes.slice(0, half));
+      } catch {
+        await tx.done; // rejects with the real cause
+      }
+      const injected = failWith({ change, completedWrites: half, totalWrites: writes.length });
+      if (injected) return fail(injected);
+    }
+
+    try {
+      await this.pruneIdempotency(tx);
+    } catch (e) {
+      await tx.done; // if a write failed, this rejects with that (real) cause
+      throw e;
+    }
+    await tx.done;
+  }
+
+  /** Deletes idempotency records past their TTL, inside the commit's transaction. */
+  private async pruneIdempotency(tx: IDBPTransaction<RcpDB, StoreName[], 'readwrite'>): Promise<void> {
+    if (!Number.isFinite(this.ttlMs)) return;
+    const index = tx.objectStore('idempotency').index('by-at');
+    let cursor = await index.openCursor(IDBKeyRange.upperBound(this.now() - this.ttlMs, true));
+    while (cursor) {
+      await cursor.delete();
+      cursor = await cursor.continue();
+    }
+  }
+
+  async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
+    const db = await this.connection();
+    const tx = db.transaction(['docMeta', 'docText'], 'readonly');
+    const meta = tx.objectStore('docMeta');
+    const text = tx.objectStore('docText');
+    const [metas, texts] = await Promise.all([
+      Promise.all(ids.map((id) => meta.get(id))),
+      Promise.all(ids.map((id) => text.get(id))),
+      tx.done,
+    ]);
+    // Both halves are always written and deleted together, so one without the other is absent.
+    return metas.map((m, i) => (m && texts[i] !== undefined ? { ...m, text: texts[i] as string } : undefined));
+  }
+
+  async getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]> {
+    const db = await this.connection();
+    const tx = db.transaction('chunks', 'readonly');
+    const store = tx.objectStore('chunks');
+    const [chunks] = await Promise.all([Promise.all(keys.map((k) => store.get(k))), tx.done]);
+    return chunks;
+  }
+
+  async getIdempotent(key: string): Promise<unknown | undefined> {
+    const db = await this.connection();
+    const record = await db.get('idempotency', key);
+    if (!record || this.now() - record.at > this.ttlMs) return undefined;
+    return record.result;
+  }
+
+  async clear(): Promise<void> {
+    const db = await this.connection();
+    const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: 'default' });
+    await Promise.all([...ALL_STORES.map((s) => tx.objectStore(s).clear()), tx.done]);
+  }
+
+  /** Closes the connection; later calls reject with InvalidStateError. Idempotent. */
+  close(): void {
+    this.closed = true;
+    const db = this.db;
+    this.db = undefined;
+    void db?.then((d) => d.close(), noop);
+  }
+}
