@@ -1,0 +1,23 @@
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM, CHROMIUM_ARGS } from './scripts/lib/browser.ts';
+
+/** e2e in real Chromium (Debian's /usr/bin/chromium) against the built app served by `vite preview`. */
+export default defineConfig({
+  testDir: 'e2e',
+  timeout: 120_000,
+  workers: 1,
+  reporter: [['list']],
+  outputDir: 'test-results',
+  use: {
+    baseURL: 'http://localhost:4173',
+    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
+    screenshot: 'only-on-failure',
+    trace: 'off',
+  },
+  webServer: {
+    command: 'npx vite preview --host localhost --port 4173 --strictPort',
+    url: 'http://localhost:4173/index.html',
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+  },
+});

@@ -1,0 +1,125 @@
+/**
+ * Correlates HTTP exchanges with frames of one RCP session: a request waits for the response
+ * bearing its id, a batch for the array answering its ids, and progress frames are routed to the
+ * exchange whose request carried the token (for SSE). Pure logic, no I/O: unit-testable.
+ */
+export type Outcome =
+  | { kind: 'none' }
+  | { kind: 'frame'; frame: string }
+  | { kind: 'invalid'; status: number; body: unknown };
+
+interface Waiter {
+  ids: string[];
+  batch: boolean;
+  resolve(o: Outcome): void;
+}
+
+const key = (id: unknown) => JSON.stringify(id);
+const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', id, error: { code, message } });
+
+export class HttpSessionRouter {
+  closed = false;
+  private readonly waiters: Waiter[] = [];
+  private readonly progress = new Map<string, (frame: string) => void>();
+  private readonly sendFrame: (frame: string) => Promise<void>;
+  private readonly onClose: () => void;
+
+  constructor(sendFrame: (frame: string) => Promise<void>, onClose: () => void) {
+    this.sendFrame = sendFrame;
+    this.onClose = onClose;
+  }
+
+  /**
+   * Forwards `text` (already parsed as `body`) and resolves with what the HTTP response carries.
+   * `urlMethod` is the method named in the URL path ('' for `POST <base>`).
+   */
+  async exchange(text: string, body: unknown, urlMethod: string, onProgress?: (frame: string) => void): Promise<Outcome> {
+    if (Array.isArray(body)) {
+      if (body.length === 0) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: empty batch') };
+      const ids = body.filter((m) => isObj(m) && isId(m.id)).map((m) => key((m as { id: unknown }).id));
+      const invalid = body.some((m) => !isObj(m) || ('id' in m && !isId(m.id)));
+      if (ids.length === 0 && !invalid) return this.forwardSilently(text);
+      return this.forward(text, ids, true);
+    }
+    if (!isObj(body)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: not a JSON-RPC object') };
+    if (!('id' in body)) return this.forwardSilently(text);
+    if (!isId(body.id)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: bad id') };
+    // §5.2: the method in the path MUST match the body; a mismatch is -32600.
+    if (urlMethod !== '' && body.method !== urlMethod) {
+      return { kind: 'frame', frame: JSON.stringify(rpcError(-32600, `invalid request: path method '${urlMethod}' does not match body method`, body.id)) };
+    }
+    const id = key(body.id);
+    if (this.waiters.some((w) => w.ids.includes(id))) {
+      return { kind: 'frame', frame: JSON.stringify(rpcError(-32600, 'invalid request: id is already in flight', body.id)) };
+    }
+    const meta = isObj(body.params) && isObj(body.params._meta) ? body.params._meta : undefined;
+    const token = meta && isId(meta.progressToken) ? key(meta.progressToken) : undefined;
+    if (token && onProgress) this.progress.set(token, onProgress);
+    try {
+      return await this.forward(text, [id], false);
+    } finally {
+      if (token) this.progress.delete(token);
+    }
+  }
+
+  /** Called with every frame the session emits. */
+  deliver(frame: string): void {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(frame);
+    } catch {
+      return;
+    }
+    if (Array.isArray(msg)) {
+      const ids = new Set(msg.filter((m) => isObj(m) && isId(m.id)).map((m) => key((m as { id: unknown }).id)));
+      const i = this.waiters.findIndex((w) => w.batch && (w.ids.length === 0 || w.ids.some((id) => ids.has(id))));
+      if (i >= 0) this.waiters.splice(i, 1)[0].resolve({ kind: 'frame', frame });
+      return;
+    }
+    if (!isObj(msg)) return;
+    if (msg.method === 'notifications/progress' && isObj(msg.params) && isId(msg.params.progressToken)) {
+      this.progress.get(key(msg.params.progressToken))?.(frame);
+      return;
+    }
+    if (typeof msg.method === 'string') return; // logs and other notifications have no HTTP home without SSE
+    const id = key(msg.id);
+    const i = this.waiters.findIndex((w) => !w.batch && w.ids[0] === id);
+    if (i >= 0) {
+      this.waiters.splice(i, 1)[0].resolve({ kind: 'frame', frame });
+      if (isObj(msg.result) && this.isShutdown(frame)) this.close();
+    } else if (msg.id === null) {
+      // A framing-level error for a batch with only malformed members.
+      const j = this.waiters.findIndex((w) => w.batch && w.ids.length === 0);
+      if (j >= 0) this.waiters.splice(j, 1)[0].resolve({ kind: 'frame', frame });
+    }
+  }
+
+  private shutdownIds = new Set<string>();
+  private isShutdown(frame: string): boolean {
+    const m = JSON.parse(frame) as { id: unknown };
+    return this.shutdownIds.has(key(m.id));
+  }
+
+  private async forward(text: string, ids: string[], batch: boolean): Promise<Outcome> {
+    if (!batch) {
+      const m = JSON.parse(text) as { method?: unknown; id?: unknown };
+      if (m.method === 'shutdown') this.shutdownIds.add(key(m.id));
+    }
+    const done = new Promise<Outcome>((resolve) => this.waiters.push({ ids, batch, resolve }));
+    await this.sendFrame(text);
+    return done;
+  }
+
+  private async forwardSilently(text: string): Promise<Outcome> {
+    await this.sendFrame(text);
+    return { kind: 'none' };
+  }
+
+  /** After `shutdown` the session is gone; the next request opens a fresh one. */
+  private close(): void {
+    this.closed = true;
+    this.onClose();
+  }
+}

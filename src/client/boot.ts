@@ -1,0 +1,28 @@
+import * as Comlink from 'comlink';
+import type { ControlApi } from '../transport/control.ts';
+import { PortTransport } from '../transport/port-transport.ts';
+import { RcpClient, type ClientOptions } from './rcp-client.ts';
+
+export interface WorkerHandle {
+  control: Comlink.Remote<ControlApi>;
+  /** Opens a new RCP session port and returns its (not yet initialized) client. */
+  openClient(opts?: ClientOptions): Promise<RcpClient>;
+  /** Opens a raw session port (the bridges relay its frames untouched). */
+  openPort(): Promise<MessagePort>;
+  terminate(): void;
+}
+
+/** Starts the engine worker and wraps its control plane. */
+export function bootWorker(): WorkerHandle {
+  const worker = new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
+  const control = Comlink.wrap<ControlApi>(worker);
+  const openPort = () => control.connect();
+  return {
+    control,
+    openPort,
+    async openClient(opts) {
+      return new RcpClient(new PortTransport(await openPort()), opts);
+    },
+    terminate: () => worker.terminate(),
+  };
+}

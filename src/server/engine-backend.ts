@@ -1,0 +1,85 @@
+import { ErrorCode } from '../protocol/codes.ts';
+import { backendUnavailable, RcpError } from '../protocol/errors.ts';
+import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult } from '../protocol/types.ts';
+import { validateIndexAdd, validateIndexDelete, validateRetrieve } from '../protocol/validate.ts';
+import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
+import type { RetrievalEngine } from './retrieval-engine.ts';
+
+export interface EngineBackendOptions {
+  serverInfo: PeerInfo;
+  /** Resolves to the opened engine; rejects (→ -32010) if storage could not be opened. */
+  engine: Promise<RetrievalEngine>;
+  /** Capabilities known before the engine opens (from configuration, not data): §13.2 needs them fixed. */
+  capabilities: Capabilities;
+  /** Extra handlers (embed, rerank…) contributed by the models runtime. */
+  extraHandlers?: HandlerTable;
+  mapError?(e: unknown): RcpError | undefined;
+}
+
+/** Batches larger than this report progress (§9) per slice. */
+const PROGRESS_SLICE = 64;
+
+/**
+ * Wires the RCP methods `retrieve`, `index/add` and `index/delete` to the engine. Validation
+ * happens here (protocol rules); retrieval semantics live in the engine.
+ */
+export function createEngineBackend(opts: EngineBackendOptions): Backend {
+  const ready = async (): Promise<RetrievalEngine> => {
+    try {
+      return await opts.engine;
+    } catch (e) {
+      throw opts.mapError?.(e) ?? backendUnavailable(`index storage could not be opened: ${(e as Error).message}`);
+    }
+  };
+
+  const handlers: HandlerTable = {
+    ...opts.extraHandlers,
+
+    async retrieve(raw: unknown, ctx: HandlerContext): Promise<RetrieveResult> {
+      const { params, notes } = validateRetrieve(raw, ctx.caps);
+      const engine = await ready();
+      ctx.progress({ progress: 0, stage: 'recall', message: 'recall' });
+      const result = await engine.retrieve(params, { signal: ctx.signal, onStage: (stage, progress) => ctx.progress({ progress, stage, message: stage }) });
+      if (notes.length > 0) result.usage = { ...result.usage, notes: [...notes, ...(result.usage?.notes ?? [])] };
+      ctx.log('debug', `retrieve: ${result.hits.length} hits`, { latencyMs: result.usage?.latencyMs });
+      return result;
+    },
+
+    async 'index/add'(raw: unknown, ctx: HandlerContext): Promise<IndexAddResult> {
+      const params = validateIndexAdd(raw, ctx.caps);
+      const engine = await ready();
+      const total = params.documents.length;
+      const result = await engine.add(params.documents, {
+        chunk: params.chunk,
+        contextual: params.contextual,
+        idempotencyKey: typeof params._meta?.idempotencyKey === 'string' ? params._meta.idempotencyKey : undefined,
+        signal: ctx.signal,
+        onProgress: (done, of) => {
+          if (of >= PROGRESS_SLICE) ctx.progress({ progress: of === 0 ? 1 : done / of, stage: 'index', message: `indexed ${done}/${of}` });
+        },
+      });
+      ctx.log('info', `index/add: ${total} documents, ${result.chunks} chunks`);
+      return result;
+    },
+
+    async 'index/delete'(raw: unknown, ctx: HandlerContext): Promise<IndexDeleteResult> {
+      const params = validateIndexDelete(raw);
+      const engine = await ready();
+      const result = await engine.delete(params.ids, { signal: ctx.signal });
+      ctx.log('info', `index/delete: ${result.deleted} removed`);
+      return result;
+    },
+  };
+
+  return {
+    serverInfo: opts.serverInfo,
+    capabilities: () => opts.capabilities,
+    handlers,
+    mapError: opts.mapError,
+  };
+}
+
+/** A handler for a capability whose backing model is not loaded: keeps it advertised, fails the call (§13.2). */
+export const unavailable = (what: string) => (): never => {
+  throw new RcpError(ErrorCode.BackendUnavailable, `backend unavailable: ${what}`, { detail: what, retryable: true });
+};

@@ -1,0 +1,255 @@
+import { ErrorCode } from '../protocol/codes.ts';
+import { conformanceOf } from '../protocol/conformance.ts';
+import { RcpError } from '../protocol/errors.ts';
+import { isObject, isValidId, toWire } from '../protocol/json.ts';
+import { isDefinedMethod, METHOD_GATES, OPEN_METHODS, PROTOCOL_VERSION } from '../protocol/methods.ts';
+import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from '../protocol/types.ts';
+import { validateInitialize } from '../protocol/validate.ts';
+import type { Backend, HandlerContext } from './backend.ts';
+import { deadlineFor, type Deadlines } from './deadlines.ts';
+import { toErrorObject } from './error-mapping.ts';
+import { LOG_LEVELS } from './log-levels.ts';
+
+export interface SessionOptions {
+  backend: Backend;
+  /** Writes one frame (a JSON text, no trailing newline) to the peer. */
+  send(frame: string): void;
+  /** Called once after `shutdown` has been answered; the transport should close. */
+  onShutdown?(): void;
+  deadlines?: Partial<Deadlines>;
+}
+
+type State = 'new' | 'ready' | 'closed';
+
+/** Writes whose completion must be reported truthfully: on cancel we wait for them to settle. */
+const MUTATING = new Set(['index/add', 'index/delete']);
+
+/**
+ * One RCP/1 session (§13): lifecycle, gating, framing, batching, cancellation, progress, logs and
+ * deadlines, over any transport that moves JSON text frames. Knows nothing about documents.
+ * Guarantees: every request is answered exactly once; a frame without `id` is never answered.
+ */
+export class RcpSession {
+  private state: State = 'new';
+  /** Set once the transport is gone or `shutdown` was answered: nothing more is written. */
+  private ended = false;
+  private caps: Capabilities | undefined;
+  private logLevel: number | undefined;
+  private readonly inFlight = new Map<Id, AbortController>();
+  private readonly opts: SessionOptions;
+
+  constructor(opts: SessionOptions) {
+    this.opts = opts;
+  }
+
+  /** Feeds one received frame (JSON text). Resolves when every response it caused was sent. */
+  async receive(text: string): Promise<void> {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      this.write(errorFrame(null, new RcpError(ErrorCode.ParseError, 'parse error: invalid JSON')));
+      return;
+    }
+    if (!Array.isArray(msg)) {
+      const response = await this.handle(msg);
+      if (response) this.write(response);
+      return;
+    }
+    // §11: batches.
+    if (msg.length === 0) {
+      this.write(errorFrame(null, new RcpError(ErrorCode.InvalidRequest, 'invalid request: empty batch')));
+      return;
+    }
+    const responses = (await Promise.all(msg.map((m) => this.handle(m)))).filter((r) => r !== undefined);
+    if (responses.length > 0) this.write(responses);
+  }
+
+  /** Aborts everything in flight (transport died or closed). */
+  close(): void {
+    this.state = 'closed';
+    this.ended = true;
+    this.abortAll();
+  }
+
+  private abortAll(): void {
+    for (const c of this.inFlight.values()) c.abort(new RcpError(ErrorCode.Cancelled, 'cancelled: session closed'));
+  }
+
+  /** The capability set this session is bound to (the backend's maximum before `initialize`). */
+  capabilities(): Capabilities {
+    return this.caps ?? this.opts.backend.capabilities();
+  }
+
+  private write(value: unknown): void {
+    if (!this.ended) this.opts.send(toWire(value));
+  }
+
+  /** Handles one message; returns its response, or undefined when none is due. */
+  private async handle(msg: unknown): Promise<ResponseFrame | undefined> {
+    if (!isObject(msg)) return errorFrame(null, invalidRequest('not a JSON-RPC object'));
+    if (!('id' in msg)) {
+      this.notification(msg);
+      return undefined;
+    }
+    const id = msg.id;
+    if (!isValidId(id)) return errorFrame(null, invalidRequest('id must be a string or a finite number'));
+    if (msg.jsonrpc !== '2.0') return errorFrame(id, invalidRequest('jsonrpc must be "2.0"'));
+    if (typeof msg.method !== 'string') return errorFrame(id, invalidRequest('method must be a string'));
+    if (msg.params !== undefined && msg.params !== null && !isObject(msg.params)) {
+      return errorFrame(id, new RcpError(ErrorCode.InvalidParams, 'invalid params: params must be an object', { field: 'params' }));
+    }
+    if (this.inFlight.has(id)) return errorFrame(id, invalidRequest('id is already in flight on this session'));
+    try {
+      return { jsonrpc: '2.0', id, result: await this.dispatch(id, msg.method, msg.params ?? {}) };
+    } catch (e) {
+      return errorFrame(id, toErrorObject(e, this.opts.backend.mapError));
+    }
+  }
+
+  private notification(msg: Record<string, unknown>): void {
+    // §7.14: cancel; every other notification (known or not) is silently ignored (§4.5).
+    if (msg.method !== 'notifications/cancel' || !isObject(msg.params)) return;
+    const target = msg.params.id;
+    if (!isValidId(target)) return;
+    this.inFlight.get(target)?.abort(new RcpError(ErrorCode.Cancelled, 'cancelled', optionalReason(msg.params.reason)));
+  }
+
+  private async dispatch(id: Id, method: string, params: unknown): Promise<unknown> {
+    if (this.state === 'closed') throw new RcpError(ErrorCode.InvalidRequest, 'invalid request: session is shut down');
+    if (method.startsWith('notifications/')) throw invalidRequest('notifications must not carry an id');
+    if (!OPEN_METHODS.has(method) && this.state !== 'ready') {
+      throw new RcpError(ErrorCode.NotInitialized, `not initialized: call initialize before ${method}`);
+    }
+    switch (method) {
+      case 'initialize':
+        return this.initialize(params);
+      case 'info':
+        return this.describe(PROTOCOL_VERSION);
+      case 'ping':
+        return isObject(params) && (typeof params.nonce === 'string' || typeof params.nonce === 'number')
+          ? { nonce: params.nonce }
+          : {};
+      case 'shutdown':
+        // §13.1: answer, then stop; nothing received after this is processed.
+        this.state = 'closed';
+        this.abortAll();
+        setTimeout(() => {
+          this.ended = true;
+          this.opts.onShutdown?.();
+        }, 0);
+        return {};
+    }
+    // §12: -32004 (not defined at all) takes precedence over -32003 (defined, not advertised).
+    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${method}`);
+    const caps = this.capabilities();
+    const gate = METHOD_GATES[method];
+    const advertised = gate !== null && caps[gate] !== undefined && (gate !== 'index' || method !== 'index/add' || caps.index?.writable === true);
+    const handler = this.opts.backend.handlers[method];
+    if (!advertised || !handler) {
+      throw new RcpError(ErrorCode.CapabilityMissing, `capability missing: ${method} needs '${gate}'`, { option: gate ?? method });
+    }
+    return this.run(id, method, params, (ctx) => handler(params, ctx));
+  }
+
+  private initialize(raw: unknown): InitializeResult {
+    if (this.state === 'ready') throw invalidRequest('already initialized; re-negotiation is not allowed (§13)');
+    const params = validateInitialize(raw);
+    if (params.protocolVersion < 1) {
+      // §7.1: the floor cannot be met; the session stays uninitialized (§13).
+      throw new RcpError(ErrorCode.VersionMismatch, `version mismatch: this server speaks RCP/1..${PROTOCOL_VERSION}`, {
+        detail: `client offered ${params.protocolVersion}`,
+        supported: [1, PROTOCOL_VERSION],
+      });
+    }
+    this.caps = structuredClone(this.opts.backend.capabilities());
+    deepFreeze(this.caps);
+    const clientLog = params.capabilities?.log !== undefined && this.caps.log !== undefined;
+    const level = params._meta?.logLevel;
+    this.logLevel = clientLog ? LOG_LEVELS.indexOf(level && LOG_LEVELS.includes(level) ? level : 'info') : undefined;
+    this.state = 'ready';
+    return this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
+  }
+
+  private describe(protocolVersion: number): InitializeResult {
+    const capabilities = this.capabilities();
+    const conformance = conformanceOf(capabilities);
+    return {
+      protocolVersion,
+      server: this.opts.backend.serverInfo,
+      capabilities,
+      ...(conformance ? { _meta: { conformance } } : {}),
+    };
+  }
+
+  /** Runs a handler under its own AbortController, a deadline and the cancel map. */
+  private async run(id: Id, method: string, params: unknown, call: (ctx: HandlerContext) => unknown): Promise<unknown> {
+    const controller = new AbortController();
+    const limit = deadlineFor(method, this.opts.deadlines);
+    const timer = setTimeout(
+      () => controller.abort(new RcpError(ErrorCode.Timeout, `timeout: ${method} exceeded ${limit} ms`, { retryable: true })),
+      limit,
+    );
+    this.inFlight.set(id, controller);
+    const ctx = this.context(id, params, controller.signal);
+    const work = Promise.resolve().then(() => call(ctx));
+    try {
+      if (MUTATING.has(method)) return await work; // settle truthfully: never claim "cancelled" for a committed write
+      return await Promise.race([work, rejectOnAbort(controller.signal)]);
+    } catch (e) {
+      throw controller.signal.aborted && !(e instanceof RcpError) ? controller.signal.reason : e;
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(id);
+      work.catch(() => undefined); // a handler finishing after an abort must not surface as unhandled
+    }
+  }
+
+  private context(id: Id, params: unknown, signal: AbortSignal): HandlerContext {
+    const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+    const token = meta && isValidId(meta.progressToken) ? meta.progressToken : undefined;
+    const caps = this.capabilities();
+    return {
+      signal,
+      caps,
+      requestId: id,
+      progress: (update) => {
+        if (token === undefined || caps.streaming === undefined || signal.aborted) return;
+        this.write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...update } });
+      },
+      log: (level: LogLevel, message: string, data?: unknown) => {
+        if (this.logLevel === undefined || LOG_LEVELS.indexOf(level) < this.logLevel) return;
+        const p: Record<string, unknown> = { level, message, logger: 'rcp-in-page' };
+        if (data !== undefined) p.data = data;
+        if (token !== undefined) p._meta = { progressToken: token };
+        this.write({ jsonrpc: '2.0', method: 'notifications/log', params: p });
+      },
+    };
+  }
+}
+
+const invalidRequest = (detail: string) => new RcpError(ErrorCode.InvalidRequest, `invalid request: ${detail}`, { detail });
+
+function errorFrame(id: Id | null, e: RcpError | { code: number; message: string; data?: unknown }): ResponseFrame {
+  const error = e instanceof RcpError ? e.toJSON() : e;
+  return { jsonrpc: '2.0', id, error } as ResponseFrame;
+}
+
+function optionalReason(reason: unknown): { detail: string } | undefined {
+  return typeof reason === 'string' ? { detail: reason } : undefined;
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

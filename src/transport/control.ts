@@ -1,0 +1,22 @@
+/**
+ * The control plane between page and worker (carried by comlink). RCP traffic never goes through
+ * it: `connect()` only hands over a fresh MessagePort, which then carries RCP text frames.
+ */
+export interface WorkerStatus {
+  /** The engine opened its storage and can serve requests. */
+  ready: boolean;
+  /** Why the engine could not open, if it could not. */
+  error?: string;
+  sessions: number;
+  documents: number;
+  chunks: number;
+  indexVersion?: string;
+  /** Dense model state, when a model is configured. */
+  model?: { name: string; device?: string; state: 'loading' | 'ready' | 'failed'; progress?: number; error?: string };
+}
+
+export interface ControlApi {
+  /** A new, uninitialized RCP session on its own port. */
+  connect(): Promise<MessagePort>;
+  status(): Promise<WorkerStatus>;
+}
