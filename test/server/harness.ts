@@ -4,6 +4,10 @@ import { serve } from '../../src/server/serve.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import type { Capabilities, RetrieveResult } from '../../src/protocol/types.ts';
 import { isObject } from '../../src/protocol/json.ts';
+import { validateRetrieve } from '../../src/protocol/validate.ts';
+
+/** Every frame any test session emitted, for a schema check over all of them. */
+export const emittedFrames: string[] = [];
 
 /** A raw peer over a linked in-memory pair: sends frames, collects every frame the server emits. */
 export function connect(backend: Backend, deadlines?: Partial<Deadlines>) {
@@ -14,6 +18,7 @@ export function connect(backend: Backend, deadlines?: Partial<Deadlines>) {
   let closed = false;
   clientEnd.onmessage = (frame) => {
     received.push(frame);
+    emittedFrames.push(frame);
     waiters.splice(0).forEach((w) => w());
   };
   clientEnd.onclose = () => {
@@ -68,7 +73,7 @@ export function fakeBackend(caps: Capabilities = TEST_CAPS): Backend & { calls: 
     capabilities: () => caps,
     handlers: {
       async retrieve(raw, ctx): Promise<RetrieveResult> {
-        const q = isObject(raw) ? String(raw.query) : '';
+        const q = String(validateRetrieve(raw, ctx.caps).params.query);
         calls.push(q);
         if (q === 'slow') {
           ctx.progress({ progress: 0.5, stage: 'recall' });

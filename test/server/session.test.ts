@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { connect, fakeBackend, TEST_CAPS } from './harness.ts';
+import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { connect, emittedFrames, fakeBackend, TEST_CAPS } from './harness.ts';
 
 describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
   it('§7.2 info answers before initialize with the default capability set', async () => {
@@ -165,7 +166,7 @@ describe('framing (§4, §11)', () => {
     ]);
     const batch = await t.waitFor((m) => Array.isArray(m));
     expect(batch).toHaveLength(4);
-    const byId = new Map(batch.map((m: any) => [m.id, m]));
+    const byId = new Map<unknown, any>(batch.map((m: any) => [m.id, m]));
     expect(byId.get(1).result).toEqual({ nonce: 1 });
     expect(byId.get(2).error.code).toBe(-32001);
     expect(byId.get(3).result.server.name).toBe('fake');
@@ -182,7 +183,7 @@ describe('framing (§4, §11)', () => {
     const t = connect(fakeBackend());
     t.send('['.repeat(100_000) + ']'.repeat(100_000));
     t.send('\u0000\uFFFF garbage');
-    t.send({ jsonrpc: '2.0', id: 'deep', method: 'ping', params: { nonce: 1, x: JSON.parse('['.repeat(5000) + ']'.repeat(5000)) } });
+    t.send(`{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"nonce":1,"x":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`);
     expect((await t.response('deep')).result).toEqual({ nonce: 1 });
     expect((await t.call('alive', 'ping', { nonce: 'ok' })).result).toEqual({ nonce: 'ok' });
   });
@@ -303,5 +304,14 @@ describe('progress and logs (§9, §17.1)', () => {
     const logs = t.received.filter((f) => f.includes('notifications/log')).map((f) => JSON.parse(f));
     expect(logs).toHaveLength(1);
     expect(logs[0].params).toMatchObject({ level: 'info', message: 'hello', data: { n: 1 } });
+  });
+});
+
+describe('schema (normative rcp-1.0.json)', () => {
+  it('every frame the server emitted above validates against the schema', () => {
+    const schema = loadRcpSchema();
+    expect(emittedFrames.length).toBeGreaterThan(50);
+    const bad = emittedFrames.map((f) => ({ f: f.slice(0, 200), errors: schema.frame(f) })).filter((x) => x.errors.length > 0);
+    expect(bad).toEqual([]);
   });
 });
