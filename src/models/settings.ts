@@ -1,0 +1,58 @@
+/**
+ * The one documented settings object for the embedding model. Defaults come from
+ * `detectModelSupport()`; callers override single fields.
+ */
+import type { EmbedDevice, ModelLoadListener } from './progress.ts';
+import type { ModelRuntimeSupport } from './support.ts';
+
+/** Model folder built by `npm run models` (scripts/build-models.ts). */
+export const DEFAULT_MODEL = 'glove-static-100d';
+/** URL path the app serves public/models/ under. */
+export const DEFAULT_MODEL_BASE = '/models/';
+/** URL path the app serves the onnxruntime-web wasm/mjs files under (see docs/models.md). */
+export const DEFAULT_WASM_PATHS = '/ort/';
+/** Texts per inference call; bounds padding waste and memory for long chunks. */
+export const DEFAULT_BATCH_SIZE = 32;
+
+/** Weight precision: `q8` = onnx/model_quantized.onnx (≈10 MB), `fp32` = onnx/model.onnx (≈40 MB). */
+export type EmbedDtype = 'fp32' | 'q8';
+
+export interface EmbedderSettings {
+  /** Folder name under `modelBase`. */
+  model: string;
+  /** Where model folders live: a URL path in the browser, a filesystem path in Node. Must end with '/'. */
+  modelBase: string;
+  /** `auto`: WebGPU when an adapter exists, else WASM (browser); `cpu` in Node. A forced device never falls back. */
+  device: 'auto' | EmbedDevice;
+  dtype: EmbedDtype;
+  /** Browser only: prefix for onnxruntime-web's .wasm/.mjs files, on the app's own origin. */
+  wasmPaths: string;
+  batchSize: number;
+  /** Load events (downloads, device choice). */
+  onProgress?: ModelLoadListener;
+}
+
+/** Defaults for this runtime. In Node `modelBase` must be overridden with a filesystem path. */
+export function defaultEmbedderSettings(_support: Readonly<ModelRuntimeSupport>): EmbedderSettings {
+  return {
+    model: DEFAULT_MODEL,
+    modelBase: DEFAULT_MODEL_BASE,
+    device: 'auto',
+    dtype: 'q8',
+    wasmPaths: DEFAULT_WASM_PATHS,
+    batchSize: DEFAULT_BATCH_SIZE,
+  };
+}
+
+/** Devices to try, in order, for the given settings and runtime. */
+export function deviceCandidates(settings: EmbedderSettings, support: Readonly<ModelRuntimeSupport>): EmbedDevice[] {
+  if (settings.device !== 'auto') return [settings.device];
+  if (support.node) return ['cpu'];
+  return support.webgpu ? ['webgpu', 'wasm'] : ['wasm'];
+}
+
+/** The ONNX file transformers.js loads for a dtype (relative to the model folder). */
+export const ONNX_FILE: Readonly<Record<EmbedDtype, string>> = Object.freeze({
+  fp32: 'onnx/model.onnx',
+  q8: 'onnx/model_quantized.onnx',
+});

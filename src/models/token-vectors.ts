@@ -1,0 +1,71 @@
+/**
+ * Per-token matrices from a `last_hidden_state` tensor, and the MaxSim late-interaction score
+ * (§7.5) over them.
+ */
+import type { Tensor } from '@huggingface/transformers';
+
+/** One text's token vectors: `rows` × `dimension`, row-major, each row L2-normalised. */
+export interface TokenMatrix {
+  rows: number;
+  dimension: number;
+  data: Float32Array;
+}
+
+/**
+ * Splits a [batch, seq, dim] hidden state into one matrix per text, keeping rows whose
+ * attention-mask entry is 1 and whose vector is not all zero; rows are L2-normalised.
+ */
+export function toTokenMatrices(hidden: Tensor, mask: Tensor): TokenMatrix[] {
+  const [batch, seq, dim] = hidden.dims;
+  const h = hidden.data as Float32Array;
+  const m = mask.data as BigInt64Array | Int32Array | Float32Array;
+  const out: TokenMatrix[] = [];
+  for (let b = 0; b < batch; b++) {
+    const rows: Float32Array[] = [];
+    for (let s = 0; s < seq; s++) {
+      if (Number(m[b * seq + s]) === 0) continue;
+      const row = h.slice((b * seq + s) * dim, (b * seq + s + 1) * dim);
+      let norm = 0;
+      for (let j = 0; j < dim; j++) norm += row[j] * row[j];
+      if (!(norm > 0) || !Number.isFinite(norm)) continue;
+      norm = Math.sqrt(norm);
+      for (let j = 0; j < dim; j++) row[j] /= norm;
+      rows.push(row);
+    }
+    const data = new Float32Array(rows.length * dim);
+    rows.forEach((r, i) => data.set(r, i * dim));
+    out.push({ rows: rows.length, dimension: dim, data });
+  }
+  return out;
+}
+
+/**
+ * MaxSim(Q, D) = Σ_q max_d q·d (§7.5); with normalised rows this is the cosine variant.
+ * An empty query or document scores 0.
+ */
+export function maxSim(query: TokenMatrix, doc: TokenMatrix): number {
+  const d = query.dimension;
+  if (doc.dimension !== d) throw new RangeError(`dimension mismatch ${d} vs ${doc.dimension}`);
+  let total = 0;
+  for (let q = 0; q < query.rows; q++) {
+    let best = -Infinity;
+    for (let r = 0; r < doc.rows; r++) {
+      let dot = 0;
+      for (let j = 0; j < d; j++) dot += query.data[q * d + j] * doc.data[r * d + j];
+      if (dot > best) best = dot;
+    }
+    if (doc.rows) total += best;
+  }
+  return total;
+}
+
+/** Replaces NaN/±Infinity (e.g. 0/0 from normalising an all-zero mean) with 0, in place. */
+export function zeroNonFinite(v: Float32Array): Float32Array {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) v[i] = 0;
+  return v;
+}
+
+/** Nested arrays for the JSON wire form of `embed/multi` (§7.5 `matrices`). */
+export function toNestedArrays(m: TokenMatrix): number[][] {
+  return Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.dimension, (r + 1) * m.dimension)));
+}
