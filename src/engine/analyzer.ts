@@ -1,0 +1,139 @@
+/**
+ * Text → index terms. Unicode-aware and lossless in the sense that every letter or digit of any
+ * script ends up in some term; nothing is dropped silently (stopwords are only removed from
+ * queries, see `AnalyzerOptions.stopwords`).
+ *
+ * Pipeline: NFKC → lowercase → words (runs of \p{L}\p{N}\p{M}, apostrophes inside words kept) →
+ *   - CJK runs (Han, Hiragana, Katakana, Hangul) → overlapping character bigrams (a lone character
+ *     → unigram), because those scripts are not space-delimited;
+ *   - Latin words → accent folding (NFD, strip \p{M}, ß→ss, æ→ae, ø→o, …), English possessive
+ *     `'s` removed, other apostrophes removed (don't → dont), then stemmed;
+ *   - any other script (Cyrillic, Greek, Arabic, Devanagari, …) → kept as is, marks included
+ *     (stripping marks there would change letters, not accents).
+ *
+ * Stemming: Porter (1980) via the `stemmer` package (wooorm; tiny, ESM, typed, maintained).
+ * Chosen by measurement on the dev collections (docs/eval.md): Porter beat no stemming clearly and
+ * matched Snowball/Porter2 (snowball-stemmers), which is a larger, unmaintained CJS port.
+ */
+import { stemmer as porter } from 'stemmer';
+import { stopwordSet, type StopwordList } from './stopwords.ts';
+
+export interface AnalyzerOptions {
+  /** English stemming of pure a–z tokens. Default 'porter'. */
+  stem?: 'porter' | 'none' | ((word: string) => string);
+  /** Stop list. Default 'lucene'. */
+  stopwords?: StopwordList;
+  /** Where stopwords are removed: 'query' (default; documents keep everything) or 'both'. */
+  stopwordsAt?: 'query' | 'both';
+}
+
+/** A configured analyzer. `id` names its configuration; segments record it (terms are only comparable under one id). */
+export interface Analyzer {
+  readonly id: string;
+  /** Terms of a document text, in order, duplicates kept (tf counts them). */
+  indexTerms(text: string): string[];
+  /** Terms of a query. Stopwords removed unless that would leave nothing. */
+  queryTerms(text: string): string[];
+}
+
+const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc\\uff70';
+const WORD = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*/gu;
+const HAS_CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
+const CJK_SPLIT = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, 'gu');
+const IS_CJK_RUN = new RegExp(`^[${CJK_CLASS}]`, 'u');
+const ASCII_WORD = /^[a-z0-9]+$/;
+const ASCII_LETTERS = /^[a-z]+$/;
+const LATIN_WORD = /^[\p{Script=Latin}\p{N}\p{M}'’]+$/u;
+const MARKS = /\p{M}+/gu;
+const POSSESSIVE = /['’]s$/;
+const APOSTROPHES = /['’]/g;
+/** Latin letters that NFD does not decompose. */
+const FOLD: Readonly<Record<string, string>> = Object.freeze({
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŋ: 'n',
+});
+const FOLD_CHARS = /[ßæœøđðłþıħŧŋ]/g;
+
+/** Folds a lowercase Latin word to plain ASCII where possible (accents and ligatures). */
+export function foldLatin(word: string): string {
+  let w = word.normalize('NFD').replace(MARKS, '');
+  if (FOLD_CHARS.test(w)) w = w.replace(FOLD_CHARS, (c) => FOLD[c] ?? c);
+  FOLD_CHARS.lastIndex = 0;
+  return w;
+}
+
+/** Character bigrams of a CJK run; a single character yields itself. */
+function pushCjk(run: string, out: string[]): void {
+  const chars = Array.from(run);
+  if (chars.length === 1) {
+    out.push(chars[0]);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+}
+
+/** Builds an analyzer; defaults are the measured ones (see docs/eval.md). */
+export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const stemOpt = options.stem ?? 'porter';
+  const stem: (w: string) => string = stemOpt === 'porter' ? porter : stemOpt === 'none' ? (w) => w : stemOpt;
+  const stopName = options.stopwords ?? 'lucene';
+  const stops = stopwordSet(stopName);
+  const stopAt = options.stopwordsAt ?? 'query';
+  const stemName = typeof stemOpt === 'function' ? 'custom' : stemOpt;
+  const id = `a1/${stemName}/${stopAt === 'both' ? stopName : 'none'}`;
+  const cache = new Map<string, string>();
+
+  /** One word (already lowercased) → terms, appended to `out`; `drop` removes stopwords. */
+  const pushWord = (word: string, out: string[], drop: boolean): void => {
+    if (ASCII_WORD.test(word)) {
+      pushLatin(word, out, drop);
+      return;
+    }
+    if (HAS_CJK.test(word)) {
+      for (const m of word.matchAll(CJK_SPLIT)) {
+        const part = m[0];
+        if (IS_CJK_RUN.test(part)) pushCjk(part, out);
+        else for (const w of part.matchAll(WORD)) pushWord(w[0], out, drop);
+      }
+      return;
+    }
+    if (LATIN_WORD.test(word)) {
+      let w = foldLatin(word);
+      if (POSSESSIVE.test(w)) w = w.slice(0, -2);
+      w = w.replace(APOSTROPHES, '');
+      if (w.length > 0) pushLatin(w, out, drop);
+      return;
+    }
+    out.push(word.replace(APOSTROPHES, ''));
+  };
+
+  const pushLatin = (w: string, out: string[], drop: boolean): void => {
+    if (drop && stops.has(w)) return;
+    if (!ASCII_LETTERS.test(w)) {
+      out.push(w);
+      return;
+    }
+    let s = cache.get(w);
+    if (s === undefined) {
+      s = stem(w);
+      if (cache.size > 200_000) cache.clear();
+      cache.set(w, s);
+    }
+    out.push(s);
+  };
+
+  const analyze = (text: string, drop: boolean): string[] => {
+    const out: string[] = [];
+    const norm = text.normalize('NFKC').toLowerCase();
+    for (const m of norm.matchAll(WORD)) pushWord(m[0], out, drop);
+    return out;
+  };
+
+  return Object.freeze({
+    id,
+    indexTerms: (text: string) => analyze(text, stopAt === 'both'),
+    queryTerms: (text: string) => {
+      const terms = analyze(text, stops.size > 0);
+      return terms.length > 0 || stops.size === 0 ? terms : analyze(text, false);
+    },
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Engine settings and their defaults. Every number here was either measured (docs/eval.md) or is a
+ * resource bound; each says which.
+ */
+import type { AnalyzerOptions } from './analyzer.ts';
+import type { Bm25Params } from './bm25.ts';
+import type { FilterFieldType } from '../protocol/types.ts';
+
+/** Resource bounds. */
+export interface EngineLimits {
+  /** Largest `k` and `candidateK` served (advertised as `retrieve.maxK`); also the pagination horizon. */
+  maxK: number;
+  /** Largest rerank `topN`. */
+  maxRerank: number;
+  /** Documents accepted in one `add` call. */
+  maxDocumentsPerAdd: number;
+  /** Live documents in the index (undefined = unbounded). */
+  maxDocuments?: number;
+  /** Index versions kept in memory for `indexVersion` pins and cursors. */
+  retainVersions: number;
+  /** Sliding lifetime of a `sessionId`'s dedup state. */
+  sessionTtlSeconds: number;
+  /** Sessions tracked at once (least recently used dropped first). */
+  maxSessions: number;
+  /** Segment count above which adjacent segments are merged. */
+  maxSegments: number;
+  /** Texts per embedder call. */
+  embedBatch: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<EngineLimits> = Object.freeze({
+  maxK: 1000,
+  maxRerank: 200,
+  maxDocumentsPerAdd: 10_000,
+  retainVersions: 16,
+  sessionTtlSeconds: 1800,
+  maxSessions: 1000,
+  maxSegments: 10,
+  embedBatch: 32,
+});
+
+/**
+ * Filterable meta fields. Defaults fit the sample corpora (State of the Union speeches, Moby-Dick
+ * chapters) and common document metadata.
+ */
+export const DEFAULT_FIELDS: Readonly<Record<string, FilterFieldType>> = Object.freeze({
+  title: 'text',
+  source: 'keyword',
+  author: 'keyword',
+  year: 'int',
+  date: 'date',
+  tags: 'keyword',
+  uri: 'keyword',
+  lang: 'keyword',
+  chapter: 'int',
+  section: 'text',
+});
+
+/** Measured BM25 defaults (docs/eval.md). */
+export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.2, b: 0.75 });
+
+/** Measured analyzer defaults (docs/eval.md). */
+export const DEFAULT_ANALYZER: Readonly<AnalyzerOptions> = Object.freeze({ stem: 'porter', stopwords: 'lucene', stopwordsAt: 'query' });
+
+/**
+ * Weight of context terms (title, heading path) relative to body terms in BM25 tf and length
+ * (a BM25F-style field weight baked into segments at index time). Measured.
+ */
+export const DEFAULT_CONTEXT_WEIGHT = 1;
+
+/** Chunking defaults in characters (≈ 250 tokens with ≈ 40 tokens of overlap). */
+export const DEFAULT_CHUNK_SIZE = 1000;
+export const DEFAULT_CHUNK_OVERLAP = 150;

@@ -1,0 +1,299 @@
+/**
+ * The retrieval engine: owns the in-memory index versions, serialises writes, and commits each
+ * write as ONE atomic `Change` through the IndexStore before publishing it. No DOM, no JSON-RPC:
+ * it runs in a Web Worker and in Node alike.
+ */
+import { ErrorCode } from '../protocol/codes.ts';
+import { RcpError, invalidParams } from '../protocol/errors.ts';
+import { FILTER_OPERATORS } from '../protocol/filter.ts';
+import type { Capabilities, FilterFieldType, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import { checkAborted } from './abort.ts';
+import { createAnalyzer, type Analyzer, type AnalyzerOptions } from './analyzer.ts';
+import { Bm25, type Bm25Params } from './bm25.ts';
+import {
+  DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
+  DEFAULT_LIMITS, type EngineLimits,
+} from './config.ts';
+import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import { loadViews } from './load.ts';
+import { prepareDocuments, type AddDocument } from './prepare.ts';
+import { runRetrieve, type RetrieveContext } from './retrieve.ts';
+import { Sessions } from './sessions.ts';
+import { makeView, type IndexView } from './view.ts';
+import { planWrite } from './writer.ts';
+
+export interface EngineOptions {
+  store: IndexStore;
+  embedder?: Embedder;
+  reranker?: Reranker;
+  limits?: Partial<EngineLimits>;
+  /** Filterable meta fields, name → type (§8). Default DEFAULT_FIELDS. */
+  fields?: Record<string, FilterFieldType>;
+  analyzer?: AnalyzerOptions;
+  bm25?: Partial<Bm25Params>;
+  /** BM25F-style weight of context terms (title, heading path). */
+  contextWeight?: number;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  /** Clock for session TTLs (tests). */
+  now?: () => number;
+}
+
+export interface AddOptions {
+  chunk?: boolean;
+  contextual?: boolean;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  idempotencyKey?: string;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface AddResult {
+  ids: string[];
+  chunks: number;
+  indexVersion: string;
+}
+
+export interface DeleteResult {
+  deleted: number;
+  indexVersion: string;
+}
+
+/** The engine's part of the RCP capabilities (§6): what it serves, exactly. */
+export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'rerank'>;
+
+const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
+
+export class Engine {
+  readonly analyzer: Analyzer;
+  readonly limits: Readonly<EngineLimits>;
+  readonly fields: Readonly<Record<string, FilterFieldType>>;
+  private readonly store: IndexStore;
+  private readonly embedder?: Embedder;
+  private readonly reranker?: Reranker;
+  private readonly bm25: Bm25;
+  private readonly contextWeight: number;
+  private readonly chunkSize: number;
+  private readonly chunkOverlap: number;
+  private readonly sessions: Sessions;
+  private manifest: Manifest = EMPTY_MANIFEST;
+  /** Retained versions, oldest first; the last is current. */
+  private views: IndexView[] = [makeView(0, [], [], new Map())];
+  private opened = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private mintCounter = 0;
+  private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
+  /** Warnings from `open()` (stale vectors, analyzer changes). */
+  readonly warnings: string[] = [];
+
+  constructor(options: EngineOptions) {
+    this.store = options.store;
+    this.embedder = options.embedder;
+    this.reranker = options.reranker;
+    this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
+    this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
+    this.analyzer = createAnalyzer({ ...DEFAULT_ANALYZER, ...options.analyzer });
+    this.bm25 = new Bm25({ ...DEFAULT_BM25, ...options.bm25 });
+    this.contextWeight = options.contextWeight ?? DEFAULT_CONTEXT_WEIGHT;
+    this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    this.chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
+    this.sessions = new Sessions(this.limits.sessionTtlSeconds * 1000, this.limits.maxSessions, options.now);
+  }
+
+  /** Loads manifest, segments and document meta (never document text). Idempotent. */
+  async open(): Promise<void> {
+    await this.exclusive(async () => {
+      if (this.opened) return;
+      const loaded = await this.store.load();
+      if (loaded) {
+        const { view, warnings } = loadViews(loaded, this.analyzer.id, this.embedder);
+        this.manifest = loaded.manifest;
+        this.views = [view];
+        this.warnings.push(...warnings);
+      }
+      this.opened = true;
+    });
+  }
+
+  /** The current index version token. */
+  get indexVersion(): string {
+    return String(this.current().version);
+  }
+
+  /** Live document count. */
+  get size(): number {
+    return this.current().docs.size;
+  }
+
+  /** Counts for status displays. */
+  stats(): { documents: number; chunks: number; indexVersion: string } {
+    const v = this.current();
+    return { documents: v.docs.size, chunks: v.live, indexVersion: String(v.version) };
+  }
+
+  /** Adds or replaces documents (§7.10) in one atomic commit. */
+  add(docs: AddDocument[], opts: AddOptions = {}): Promise<AddResult> {
+    return this.exclusive(async () => {
+      this.assertOpen();
+      checkAborted(opts.signal);
+      if (!Array.isArray(docs)) throw invalidParams('documents', 'must be an array');
+      if (docs.length > this.limits.maxDocumentsPerAdd) {
+        throw new RcpError(ErrorCode.PayloadTooLarge, `too many documents: ${docs.length} > ${this.limits.maxDocumentsPerAdd}`, {
+          field: 'documents',
+          detail: `at most ${this.limits.maxDocumentsPerAdd} documents per call`,
+        });
+      }
+      if (opts.idempotencyKey !== undefined) {
+        const prior = await this.store.getIdempotent(opts.idempotencyKey);
+        if (prior !== undefined) return prior as AddResult;
+      }
+      const ids = docs.map((d, i) => {
+        if (!d || typeof d !== 'object' || typeof d.text !== 'string') throw invalidParams(`documents[${i}].text`, 'must be a string');
+        if (d.id !== undefined && (typeof d.id !== 'string' || d.id === '')) throw invalidParams(`documents[${i}].id`, 'must be a non-empty string');
+        if (d.meta !== undefined && (d.meta === null || typeof d.meta !== 'object' || Array.isArray(d.meta))) {
+          throw invalidParams(`documents[${i}].meta`, 'must be an object');
+        }
+        return d.id ?? this.mintId();
+      });
+      // Duplicates of one id inside the batch: the last wins.
+      const last = new Map(ids.map((id, i) => [id, i]));
+      const effective = ids.flatMap((id, i) => (last.get(id) === i ? [{ ...docs[i], id }] : []));
+      const current = this.current();
+      const max = this.limits.maxDocuments;
+      if (max !== undefined) {
+        const after = current.docs.size + effective.filter((d) => !current.docs.has(d.id)).length;
+        if (after > max) {
+          throw new RcpError(ErrorCode.PayloadTooLarge, `index full: ${after} documents > ${max}`, { detail: `at most ${max} documents` });
+        }
+      }
+      const prepared = await prepareDocuments(effective, {
+        analyzer: this.analyzer,
+        embedder: this.embedder,
+        chunk: opts.chunk === true,
+        contextual: opts.contextual === true,
+        chunkSize: opts.chunkSize ?? this.chunkSize,
+        chunkOverlap: opts.chunkOverlap ?? this.chunkOverlap,
+        embedBatch: this.limits.embedBatch,
+        onProgress: opts.onProgress,
+        signal: opts.signal,
+      });
+      const plan = planWrite(this.current(), this.manifest, prepared.docs, [], {
+        analyzerId: this.analyzer.id,
+        contextWeight: this.contextWeight,
+        maxSegments: this.limits.maxSegments,
+        dense: prepared.dense,
+      });
+      const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
+      if (opts.idempotencyKey !== undefined) plan.change.idempotency = { key: opts.idempotencyKey, result };
+      checkAborted(opts.signal);
+      await this.store.commit(plan.change);
+      this.publish(plan.change.manifest, plan.view);
+      return result;
+    });
+  }
+
+  /** Deletes documents by id (§7.11); idempotent, counts only documents actually removed. */
+  delete(ids: string[], opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
+    return this.exclusive(async () => {
+      this.assertOpen();
+      checkAborted(opts.signal);
+      if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
+      const current = this.current();
+      const present = [...new Set(ids)].filter((id) => current.docs.has(id));
+      if (present.length === 0) return { deleted: 0, indexVersion: String(current.version) };
+      const plan = planWrite(current, this.manifest, [], present, {
+        analyzerId: this.analyzer.id,
+        contextWeight: this.contextWeight,
+        maxSegments: this.limits.maxSegments,
+      });
+      await this.store.commit(plan.change);
+      this.publish(plan.change.manifest, plan.view);
+      return { deleted: plan.deleted, indexVersion: String(plan.view.version) };
+    });
+  }
+
+  /** Runs a retrieve (§7.7) over the current or a pinned/cursor version. */
+  retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
+    this.assertOpen();
+    return runRetrieve(
+      {
+        analyzer: this.analyzer,
+        bm25: this.bm25,
+        embedder: this.embedder,
+        reranker: this.reranker,
+        store: this.store,
+        fields: this.fields,
+        caps: this.capabilities(),
+        sessions: this.sessions,
+        viewAt: (v) => this.views.find((x) => x.version === v),
+        current: () => this.current(),
+      },
+      params,
+      ctx,
+    );
+  }
+
+  /** What this engine serves (§6): dense/hybrid only with an embedder, scoreFloor only when known. */
+  capabilities(): EngineCapabilities {
+    const dense = this.embedder !== undefined;
+    const retrieve: NonNullable<Capabilities['retrieve']> = {
+      maxK: this.limits.maxK,
+      modes: dense ? ['dense', 'sparse', 'hybrid'] : ['sparse'],
+      mmr: true,
+      rerankBuiltin: this.reranker !== undefined,
+      units: ['chunk', 'passage', 'document'],
+      tokenBudget: true,
+      defaultMode: dense ? 'hybrid' : 'sparse',
+      deterministic: true,
+      snapshots: true,
+      citations: true,
+      modalities: ['text'],
+    };
+    if (dense) retrieve.fusion = ['rrf', 'weighted', 'convex'];
+    // Floors: BM25 ≥ 0 and every fusion ≥ 0, cosine ≥ −1; a reranker's scores have no known floor.
+    if (!this.reranker) {
+      retrieve.scoreScale = dense ? 'unbounded' : 'bm25';
+      retrieve.scoreFloor = dense ? -1 : 0;
+    }
+    const caps: EngineCapabilities = {
+      retrieve,
+      filter: { fields: { ...this.fields }, operators: [...FILTER_OPERATORS], dates: 'rfc3339' },
+      index: { writable: true, chunking: true, contextual: true, ...(this.limits.maxDocuments ? { maxDocuments: this.limits.maxDocuments } : {}) },
+      session: { dedup: true, ttlSeconds: this.limits.sessionTtlSeconds },
+      pagination: {},
+      citations: {},
+    };
+    if (this.reranker) caps.rerank = { methods: [this.reranker.method], maxCandidates: this.limits.maxRerank, models: [this.reranker.identity] };
+    return caps;
+  }
+
+  private current(): IndexView {
+    return this.views[this.views.length - 1];
+  }
+
+  private publish(manifest: Manifest, view: IndexView): void {
+    this.manifest = manifest;
+    this.views.push(view);
+    while (this.views.length > this.limits.retainVersions) this.views.shift();
+  }
+
+  private assertOpen(): void {
+    if (!this.opened) throw new RcpError(ErrorCode.BackendUnavailable, 'engine not opened', { detail: 'call open() first', retryable: true });
+  }
+
+  private mintId(): string {
+    const docs = this.current().docs;
+    let id: string;
+    do id = `doc-${this.mintPrefix}-${(++this.mintCounter).toString(36)}`;
+    while (docs.has(id));
+    return id;
+  }
+
+  /** Runs writes one at a time, in call order; a failed write does not block later ones. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

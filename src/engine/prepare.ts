@@ -1,0 +1,94 @@
+/**
+ * Document preparation for `add`: chunk, build the situating context, analyse, embed. Runs before
+ * anything is written, yields to the event loop regularly and honours the abort signal.
+ */
+import { makeTicker, checkAborted } from './abort.ts';
+import type { Analyzer } from './analyzer.ts';
+import { chunkText, wholeText } from './chunker.ts';
+import type { Embedder } from './contracts.ts';
+import type { ChunkTerms } from './segment.ts';
+import type { PreparedDoc } from './writer.ts';
+
+/** A document as given to `Engine.add`. */
+export interface AddDocument {
+  id?: string;
+  text: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface PrepareOptions {
+  analyzer: Analyzer;
+  embedder?: Embedder;
+  chunk: boolean;
+  contextual: boolean;
+  chunkSize: number;
+  chunkOverlap: number;
+  embedBatch: number;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface Prepared {
+  docs: PreparedDoc[];
+  chunks: number;
+  dense?: { identity: string; dimension: number; vectors: Float32Array };
+}
+
+/** Title › heading › subheading, from meta.title and the markdown heading path above the chunk. */
+export function contextOf(meta: Record<string, unknown>, headings: readonly string[]): string {
+  const title = typeof meta.title === 'string' || typeof meta.title === 'number' ? String(meta.title).trim() : '';
+  const parts = title ? [title, ...headings.filter((h, i) => i > 0 || h !== title)] : [...headings];
+  return parts.join(' › ');
+}
+
+/** The text an embedder sees for a chunk: its context, then its text. */
+export const indexedText = (context: string, text: string): string => (context ? `${context}\n${text}` : text);
+
+export async function prepareDocuments(docs: (AddDocument & { id: string })[], o: PrepareOptions): Promise<Prepared> {
+  const tick = makeTicker(o.signal);
+  const out: PreparedDoc[] = [];
+  const embedTexts: string[] = [];
+  let chunks = 0;
+  for (const d of docs) {
+    await tick();
+    const meta = d.meta ? structuredClone(d.meta) : {};
+    const spans = o.chunk ? chunkText(d.text, o.chunkSize, o.chunkOverlap) : wholeText(d.text);
+    const prepared: ChunkTerms[] = spans.map((s, index) => {
+      const body = d.text.slice(s.start, s.end);
+      const context = o.contextual ? contextOf(meta, s.headings) : '';
+      if (o.embedder) embedTexts.push(indexedText(context, body));
+      return {
+        terms: o.analyzer.indexTerms(body),
+        contextTerms: context ? o.analyzer.indexTerms(context) : [],
+        index,
+        start: s.start,
+        end: s.end,
+        docLength: d.text.length,
+        context,
+      };
+    });
+    chunks += prepared.length;
+    out.push({ id: d.id, text: d.text, meta, chunks: prepared });
+  }
+  const total = embedTexts.length || chunks;
+  if (!o.embedder) {
+    o.onProgress?.(total, total);
+    return { docs: out, chunks };
+  }
+  const e = o.embedder;
+  const vectors = new Float32Array(embedTexts.length * e.dimension);
+  o.onProgress?.(0, total);
+  for (let i = 0; i < embedTexts.length; i += o.embedBatch) {
+    checkAborted(o.signal);
+    const batch = embedTexts.slice(i, i + o.embedBatch);
+    const vs = await e.embed(batch, 'document', o.signal);
+    if (vs.length !== batch.length) throw new Error(`embedder returned ${vs.length} vectors for ${batch.length} texts`);
+    vs.forEach((v, j) => {
+      if (v.length !== e.dimension) throw new Error(`embedder returned dimension ${v.length}, expected ${e.dimension}`);
+      vectors.set(v, (i + j) * e.dimension);
+    });
+    o.onProgress?.(Math.min(i + batch.length, total), total);
+  }
+  checkAborted(o.signal);
+  return { docs: out, chunks, dense: { identity: e.identity, dimension: e.dimension, vectors } };
+}
