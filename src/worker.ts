@@ -8,11 +8,13 @@ import { Engine } from './engine/engine.ts';
 import { serve } from './server/serve.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
 import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
+import { lazyStore } from './storage/lazy-store.ts';
 import type { ControlApi, WorkerStatus } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
+import { LOG_LEVELS } from './server/log-levels.ts';
 import { SERVER_INFO } from './server/server-info.ts';
 
-const engine = new Engine({ store: openIndexedDbStore('rcp-engine') });
+const engine = new Engine({ store: lazyStore(openIndexedDbStore('rcp-engine')) });
 const opened = engine.open().then(() => engine);
 let openError: string | undefined;
 opened.catch((e: unknown) => {
@@ -22,7 +24,8 @@ opened.catch((e: unknown) => {
 const backend = createEngineBackend({
   serverInfo: SERVER_INFO,
   engine: opened,
-  capabilities: engine.capabilities(),
+  // Progress and logs are served by the session layer for every method (§9, §17.1).
+  capabilities: { ...engine.capabilities(), streaming: {}, log: { levels: [...LOG_LEVELS] } },
   mapError: (e) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined),
 });
 

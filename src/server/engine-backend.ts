@@ -49,6 +49,7 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
       const params = validateIndexAdd(raw, ctx.caps);
       const engine = await ready();
       const total = params.documents.length;
+      if (total >= PROGRESS_SLICE) ctx.progress({ progress: 0, stage: 'index', message: `indexing ${total} documents` });
       const result = await engine.add(params.documents, {
         chunk: params.chunk,
         contextual: params.contextual,

@@ -36,6 +36,12 @@ export class RcpSession {
   private caps: Capabilities | undefined;
   private logLevel: number | undefined;
   private readonly inFlight = new Map<Id, AbortController>();
+  /**
+   * Settles when every write received so far has settled. Requests run concurrently, but each
+   * one starts only after the writes sent before it on this session: a client that pipelines
+   * `index/add` then `retrieve` reads its own write.
+   */
+  private writes: Promise<unknown> = Promise.resolve();
   private readonly opts: SessionOptions;
 
   constructor(opts: SessionOptions) {
@@ -192,7 +198,9 @@ export class RcpSession {
     );
     this.inFlight.set(id, controller);
     const ctx = this.context(id, params, controller.signal);
-    const work = Promise.resolve().then(() => call(ctx));
+    const after = this.writes;
+    const work = after.then(() => call(ctx));
+    if (MUTATING.has(method)) this.writes = work.catch(() => undefined);
     try {
       if (MUTATING.has(method)) return await work; // settle truthfully: never claim "cancelled" for a committed write
       return await Promise.race([work, rejectOnAbort(controller.signal)]);

@@ -5,6 +5,15 @@ import { serve } from '../../src/server/serve.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { fakeBackend } from '../server/harness.ts';
 
+/** The RcpError a call rejects with (fails the test if it resolves). */
+const rejection = (p: Promise<unknown>): Promise<RcpError> =>
+  p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: RcpError) => e,
+  );
+
 function pair(opts: ConstructorParameters<typeof RcpClient>[1] = {}) {
   const [c, s] = createLinkedPair();
   const backend = fakeBackend();
@@ -73,7 +82,7 @@ describe('RcpClient (§14.4)', () => {
   it('a per-call timeout rejects with -32014 and a late answer is discarded', async () => {
     const { client } = pair();
     await client.connect();
-    const e = await client.request('retrieve', { query: 'slow', k: 1 }, { timeoutMs: 30 }).catch((x: RcpError) => x);
+    const e = await rejection(client.request('retrieve', { query: 'slow', k: 1 }, { timeoutMs: 30 }));
     expect(e.code).toBe(-32014);
     expect(e.retryable()).toBe(true);
     expect((await client.request('ping', {})).nonce).toBeUndefined(); // the session is still usable
@@ -82,7 +91,7 @@ describe('RcpClient (§14.4)', () => {
   it('server errors arrive as typed RcpErrors with code and data', async () => {
     const { client } = pair();
     await client.connect();
-    const e = await client.request('retrieve', { query: 'x', k: -3 }).catch((x: RcpError) => x);
+    const e = await rejection(client.request('retrieve', { query: 'x', k: -3 }));
     expect(e).toBeInstanceOf(RcpError);
     expect(e.code).toBe(-32602);
     expect(e.data?.field).toBe('k');

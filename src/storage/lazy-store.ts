@@ -1,0 +1,19 @@
+import type { IndexStore } from '../engine/contracts.ts';
+
+/**
+ * An IndexStore usable before its database has opened: every call waits for `opening`, so the
+ * worker can build the engine (and advertise capabilities) synchronously at start-up. If opening
+ * fails, every call rejects with that error (the server maps it to -32010).
+ */
+export function lazyStore(opening: Promise<IndexStore>): IndexStore {
+  opening.catch(() => undefined); // surfaced per call, not as an unhandled rejection
+  return {
+    load: () => opening.then((s) => s.load()),
+    commit: (change) => opening.then((s) => s.commit(change)),
+    getDocuments: (ids) => opening.then((s) => s.getDocuments(ids)),
+    getChunks: (keys) => opening.then((s) => s.getChunks(keys)),
+    getIdempotent: (key) => opening.then((s) => s.getIdempotent(key)),
+    clear: () => opening.then((s) => s.clear()),
+    close: () => void opening.then((s) => s.close(), () => undefined),
+  };
+}
