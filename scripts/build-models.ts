@@ -7,7 +7,7 @@
  *   node --import tsx scripts/build-models.ts [--force] [--out DIR]
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GLOVE_JSON, MODELS, MODELS_DIR, ROOT, SOURCE_PACKAGE, type ModelSpec } from './models/config.ts';
 import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/model-files.ts';
@@ -22,6 +22,13 @@ interface BuildInputs {
   quantized: boolean;
   /** sha256 over this script and scripts/models/*.ts, so a code change forces a rebuild. */
   builderSha256: string;
+}
+
+/** Write-then-rename, so a concurrent reader (or a second build) never sees a half-written file. */
+function writeAtomic(path: string, data: Uint8Array | string): void {
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
 }
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
@@ -97,7 +104,7 @@ async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['so
   for (const [name, data] of Object.entries(files)) {
     const path = join(folder, name);
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, data);
+    writeAtomic(path, data);
     sums[name] = sha256(typeof data === 'string' ? Buffer.from(data) : data);
   }
   const manifest = {
@@ -113,7 +120,7 @@ async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['so
     files: sums,
     inputs,
   };
-  writeFileSync(join(folder, 'manifest.json'), json(manifest));
+  writeAtomic(join(folder, 'manifest.json'), json(manifest));
   console.log(`models: built ${spec.name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 

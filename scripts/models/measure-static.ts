@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { readGlove, type GloveTable } from './read-glove.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './static-model.ts';
 import { DEFAULT_OPTIONS, GLOVE_JSON } from './config.ts';
+import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../../src/protocol/fusion.ts';
 
 interface Collection {
   name: string;
@@ -121,31 +122,24 @@ function topK(scores: Map<number, number>, k: number): [number, number][] {
   return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k);
 }
 
-/** Fusion variants over the top `depth` of each list. */
-export const FUSIONS = {
-  rrf: (lex: [number, number][], den: [number, number][]) => {
-    const s = new Map<number, number>();
-    for (const list of [lex, den]) list.forEach(([i], r) => s.set(i, (s.get(i) ?? 0) + 1 / (60 + r + 1)));
-    return s;
-  },
+/** Fusion variants over the top `depth` of each list, using the engine's own §16.3 fusion code. */
+type Fusion = (lex: [number, number][], den: [number, number][]) => [number, number][];
+const asList = (name: string, l: [number, number][], scoreFloor: number, weight?: number): RankedList => ({
+  name,
+  weight,
+  scoreFloor,
+  items: l.map(([i, score]) => ({ id: String(i), score })),
+});
+const back = (f: { id: string; score: number }[]): [number, number][] => f.map(({ id, score }) => [Number(id), score]);
+export const FUSIONS: Record<string, Fusion> = {
+  rrf: (lex, den) => back(fuseRrf([asList('sparse', lex, 0), asList('dense', den, -1)])),
   ...Object.fromEntries(
-    [0.1, 0.2, 0.3, 0.4, 0.5].map((alpha) => [
-      `convex${alpha}`,
-      (lex: [number, number][], den: [number, number][]) => {
-        const s = new Map<number, number>();
-        const add = (list: [number, number][], w: number) => {
-          if (!list.length) return;
-          const max = list[0][1];
-          const min = list[list.length - 1][1];
-          for (const [i, x] of list) s.set(i, (s.get(i) ?? 0) + (w * (x - min)) / (max - min || 1));
-        };
-        add(lex, 1 - alpha);
-        add(den, alpha);
-        return s;
-      },
-    ]),
+    [0.2, 0.3, 0.4].map((w) => [`weighted${w}`, ((lex, den) => back(fuseWeighted([asList('sparse', lex, 0, 1 - w), asList('dense', den, -1, w)]))) as Fusion]),
   ),
-} as Record<string, (lex: [number, number][], den: [number, number][]) => Map<number, number>>;
+  ...Object.fromEntries(
+    [0.3, 0.5, 0.6, 0.7, 0.8].map((a) => [`convex${a}`, ((lex, den) => back(fuseConvex([asList('sparse', lex, 0), asList('dense', den, -1)], a))) as Fusion]),
+  ),
+};
 
 interface Prepared {
   col: Collection;
@@ -176,7 +170,7 @@ export function evaluate(model: StaticModel, prepared: Prepared[], depth = 100):
       sums.bm25 += ndcg10(ids(lex), rels);
       sums.dense += ndcg10(ids(den), rels);
       for (const [name, f] of Object.entries(FUSIONS)) {
-        sums[name] = (sums[name] ?? 0) + ndcg10(ids(topK(f(lex, den), 10)), rels);
+        sums[name] = (sums[name] ?? 0) + ndcg10(ids(f(lex, den).slice(0, 10)), rels);
       }
     }
     out[col.name] = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / col.queries.length]));

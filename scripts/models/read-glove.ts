@@ -24,7 +24,7 @@ const VECTORS_MARKER = '"vectors":{';
 const ENTRY = /"((?:[^"\\]|\\.)*)":\[([^\]]*)\]/g;
 
 /** Reads the file at `path`, keeping only ranks below `maxRank` (all when omitted). */
-export async function readGlove(path: string, maxRank = Infinity): Promise<GloveTable> {
+export async function readGlove(path: string, maxRank = Infinity, chunkBytes = 1 << 22): Promise<GloveTable> {
   const decoder = new StringDecoder('utf8');
   let carry = '';
   let inVectors = false;
@@ -34,12 +34,10 @@ export async function readGlove(path: string, maxRank = Infinity): Promise<Glove
 
   const consume = (text: string, final: boolean): string => {
     if (!inVectors) {
+      // Everything before the vectors (header + words array, ≈3 MB) is kept until the marker shows.
       const at = text.indexOf(VECTORS_MARKER);
-      if (at < 0) {
-        if (!dimension) [dimension, size] = readHeader(text);
-        return final ? '' : text.slice(-VECTORS_MARKER.length);
-      }
-      if (!dimension) [dimension, size] = readHeader(text);
+      if (at < 0) return final ? '' : text;
+      [dimension, size] = readHeader(text.slice(0, at));
       inVectors = true;
       text = text.slice(at + VECTORS_MARKER.length);
     }
@@ -61,7 +59,7 @@ export async function readGlove(path: string, maxRank = Infinity): Promise<Glove
     return final ? '' : text.slice(end);
   };
 
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) {
+  for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes })) {
     carry = consume(carry + decoder.write(chunk as Buffer), false);
   }
   consume(carry + decoder.end(), true);
