@@ -79,3 +79,37 @@ test('EOF is an implicit shutdown and --profile keeps the index between runs', a
     rmSync(profile, { recursive: true, force: true });
   }
 });
+
+test('hostile input over stdio never kills or hangs the server', async () => {
+  const hugeId = 'i'.repeat(1_000_000);
+  const script = [
+    '\u0000\u0001 garbage \uFFFF',
+    '}{',
+    '['.repeat(200_000) + ']'.repeat(200_000),
+    JSON.stringify({ jsonrpc: '2.0', id: hugeId, method: 'ping', params: { nonce: 1 } }),
+    JSON.stringify({ jsonrpc: '2.0', id: 1e308, method: 'ping' }),
+    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1' } }),
+    req(3, 'initialize', { protocolVersion: 1 }),
+    req(4, 'retrieve', { query: 42, k: 'ten' }),
+    `{"jsonrpc":"2.0","id":5,"method":"retrieve","params":{"query":"x","filter":${'{"not":'.repeat(5000)}{"field":"year","op":"eq","value":1}${'}'.repeat(5000)}}}`,
+    req(6, 'index/add', { documents: [{ text: 5 }] }),
+    req(7, 'notifications/cancel', { id: 1 }),
+    req(8, 'x-evil/method'),
+    req(9, 'ping', { nonce: 'still alive' }),
+  ];
+  const { stdout, code, stderr } = await runBridge(script);
+  expect(code, stderr).toBe(0);
+  const msgs = stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const byId = new Map(msgs.filter((m) => !Array.isArray(m)).map((m) => [typeof m.id === 'string' && m.id.length > 100 ? 'huge' : m.id, m]));
+  expect(byId.get('huge').result).toEqual({ nonce: 1 });
+  expect(byId.get(1e308).result).toEqual({});
+  expect(byId.get(2).error.code).toBe(-32602);
+  expect(byId.get(4).error).toMatchObject({ code: -32602, data: { field: expect.any(String) } });
+  expect(byId.get(5).error.code).toBe(-32602);
+  expect(byId.get(6).error).toMatchObject({ code: -32602, data: { field: 'documents[0].text' } });
+  expect(byId.get(7).error.code).toBe(-32600);
+  expect(byId.get(8).error.code).toBe(-32004);
+  expect(byId.get(9).result).toEqual({ nonce: 'still alive' });
+  expect(msgs.filter((m) => m.id === null).map((m) => m.error.code)).toEqual([-32700, -32700]);
+  expect(msgs.find(Array.isArray)).toEqual([expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })]);
+});

@@ -18,12 +18,17 @@ export interface HandlerContext {
 export type Handler<M extends Method> = (params: unknown, ctx: HandlerContext) => Promise<ResultOf<M>> | ResultOf<M>;
 export type HandlerTable = { [M in Method]?: Handler<M> };
 
+/** An extension method (`x-<vendor>/<name>`, §6.2); params arrive unvalidated. */
+export type VendorHandler = (params: unknown, ctx: HandlerContext) => Promise<unknown> | unknown;
+
 /** Everything the transport-agnostic server needs from the engine side. */
 export interface Backend {
   readonly serverInfo: PeerInfo;
   /** The current maximum capability set; a session snapshots it at `initialize`. */
   capabilities(): Capabilities;
   readonly handlers: HandlerTable;
+  /** Extension methods by full name; each is callable only while its `x-<vendor>` capability is advertised. */
+  readonly vendorHandlers?: Readonly<Record<string, VendorHandler>>;
   /** Maps backend failures (e.g. IndexedDB DOMExceptions) to typed RCP errors at the boundary. */
   mapError?(e: unknown): RcpError | undefined;
 }

@@ -5,7 +5,7 @@ import { isObject, isValidId, toWire } from '../protocol/json.ts';
 import { isDefinedMethod, METHOD_GATES, OPEN_METHODS, PROTOCOL_VERSION } from '../protocol/methods.ts';
 import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from '../protocol/types.ts';
 import { validateInitialize } from '../protocol/validate.ts';
-import type { Backend, HandlerContext } from './backend.ts';
+import type { Backend, HandlerContext, VendorHandler } from './backend.ts';
 import { deadlineFor, type Deadlines } from './deadlines.ts';
 import { toErrorObject } from './error-mapping.ts';
 import { LOG_LEVELS } from './log-levels.ts';
@@ -147,8 +147,10 @@ export class RcpSession {
         return {};
     }
     // §12: -32004 (not defined at all) takes precedence over -32003 (defined, not advertised).
-    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${method}`);
     const caps = this.capabilities();
+    const vendor = this.vendorHandler(method, caps);
+    if (vendor) return this.run(id, method, params, (ctx) => vendor(params, ctx));
+    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${method}`);
     const gate = METHOD_GATES[method];
     const advertised = gate !== null && caps[gate] !== undefined && (gate !== 'index' || method !== 'index/add' || caps.index?.writable === true);
     const handler = this.opts.backend.handlers[method];
@@ -156,6 +158,13 @@ export class RcpSession {
       throw new RcpError(ErrorCode.CapabilityMissing, `capability missing: ${method} needs '${gate}'`, { option: gate ?? method });
     }
     return this.run(id, method, params, (ctx) => handler(params, ctx));
+  }
+
+  /** §6.2: an `x-<vendor>/<name>` method is served only when its `x-<vendor>` capability is advertised. */
+  private vendorHandler(method: string, caps: Capabilities): VendorHandler | undefined {
+    const match = /^(x-[a-z0-9-]+)\//.exec(method);
+    if (!match || caps[match[1] as `x-${string}`] === undefined) return undefined;
+    return this.opts.backend.vendorHandlers?.[method];
   }
 
   private initialize(raw: unknown): InitializeResult {

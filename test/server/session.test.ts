@@ -71,6 +71,15 @@ describe('gating (§7, §12)', () => {
     expect((await t.call(2, 'x-acme/thing', {})).error.code).toBe(-32004);
   });
 
+  it('§6.2 a vendor method runs only while its x-<vendor> capability is advertised', async () => {
+    const b = fakeBackend({ ...TEST_CAPS, 'x-test': {} });
+    const t = connect({ ...b, vendorHandlers: { 'x-test/echo': (p) => ({ echoed: p }), 'x-other/echo': () => ({}) } });
+    await t.init();
+    expect((await t.call(1, 'x-test/echo', { a: 1 })).result).toEqual({ echoed: { a: 1 } });
+    expect((await t.call(2, 'x-other/echo', {})).error.code).toBe(-32004); // x-other not advertised
+    expect((await t.call(3, 'x-test/missing', {})).error.code).toBe(-32004);
+  });
+
   it('§12 a defined but unadvertised method is -32003', async () => {
     const t = connect(fakeBackend());
     await t.init();
