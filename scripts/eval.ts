@@ -12,6 +12,7 @@
  * dense/hybrid need an embedder; this script has none unless src/models provides one (see below).
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
 import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { MemoryStore } from '../src/engine/memory-store.ts';
@@ -87,6 +88,18 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
       ...(o.stop ? { stopwords: o.stop as 'lucene' | 'nltk' | 'none' } : {}),
       ...(o['stop-at'] ? { stopwordsAt: o['stop-at'] as 'query' | 'both' } : {}),
     };
+  }
+  if (o.stem === 'snowball') {
+    // Measurement only: Snowball English (Porter2) from the `snowball-stemmers` package.
+    type Factory = { newStemmer(l: string): { stem(w: string): string } };
+    let mod: Factory;
+    try {
+      mod = createRequire(import.meta.url)('snowball-stemmers') as Factory;
+    } catch {
+      throw new Error('--stem snowball needs `npm install --no-save snowball-stemmers` (measurement only)');
+    }
+    const s = mod.newStemmer('english');
+    options.analyzer = { ...options.analyzer, stem: (w: string) => s.stem(w) };
   }
   if (o['title-weight']) options.contextWeight = Number(o['title-weight']);
   const engine = new Engine(options);

@@ -11,9 +11,12 @@
  *   - any other script (Cyrillic, Greek, Arabic, Devanagari, …) → kept as is, marks included
  *     (stripping marks there would change letters, not accents).
  *
- * Stemming: Porter (1980) via the `stemmer` package (wooorm; tiny, ESM, typed, maintained).
- * Chosen by measurement on the dev collections (docs/eval.md): Porter beat no stemming clearly and
- * matched Snowball/Porter2 (snowball-stemmers), which is a larger, unmaintained CJS port.
+ * Stemming: Porter (1980) via the `stemmer` package (wooorm: 4 KB, ESM, typed, maintained).
+ * Chosen by measurement on the dev collections (docs/eval.md): Porter lifts mean nDCG@10 by
+ * +0.05 over no stemming; Snowball English/Porter2 (`snowball-stemmers`) measured only +0.004
+ * above Porter but is an 868 KB unmaintained UMD bundle of 24 languages — not worth it in a page.
+ * Stopwords: the NLTK English list, removed from queries only (measured +0.017 over Lucene's 33
+ * words; removing them from documents too changed nDCG@10 by < 0.002 and would make text unsearchable).
  */
 import { stemmer as porter } from 'stemmer';
 import { stopwordSet, type StopwordList } from './stopwords.ts';
@@ -21,7 +24,7 @@ import { stopwordSet, type StopwordList } from './stopwords.ts';
 export interface AnalyzerOptions {
   /** English stemming of pure a–z tokens. Default 'porter'. */
   stem?: 'porter' | 'none' | ((word: string) => string);
-  /** Stop list. Default 'lucene'. */
+  /** Stop list. Default 'nltk'. */
   stopwords?: StopwordList;
   /** Where stopwords are removed: 'query' (default; documents keep everything) or 'both'. */
   stopwordsAt?: 'query' | 'both';
@@ -75,7 +78,7 @@ function pushCjk(run: string, out: string[]): void {
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stemOpt = options.stem ?? 'porter';
   const stem: (w: string) => string = stemOpt === 'porter' ? porter : stemOpt === 'none' ? (w) => w : stemOpt;
-  const stopName = options.stopwords ?? 'lucene';
+  const stopName = options.stopwords ?? 'nltk';
   const stops = stopwordSet(stopName);
   const stopAt = options.stopwordsAt ?? 'query';
   const stemName = typeof stemOpt === 'function' ? 'custom' : stemOpt;

@@ -57,16 +57,16 @@ export const DEFAULT_FIELDS: Readonly<Record<string, FilterFieldType>> = Object.
 });
 
 /** Measured BM25 defaults (docs/eval.md). */
-export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.2, b: 0.75 });
+export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.2, b: 0.6 });
 
 /** Measured analyzer defaults (docs/eval.md). */
-export const DEFAULT_ANALYZER: Readonly<AnalyzerOptions> = Object.freeze({ stem: 'porter', stopwords: 'lucene', stopwordsAt: 'query' });
+export const DEFAULT_ANALYZER: Readonly<AnalyzerOptions> = Object.freeze({ stem: 'porter', stopwords: 'nltk', stopwordsAt: 'query' });
 
 /**
  * Weight of context terms (title, heading path) relative to body terms in BM25 tf and length
  * (a BM25F-style field weight baked into segments at index time). Measured.
  */
-export const DEFAULT_CONTEXT_WEIGHT = 1;
+export const DEFAULT_CONTEXT_WEIGHT = 2;
 
 /** Chunking defaults in characters (≈ 250 tokens with ≈ 40 tokens of overlap). */
 export const DEFAULT_CHUNK_SIZE = 1000;

@@ -224,7 +224,7 @@ export class Engine {
         reranker: this.reranker,
         store: this.store,
         fields: this.fields,
-        caps: this.capabilities(),
+        caps: this.gateCapabilities(),
         sessions: this.sessions,
         viewAt: (v) => this.views.find((x) => x.version === v),
         current: () => this.current(),
@@ -265,6 +265,14 @@ export class Engine {
       citations: {},
     };
     if (this.reranker) caps.rerank = { methods: [this.reranker.method], maxCandidates: this.limits.maxRerank, models: [this.reranker.identity] };
+    return caps;
+  }
+
+  /** Capabilities for the engine's own gating: its part plus `embed` (stored vectors can be returned). */
+  private gateCapabilities(): Capabilities {
+    const caps: Capabilities = this.capabilities();
+    const e = this.embedder;
+    if (e) caps.embed = { dimension: e.dimension, identity: e.identity, normalized: e.normalized, encodings: ['json', 'f32-base64'] };
     return caps;
   }
 
