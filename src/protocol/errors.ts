@@ -72,3 +72,7 @@ export const backendUnavailable = (detail: string, retryAfterMs?: number): RcpEr
     retryable: true,
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   });
+
+/** §12 / §15.5: a request over an advertised limit (batch size, document count, bytes). Not retryable as is. */
+export const payloadTooLarge = (field: string, detail: string): RcpError =>
+  new RcpError(ErrorCode.PayloadTooLarge, `payload too large: ${field}: ${detail}`, { field, detail });
