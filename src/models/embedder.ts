@@ -8,7 +8,7 @@ import { env, pipeline, type FeatureExtractionPipeline, type Tensor } from '@hug
 import type { Embedder } from '../engine/contracts.ts';
 import { modelIdentity, readManifest, type ModelManifest } from './manifest.ts';
 import type { EmbedDevice, ModelLoadEvent } from './progress.ts';
-import { defaultEmbedderSettings, deviceCandidates, ONNX_FILE, type EmbedderSettings } from './settings.ts';
+import { defaultEmbedderSettings, deviceCandidates, ONNX_FILE, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 
@@ -141,8 +141,11 @@ function configureEnvironment(settings: EmbedderSettings, support: Readonly<Mode
   env.localModelPath = settings.modelBase;
   if (!support.node) {
     env.useBrowserCache = false;
+    // transformers.js imports `onnxruntime-web/webgpu`, whose runtime is the asyncify build. The
+    // object form (not a bare prefix) lets transformers.js pre-load it (and replaces its default,
+    // a CDN URL, at import time).
     const wasm = env.backends.onnx.wasm;
-    if (wasm) wasm.wasmPaths = settings.wasmPaths;
+    if (wasm) wasm.wasmPaths = { mjs: `${settings.wasmPaths}${ORT_WASM_FILES[0]}`, wasm: `${settings.wasmPaths}${ORT_WASM_FILES[1]}` };
   }
 }
 

@@ -11,6 +11,12 @@ export const DEFAULT_MODEL = 'glove-static-100d';
 export const DEFAULT_MODEL_BASE = '/models/';
 /** URL path the app serves the onnxruntime-web wasm/mjs files under (see docs/models.md). */
 export const DEFAULT_WASM_PATHS = '/ort/';
+/**
+ * The onnxruntime-web files the app must serve under `wasmPaths` (copy them from
+ * node_modules/onnxruntime-web/dist/): the factory module and its binary.
+ */
+export const ORT_WASM_FILES = Object.freeze(['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'] as const);
+
 /** Texts per inference call; bounds padding waste and memory for long chunks. */
 export const DEFAULT_BATCH_SIZE = 32;
 
