@@ -1,48 +1,87 @@
 /**
  * The engine worker: hosts one RCP/1 server, one session per MessagePort. Composition root only —
- * storage, engine and protocol handlers are built here and wired together; comlink carries the
- * control plane (connect / status), never RCP frames.
+ * storage, models, engine and protocol handlers are built here and wired together; comlink
+ * carries the control plane (connect / status), never RCP frames.
  */
 import * as Comlink from 'comlink';
 import { Engine } from './engine/engine.ts';
-import { serve } from './server/serve.ts';
+import { ModelRuntime } from './models/runtime.ts';
+import type { Capabilities } from './protocol/types.ts';
+import type { Backend } from './server/backend.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
+import { LOG_LEVELS } from './server/log-levels.ts';
+import { createModelHandlers } from './server/model-handlers.ts';
+import { serve } from './server/serve.ts';
+import { SERVER_INFO } from './server/server-info.ts';
 import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import type { ControlApi, WorkerStatus } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
-import { LOG_LEVELS } from './server/log-levels.ts';
-import { SERVER_INFO } from './server/server-info.ts';
 
-const engine = new Engine({ store: lazyStore(openIndexedDbStore('rcp-engine')) });
-const opened = engine.open().then(() => engine);
-let openError: string | undefined;
-opened.catch((e: unknown) => {
-  openError = e instanceof Error ? e.message : String(e);
-});
+/** Texts accepted by one `embed` call (§4.7 advertised bound). */
+const EMBED_BATCH_LIMIT = 256;
+/** Passages accepted by one `rerank` call. */
+const RERANK_MAX_CANDIDATES = 1000;
 
-const backend = createEngineBackend({
-  serverInfo: SERVER_INFO,
-  engine: opened,
-  // Progress and logs are served by the session layer for every method (§9, §17.1).
-  capabilities: { ...engine.capabilities(), streaming: {}, log: { levels: [...LOG_LEVELS] } },
-  mapError: (e) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined),
-});
+interface Runtime {
+  engine: Engine;
+  backend: Backend;
+  models: ModelRuntime | undefined;
+  opened: Promise<unknown>;
+  openError?: string;
+}
 
+/** Model capabilities from the manifest alone, so they are fixed before the weights load (§13.2). */
+function modelCapabilities(models: ModelRuntime): Capabilities {
+  const { dimension } = models.manifest;
+  return {
+    embed: { dimension, identity: models.identity, batchLimit: EMBED_BATCH_LIMIT, normalized: models.manifest.normalized, encodings: ['json', 'f32-base64'], modalities: ['text'] },
+    multiVector: { dimension, identity: models.identity, similarity: 'cosine', modalities: ['text'] },
+    rerank: { methods: ['colbert'], maxCandidates: RERANK_MAX_CANDIDATES, models: [models.reranker.identity] },
+  };
+}
+
+async function start(): Promise<Runtime> {
+  const models = await ModelRuntime.open();
+  const engine = new Engine({
+    store: lazyStore(openIndexedDbStore('rcp-engine')),
+    embedder: models?.embedder,
+    reranker: models?.reranker,
+  });
+  const runtime: Runtime = { engine, models, opened: Promise.resolve(), backend: undefined as unknown as Backend };
+  runtime.opened = engine.open().catch((e: unknown) => {
+    runtime.openError = e instanceof Error ? e.message : String(e);
+    throw e;
+  });
+  runtime.opened.catch(() => undefined);
+  runtime.backend = createEngineBackend({
+    serverInfo: SERVER_INFO,
+    engine: runtime.opened.then(() => engine),
+    // Progress and logs are served by the session layer for every method (§9, §17.1).
+    capabilities: { ...engine.capabilities(), ...(models ? modelCapabilities(models) : {}), streaming: {}, log: { levels: [...LOG_LEVELS] } },
+    extraHandlers: models ? createModelHandlers(() => models.loaded(), models.reranker) : undefined,
+    subscribe: models ? (listener) => models.subscribe(listener) : undefined,
+    mapError: (e) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined),
+  });
+  return runtime;
+}
+
+const runtime = start();
 let sessions = 0;
 
 const control: ControlApi = {
   async connect() {
+    const { backend } = await runtime;
     const { port1, port2 } = new MessageChannel();
     sessions++;
-    const transport = new PortTransport(port1);
-    serve(transport, backend);
+    serve(new PortTransport(port1), backend);
     return Comlink.transfer(port2, [port2]);
   },
   async status(): Promise<WorkerStatus> {
-    const ready = openError === undefined && (await Promise.race([opened.then(() => true), Promise.resolve(false)]).catch(() => false));
-    const stats = ready ? engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
-    return { ready, error: openError, sessions, ...stats };
+    const rt = await runtime;
+    const ready = await Promise.race([rt.opened.then(() => true, () => false), new Promise<boolean>((ok) => setTimeout(ok, 0, false))]);
+    const stats = ready ? rt.engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
+    return { ready, error: rt.openError, sessions, ...stats, model: rt.models?.status() };
   },
 };
 

@@ -29,6 +29,11 @@ export interface Backend {
   readonly handlers: HandlerTable;
   /** Extension methods by full name; each is callable only while its `x-<vendor>` capability is advertised. */
   readonly vendorHandlers?: Readonly<Record<string, VendorHandler>>;
+  /**
+   * Session-independent events (model loading…) delivered as `notifications/log` to clients that
+   * opted in (§17.1). Returns an unsubscribe function.
+   */
+  subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
   /** Maps backend failures (e.g. IndexedDB DOMExceptions) to typed RCP errors at the boundary. */
   mapError?(e: unknown): RcpError | undefined;
 }

@@ -14,6 +14,7 @@ export interface EngineBackendOptions {
   /** Extra handlers (embed, rerank…) contributed by the models runtime. */
   extraHandlers?: HandlerTable;
   mapError?(e: unknown): RcpError | undefined;
+  subscribe?: Backend['subscribe'];
 }
 
 /** Batches larger than this report progress (§9) per slice. */
@@ -76,6 +77,7 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     serverInfo: opts.serverInfo,
     capabilities: () => opts.capabilities,
     handlers,
+    subscribe: opts.subscribe,
     mapError: opts.mapError,
   };
 }

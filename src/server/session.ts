@@ -42,6 +42,7 @@ export class RcpSession {
    * `index/add` then `retrieve` reads its own write.
    */
   private writes: Promise<unknown> = Promise.resolve();
+  private unsubscribe: (() => void) | undefined;
   private readonly opts: SessionOptions;
 
   constructor(opts: SessionOptions) {
@@ -78,7 +79,17 @@ export class RcpSession {
     this.abortAll();
   }
 
+  private emitLog(level: LogLevel, message: string, data: unknown, token: Id | undefined, logger: string): void {
+    if (this.logLevel === undefined || LOG_LEVELS.indexOf(level) < this.logLevel) return;
+    const p: Record<string, unknown> = { level, message, logger };
+    if (data !== undefined) p.data = data;
+    if (token !== undefined) p._meta = { progressToken: token };
+    this.write({ jsonrpc: '2.0', method: 'notifications/log', params: p });
+  }
+
   private abortAll(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     for (const c of this.inFlight.values()) c.abort(new RcpError(ErrorCode.Cancelled, 'cancelled: session closed'));
   }
 
@@ -183,6 +194,9 @@ export class RcpSession {
     const level = params._meta?.logLevel;
     this.logLevel = clientLog ? LOG_LEVELS.indexOf(level && LOG_LEVELS.includes(level) ? level : 'info') : undefined;
     this.state = 'ready';
+    if (this.logLevel !== undefined) {
+      this.unsubscribe = this.opts.backend.subscribe?.((level, message, data) => this.emitLog(level, message, data, undefined, 'engine'));
+    }
     return this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
   }
 
@@ -234,13 +248,7 @@ export class RcpSession {
         if (token === undefined || caps.streaming === undefined || signal.aborted) return;
         this.write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...update } });
       },
-      log: (level: LogLevel, message: string, data?: unknown) => {
-        if (this.logLevel === undefined || LOG_LEVELS.indexOf(level) < this.logLevel) return;
-        const p: Record<string, unknown> = { level, message, logger: 'rcp-in-page' };
-        if (data !== undefined) p.data = data;
-        if (token !== undefined) p._meta = { progressToken: token };
-        this.write({ jsonrpc: '2.0', method: 'notifications/log', params: p });
-      },
+      log: (level: LogLevel, message: string, data?: unknown) => this.emitLog(level, message, data, token, 'rcp-in-page'),
     };
   }
 }

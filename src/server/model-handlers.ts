@@ -1,0 +1,46 @@
+import { contentText } from '../protocol/content.ts';
+import { encodeVectors } from '../protocol/vector-codec.ts';
+import type { EmbedResult, MultiEmbedResult, RerankResult } from '../protocol/types.ts';
+import { validateEmbed, validateEmbedMulti, validateRerank } from '../protocol/validate.ts';
+import type { Reranker } from '../engine/contracts.ts';
+import type { HandlerContext, HandlerTable } from './backend.ts';
+
+/** What the model methods need from a loaded encoder (src/models' TransformersEmbedder fits). */
+export interface ModelEncoder {
+  readonly dimension: number;
+  embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
+  tokenVectors(texts: string[], signal?: AbortSignal): Promise<{ rows: number; dimension: number; data: Float32Array }[]>;
+}
+
+const nested = (m: { rows: number; dimension: number; data: Float32Array }): number[][] =>
+  Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.dimension, (r + 1) * m.dimension)));
+
+/**
+ * `embed`, `embed/multi` and `rerank`. `encoder` resolves once the model has loaded; when loading
+ * failed it rejects (→ -32010) while the capabilities stay advertised (§13.2).
+ */
+export function createModelHandlers(encoder: () => Promise<ModelEncoder>, reranker: Reranker): HandlerTable {
+  return {
+    async embed(raw: unknown, ctx: HandlerContext): Promise<EmbedResult> {
+      const p = validateEmbed(raw, ctx.caps);
+      const model = await encoder();
+      const vectors = await model.embed(p.inputs.map(contentText), p.kind ?? 'document', ctx.signal);
+      return { vectors: encodeVectors(vectors, p.encoding), encoding: p.encoding, dimension: model.dimension };
+    },
+
+    async 'embed/multi'(raw: unknown, ctx: HandlerContext): Promise<MultiEmbedResult> {
+      const p = validateEmbedMulti(raw, ctx.caps);
+      const model = await encoder();
+      const matrices = await model.tokenVectors(p.inputs.map(contentText), ctx.signal);
+      return { matrices: matrices.map(nested), dimension: model.dimension };
+    },
+
+    async rerank(raw: unknown, ctx: HandlerContext): Promise<RerankResult> {
+      const p = validateRerank(raw, ctx.caps);
+      const scores = await reranker.score(contentText(p.query), p.passages, ctx.signal);
+      const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b).slice(0, p.topN ?? scores.length);
+      // `results` is the legacy shape reference clients still read (shared/rcp/README.md).
+      return { scores, order, results: order.map((index) => ({ index, score: scores[index] })) };
+    },
+  };
+}
