@@ -4,16 +4,19 @@
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
+ *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
  * field (weight --title-weight). Every query runs with k=100. Metrics are averaged over queries
  * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@100, MRR@10 — as shared/eval/bm25_eval.py.
- * dense/hybrid need an embedder; this script has none unless src/models provides one (see below).
+ * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
+ * (built by `npm run models`); --dtype q8|fp32 picks its weights.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { MemoryStore } from '../src/engine/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
@@ -121,6 +124,10 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
     if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
     const params: RetrieveParams = { query: q.text ?? '', k: 100, mode: args.mode, includeText: false };
     if (args.fusion) params.fusion = { method: args.fusion };
+    if (params.fusion && o['dense-weight']) {
+      const w = Number(o['dense-weight']);
+      params.fusion = args.fusion === 'convex' ? { ...params.fusion, alpha: w } : { ...params.fusion, weights: { dense: w, sparse: 1 - w } };
+    }
     if (o.unit) params.unit = o.unit as 'chunk' | 'document';
     else if (args.flags.has('chunk')) params.unit = 'document';
     const t = performance.now();
@@ -141,8 +148,16 @@ async function main(): Promise<void> {
   }
   let embedder: Embedder | undefined;
   if (args.mode !== 'sparse') {
-    console.error(`--mode ${args.mode} needs an embedder; none is wired into this script yet`);
-    process.exit(2);
+    // The project's embedder (src/models) on the locally built model files (`npm run models`).
+    const { loadEmbedder } = await import('../src/models/index.ts');
+    const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
+    try {
+      embedder = await loadEmbedder({ modelBase, ...(args.opts.dtype ? { dtype: args.opts.dtype as 'q8' | 'fp32' } : {}) });
+    } catch (e) {
+      console.error(`--mode ${args.mode}: could not load the embedder from ${modelBase} (run \`npm run models\` first): ${(e as Error).message}`);
+      process.exit(2);
+    }
+    console.log(`# embedder ${embedder.identity}`);
   }
   const rows: [string, Metrics][] = [];
   for (const dir of args.dirs) rows.push([basename(dir.replace(/\/+$/, '')), await evaluate(dir, args, embedder)]);
@@ -150,7 +165,9 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(Object.fromEntries(rows)));
     return;
   }
-  const cfg = Object.entries(args.opts).map(([k, v]) => `${k}=${v}`).concat([...args.flags]).join(' ') || 'defaults';
+  const cfg = Object.entries(args.opts)
+    .filter(([k]) => k !== 'mode' && k !== 'fusion')
+    .map(([k, v]) => `${k}=${v}`).concat([...args.flags]).join(' ') || 'defaults';
   console.log(`# mode=${args.mode}${args.fusion ? ` fusion=${args.fusion}` : ''} ${cfg}`);
   console.log('dataset         docs queries  nDCG@10    R@100   MRR@10  index(ms) query(ms)');
   const f = (x: number): string => x.toFixed(4).padStart(8);
@@ -163,4 +180,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run only as a program, so other scripts can import `evaluate`.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

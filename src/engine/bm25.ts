@@ -88,13 +88,18 @@ export class Bm25 {
 
   constructor(public params: Bm25Params) {}
 
-  /** Top-k live chunks (or documents) for the analysed query terms. */
+  /** Top-k live chunks (or documents) for the analysed query terms (repeats count as qtf). */
   search(view: IndexView, queryTerms: readonly string[], o: SelectOptions): Candidate[] {
-    if (view.live === 0 || queryTerms.length === 0) return [];
-    if (this.acc.length < view.total) this.acc = new Float32Array(Math.max(view.total, this.acc.length * 2));
-    const acc = this.acc;
     const qtf = new Map<string, number>();
     for (const t of queryTerms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+    return this.searchWeighted(view, qtf, o);
+  }
+
+  /** Top-k for weighted query terms (term → weight, e.g. an expanded query). */
+  searchWeighted(view: IndexView, qtf: ReadonlyMap<string, number>, o: SelectOptions): Candidate[] {
+    if (view.live === 0 || qtf.size === 0) return [];
+    if (this.acc.length < view.total) this.acc = new Float32Array(Math.max(view.total, this.acc.length * 2));
+    const acc = this.acc;
     const { k1, b } = this.params;
     const N = view.live;
     const avgdl = view.liveLength / N || 1;

@@ -6,8 +6,9 @@
  * of at most `size` characters (measured from the first unit's start to the last unit's end); a
  * heading always starts a new chunk. Consecutive chunks share whole trailing sentences totalling at
  * most `overlap` characters (never across a heading). A unit longer than `size` is cut at the last
- * whitespace before the limit (or hard, never inside a surrogate pair). Guarantee: every chunk's
- * text is exactly `text.slice(start, end)`, and every non-whitespace character is in some chunk.
+ * whitespace before the limit (or hard, never inside a surrogate pair). Guarantees: every chunk's
+ * text is exactly `text.slice(start, end)`, every non-whitespace character is in some chunk, and
+ * there is at least one chunk (`[0,0)` for a blank text).
  */
 
 export interface ChunkSpan {
@@ -143,5 +144,7 @@ export function chunkText(text: string, size: number, overlap: number): ChunkSpa
     if (carried.length > 0) curHeadings = headingsBefore.length >= curHeadings.length ? headingsBefore : curHeadings;
   }
   emit();
+  // A blank document still gets one (empty) chunk, so its context (title) is searchable.
+  if (chunks.length === 0) chunks.push({ start: 0, end: 0, headings: [] });
   return chunks;
 }

@@ -6,7 +6,7 @@
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
 import { FILTER_OPERATORS } from '../protocol/filter.ts';
-import type { Capabilities, FilterFieldType, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import type { Capabilities, FilterFieldType, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { checkAborted } from './abort.ts';
 import { createAnalyzer, type Analyzer, type AnalyzerOptions } from './analyzer.ts';
 import { Bm25, type Bm25Params } from './bm25.ts';
@@ -35,6 +35,11 @@ export interface EngineOptions {
   contextWeight?: number;
   chunkSize?: number;
   chunkOverlap?: number;
+  /**
+   * Mode when a request names none. Default 'sparse': with the project's GloVe embedder, hybrid
+   * measured below BM25 on every dev collection (docs/eval.md). Dense/hybrid need an embedder.
+   */
+  defaultMode?: RetrieveMode;
   /** Clock for session TTLs (tests). */
   now?: () => number;
 }
@@ -77,6 +82,7 @@ export class Engine {
   private readonly chunkSize: number;
   private readonly chunkOverlap: number;
   private readonly sessions: Sessions;
+  private readonly defaultMode: RetrieveMode;
   private manifest: Manifest = EMPTY_MANIFEST;
   /** Retained versions, oldest first; the last is current. */
   private views: IndexView[] = [makeView(0, [], [], new Map())];
@@ -98,6 +104,7 @@ export class Engine {
     this.contextWeight = options.contextWeight ?? DEFAULT_CONTEXT_WEIGHT;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
     this.chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
+    this.defaultMode = this.embedder ? (options.defaultMode ?? 'sparse') : 'sparse';
     this.sessions = new Sessions(this.limits.sessionTtlSeconds * 1000, this.limits.maxSessions, options.now);
   }
 
@@ -228,6 +235,7 @@ export class Engine {
         sessions: this.sessions,
         viewAt: (v) => this.views.find((x) => x.version === v),
         current: () => this.current(),
+        defaultMode: this.defaultMode,
       },
       params,
       ctx,
@@ -244,7 +252,7 @@ export class Engine {
       rerankBuiltin: this.reranker !== undefined,
       units: ['chunk', 'passage', 'document'],
       tokenBudget: true,
-      defaultMode: dense ? 'hybrid' : 'sparse',
+      defaultMode: this.defaultMode,
       deterministic: true,
       snapshots: true,
       citations: true,

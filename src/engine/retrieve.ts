@@ -11,7 +11,7 @@ import { compileFilter } from './filter-eval.ts';
 import { validateFilter } from '../protocol/filter.ts';
 import { clampFunnel, gateRetrieve } from '../protocol/retrieve-gating.ts';
 import { encodeVectors } from '../protocol/vector-codec.ts';
-import type { Capabilities, FilterFieldType, Hit, RetrieveParams, RetrieveResult, Unit } from '../protocol/types.ts';
+import type { Capabilities, FilterFieldType, Hit, RetrieveMode, RetrieveParams, RetrieveResult, Unit } from '../protocol/types.ts';
 import { checkAborted } from './abort.ts';
 import type { IndexStore, Reranker } from './contracts.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
@@ -31,6 +31,7 @@ export interface RetrieveDeps extends RecallDeps {
   /** A retained view by version, or undefined when it is gone. */
   viewAt(version: number): IndexView | undefined;
   current(): IndexView;
+  defaultMode: RetrieveMode;
 }
 
 export interface RetrieveContext {
@@ -100,7 +101,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
 
   const unitOut: Unit = params.unit ?? 'chunk';
   const unit = unitOut === 'document' ? 'document' : 'chunk';
-  const mode = params.mode ?? (deps.embedder ? 'hybrid' : 'sparse');
+  const mode = params.mode ?? deps.defaultMode;
   const text = contentText(params.query);
   const filter = params.filter ? compileFilter(validateFilter(params.filter, deps.caps.filter), deps.fields) : undefined;
   const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;

@@ -197,7 +197,9 @@ describe('retrieve with models', () => {
     const { engine } = await withModels();
     const caps = engine.capabilities();
     expect(caps.retrieve?.modes).toEqual(['dense', 'sparse', 'hybrid']);
-    expect(caps.retrieve?.defaultMode).toBe('hybrid');
+    expect(caps.retrieve?.defaultMode).toBe('sparse');
+    const h = await makeEngine({ embedder: new HashEmbedder(), defaultMode: 'hybrid' });
+    expect(h.engine.capabilities().retrieve?.defaultMode).toBe('hybrid');
     const dense = await engine.retrieve({ query: 'whale harpoon', mode: 'dense', k: 5 });
     expect(dense.hits[0].scores?.dense).toBeGreaterThan(0);
     expect(dense.hits[0].score).toBeLessThanOrEqual(1);

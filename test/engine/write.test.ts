@@ -118,6 +118,13 @@ describe('chunking', () => {
     }
   });
 
+  it('a blank text still yields one empty chunk, so a title-only document is searchable', async () => {
+    expect(chunkText('  \n ', 100, 10)).toEqual([{ start: 0, end: 0, headings: [] }]);
+    const { engine } = await makeEngine();
+    await engine.add([{ id: 't', text: '', meta: { title: 'Only A Title' } }], { chunk: true, contextual: true });
+    expect(ids(await engine.retrieve({ query: 'title' }))).toEqual(['t']);
+  });
+
   it('overlapping chunks share whole sentences; headings start chunks', () => {
     const spans = chunkText(text, 160, 60);
     const overlapping = spans.some((s, i) => i > 0 && s.start < spans[i - 1].end);
