@@ -5,7 +5,6 @@
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
-import { FILTER_OPERATORS } from '../protocol/filter.ts';
 import type { Capabilities, FilterFieldType, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { checkAborted } from './abort.ts';
 import { createAnalyzer, type Analyzer, type AnalyzerOptions } from './analyzer.ts';
@@ -15,12 +14,15 @@ import {
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
 import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { loadViews } from './load.ts';
 import { prepareDocuments, type AddDocument } from './prepare.ts';
 import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
-import { makeView, type IndexView } from './view.ts';
-import { planWrite } from './writer.ts';
+import { makeView, type DocEntry, type IndexView } from './view.ts';
+import { planWrite, type PlannedWrite } from './writer.ts';
+
+export type { EngineCapabilities } from './capabilities.ts';
 
 export interface EngineOptions {
   store: IndexStore;
@@ -65,8 +67,6 @@ export interface DeleteResult {
   indexVersion: string;
 }
 
-/** The engine's part of the RCP capabilities (§6): what it serves, exactly. */
-export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'rerank'>;
 
 const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
 
@@ -85,7 +85,9 @@ export class Engine {
   private readonly defaultMode: RetrieveMode;
   private manifest: Manifest = EMPTY_MANIFEST;
   /** Retained versions, oldest first; the last is current. */
-  private views: IndexView[] = [makeView(0, [], [], new Map())];
+  private views: IndexView[] = [makeView(0, [], [])];
+  /** Live documents of the current version by id. */
+  private docs = new Map<string, DocEntry>();
   private opened = false;
   private queue: Promise<unknown> = Promise.resolve();
   private mintCounter = 0;
@@ -114,9 +116,10 @@ export class Engine {
       if (this.opened) return;
       const loaded = await this.store.load();
       if (loaded) {
-        const { view, warnings } = loadViews(loaded, this.analyzer.id, this.embedder);
+        const { view, docs, warnings } = loadViews(loaded, this.analyzer.id, this.embedder);
         this.manifest = loaded.manifest;
         this.views = [view];
+        this.docs = docs;
         this.warnings.push(...warnings);
       }
       this.opened = true;
@@ -130,13 +133,13 @@ export class Engine {
 
   /** Live document count. */
   get size(): number {
-    return this.current().docs.size;
+    return this.docs.size;
   }
 
   /** Counts for status displays. */
   stats(): { documents: number; chunks: number; indexVersion: string } {
     const v = this.current();
-    return { documents: v.docs.size, chunks: v.live, indexVersion: String(v.version) };
+    return { documents: this.docs.size, chunks: v.live, indexVersion: String(v.version) };
   }
 
   /** Adds or replaces documents (§7.10) in one atomic commit. */
@@ -166,10 +169,9 @@ export class Engine {
       // Duplicates of one id inside the batch: the last wins.
       const last = new Map(ids.map((id, i) => [id, i]));
       const effective = ids.flatMap((id, i) => (last.get(id) === i ? [{ ...docs[i], id }] : []));
-      const current = this.current();
       const max = this.limits.maxDocuments;
       if (max !== undefined) {
-        const after = current.docs.size + effective.filter((d) => !current.docs.has(d.id)).length;
+        const after = this.docs.size + effective.filter((d) => !this.docs.has(d.id)).length;
         if (after > max) {
           throw new RcpError(ErrorCode.PayloadTooLarge, `index full: ${after} documents > ${max}`, { detail: `at most ${max} documents` });
         }
@@ -185,7 +187,7 @@ export class Engine {
         onProgress: opts.onProgress,
         signal: opts.signal,
       });
-      const plan = planWrite(this.current(), this.manifest, prepared.docs, [], {
+      const plan = planWrite(this.current(), this.docs, this.manifest, prepared.docs, [], {
         analyzerId: this.analyzer.id,
         contextWeight: this.contextWeight,
         maxSegments: this.limits.maxSegments,
@@ -195,7 +197,7 @@ export class Engine {
       if (opts.idempotencyKey !== undefined) plan.change.idempotency = { key: opts.idempotencyKey, result };
       checkAborted(opts.signal);
       await this.store.commit(plan.change);
-      this.publish(plan.change.manifest, plan.view);
+      this.publish(plan);
       return result;
     });
   }
@@ -207,15 +209,15 @@ export class Engine {
       checkAborted(opts.signal);
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
       const current = this.current();
-      const present = [...new Set(ids)].filter((id) => current.docs.has(id));
+      const present = [...new Set(ids)].filter((id) => this.docs.has(id));
       if (present.length === 0) return { deleted: 0, indexVersion: String(current.version) };
-      const plan = planWrite(current, this.manifest, [], present, {
+      const plan = planWrite(current, this.docs, this.manifest, [], present, {
         analyzerId: this.analyzer.id,
         contextWeight: this.contextWeight,
         maxSegments: this.limits.maxSegments,
       });
       await this.store.commit(plan.change);
-      this.publish(plan.change.manifest, plan.view);
+      this.publish(plan);
       return { deleted: plan.deleted, indexVersion: String(plan.view.version) };
     });
   }
@@ -244,36 +246,13 @@ export class Engine {
 
   /** What this engine serves (§6): dense/hybrid only with an embedder, scoreFloor only when known. */
   capabilities(): EngineCapabilities {
-    const dense = this.embedder !== undefined;
-    const retrieve: NonNullable<Capabilities['retrieve']> = {
-      maxK: this.limits.maxK,
-      modes: dense ? ['dense', 'sparse', 'hybrid'] : ['sparse'],
-      mmr: true,
-      rerankBuiltin: this.reranker !== undefined,
-      units: ['chunk', 'passage', 'document'],
-      tokenBudget: true,
+    return engineCapabilities({
+      embedder: this.embedder,
+      reranker: this.reranker,
+      limits: this.limits,
+      fields: this.fields,
       defaultMode: this.defaultMode,
-      deterministic: true,
-      snapshots: true,
-      citations: true,
-      modalities: ['text'],
-    };
-    if (dense) retrieve.fusion = ['rrf', 'weighted', 'convex'];
-    // Floors: BM25 ≥ 0 and every fusion ≥ 0, cosine ≥ −1; a reranker's scores have no known floor.
-    if (!this.reranker) {
-      retrieve.scoreScale = dense ? 'unbounded' : 'bm25';
-      retrieve.scoreFloor = dense ? -1 : 0;
-    }
-    const caps: EngineCapabilities = {
-      retrieve,
-      filter: { fields: { ...this.fields }, operators: [...FILTER_OPERATORS], dates: 'rfc3339' },
-      index: { writable: true, chunking: true, contextual: true, ...(this.limits.maxDocuments ? { maxDocuments: this.limits.maxDocuments } : {}) },
-      session: { dedup: true, ttlSeconds: this.limits.sessionTtlSeconds },
-      pagination: {},
-      citations: {},
-    };
-    if (this.reranker) caps.rerank = { methods: [this.reranker.method], maxCandidates: this.limits.maxRerank, models: [this.reranker.identity] };
-    return caps;
+    });
   }
 
   /** Capabilities for the engine's own gating: its part plus `embed` (stored vectors can be returned). */
@@ -288,9 +267,10 @@ export class Engine {
     return this.views[this.views.length - 1];
   }
 
-  private publish(manifest: Manifest, view: IndexView): void {
-    this.manifest = manifest;
-    this.views.push(view);
+  private publish(plan: PlannedWrite): void {
+    this.manifest = plan.change.manifest;
+    plan.applyDocs(this.docs);
+    this.views.push(plan.view);
     while (this.views.length > this.limits.retainVersions) this.views.shift();
   }
 
@@ -299,7 +279,7 @@ export class Engine {
   }
 
   private mintId(): string {
-    const docs = this.current().docs;
+    const docs = this.docs;
     let id: string;
     do id = `doc-${this.mintPrefix}-${(++this.mintCounter).toString(36)}`;
     while (docs.has(id));

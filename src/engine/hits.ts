@@ -70,6 +70,6 @@ export function toHit(c: Candidate, unit: 'chunk' | 'document', unitOut: Unit): 
   const chunk: NonNullable<Hit['chunk']> = { docId: c.doc.id, index: lex.chunkIndex[c.local] };
   if (lex.contexts[c.local]) chunk.context = lex.contexts[c.local];
   const hit: Hit = { id: hitId(c, unit), score: c.score, unit: unitOut, scores: { ...c.scores }, citation, chunk };
-  if (Object.keys(meta).length > 0) hit.meta = meta;
+  if (Object.keys(meta).length > 0) hit.meta = structuredClone(meta); // callers may mutate hits
   return hit;
 }

@@ -3,7 +3,11 @@ import type { Embedder, LoadedIndex } from './contracts.ts';
 import { makeView, type DocEntry, type IndexView } from './view.ts';
 import { liveSegment, newDocEntry } from './writer.ts';
 
-export function loadViews(loaded: LoadedIndex, analyzerId: string, embedder: Embedder | undefined): { view: IndexView; warnings: string[] } {
+export function loadViews(
+  loaded: LoadedIndex,
+  analyzerId: string,
+  embedder: Embedder | undefined,
+): { view: IndexView; docs: Map<string, DocEntry>; warnings: string[] } {
   const warnings: string[] = [];
   const docs = new Map<string, DocEntry>();
   const byKey = new Map<number, DocEntry>();
@@ -40,5 +44,5 @@ export function loadViews(loaded: LoadedIndex, analyzerId: string, embedder: Emb
     segments.push(seg);
     dead.push(d);
   }
-  return { view: makeView(loaded.manifest.version, segments, dead, docs), warnings };
+  return { view: makeView(loaded.manifest.version, segments, dead), docs, warnings };
 }

@@ -1,7 +1,9 @@
 /**
  * In-memory state of one index version: the live segments and which of their chunks are
  * tombstoned. Views are immutable once published, so a retrieve pinned to an older version reads
- * exactly what that version contained (its segments, its tombstones and its documents' meta).
+ * exactly what that version contained (its segments, its tombstones and, through each segment's
+ * DocEntry objects, its documents' meta). The id → document map exists only for the current
+ * version (the engine owns it), so retaining versions costs O(changed segments), not O(corpus).
  */
 import type { SegmentRecord } from './contracts.ts';
 import type { LexicalSegmentData } from './segment.ts';
@@ -42,8 +44,6 @@ export interface IndexView {
   readonly live: number;
   /** Sum of BM25 lengths of live chunks. */
   readonly liveLength: number;
-  /** Live documents by id. */
-  readonly docs: ReadonlyMap<string, DocEntry>;
 }
 
 /** A scored chunk flowing through the pipeline. */
@@ -70,7 +70,6 @@ export function makeView(
   version: number,
   segments: LiveSegment[],
   dead: Uint8Array[],
-  docs: ReadonlyMap<string, DocEntry>,
 ): IndexView {
   const bases: number[] = [];
   let total = 0;
@@ -87,5 +86,5 @@ export function makeView(
       liveLength += len[c];
     }
   });
-  return { version, segments, dead, bases, total, live, liveLength, docs };
+  return { version, segments, dead, bases, total, live, liveLength };
 }

@@ -28,6 +28,8 @@ export interface PlannedWrite {
   view: IndexView;
   /** Documents that existed and were removed by `deletes`. */
   deleted: number;
+  /** Applies this write to the current id → document map (call once the change is durable). */
+  applyDocs(docs: Map<string, DocEntry>): void;
 }
 
 export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[]): DocEntry {
@@ -83,14 +85,23 @@ const compatible = (a: LiveSegment, b: LiveSegment): boolean =>
 const liveCount = (dead: Uint8Array): number => dead.length - dead.reduce((s, d) => s + d, 0);
 
 /** Plans a write of `puts` (upserts) and `deletes`, in one new index version. */
-export function planWrite(view: IndexView, manifest: Manifest, puts: PreparedDoc[], deletes: string[], o: WriteOptions): PlannedWrite {
+export function planWrite(
+  view: IndexView,
+  current: ReadonlyMap<string, DocEntry>,
+  manifest: Manifest,
+  puts: PreparedDoc[],
+  deletes: string[],
+  o: WriteOptions,
+): PlannedWrite {
   const version = manifest.version + 1;
   let nextChunkKey = manifest.nextChunkKey;
   let nextSegmentId = manifest.nextSegmentId;
   const segments = [...view.segments];
   const dead = [...view.dead];
   const copied = new Set<number>();
-  const docs = new Map(view.docs);
+  // Document changes as an overlay on `current` (null = removed); applied only after commit.
+  const overlay = new Map<string, DocEntry | null>();
+  const lookup = (id: string): DocEntry | undefined => (overlay.has(id) ? (overlay.get(id) ?? undefined) : current.get(id));
   const deleteChunkKeys: number[] = [];
   const deleteDocumentIds: string[] = [];
   const deleteSegmentIds: number[] = [];
@@ -114,10 +125,10 @@ export function planWrite(view: IndexView, manifest: Manifest, puts: PreparedDoc
   };
 
   for (const id of deletes) {
-    const entry = docs.get(id);
+    const entry = lookup(id);
     if (!entry) continue;
     tombstone(entry);
-    docs.delete(id);
+    overlay.set(id, null);
     deleteDocumentIds.push(id);
     deleted++;
   }
@@ -127,11 +138,11 @@ export function planWrite(view: IndexView, manifest: Manifest, puts: PreparedDoc
   const chunkTerms: ChunkTerms[] = [];
   const segDocs: DocEntry[] = [];
   for (const p of puts) {
-    const old = docs.get(p.id);
+    const old = lookup(p.id);
     if (old) tombstone(old);
     const keys = p.chunks.map(() => nextChunkKey++);
     const entry = newDocEntry(p.id, p.meta, version, keys);
-    docs.set(p.id, entry);
+    overlay.set(p.id, entry);
     putDocuments.push({ id: p.id, text: p.text, meta: p.meta, chunkKeys: keys, version });
     p.chunks.forEach((c, i) => {
       const chunk: StoredChunk = { key: keys[i], docId: p.id, index: c.index, start: c.start, end: c.end };
@@ -206,5 +217,11 @@ export function planWrite(view: IndexView, manifest: Manifest, puts: PreparedDoc
     deleteSegmentIds: stillDeleted,
     manifest: next,
   };
-  return { change, view: makeView(version, segments, dead, docs), deleted };
+  const applyDocs = (docs: Map<string, DocEntry>): void => {
+    for (const [id, entry] of overlay) {
+      if (entry) docs.set(id, entry);
+      else docs.delete(id);
+    }
+  };
+  return { change, view: makeView(version, segments, dead), deleted, applyDocs };
 }
