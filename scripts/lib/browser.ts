@@ -40,6 +40,12 @@ export interface HostOptions {
   /** The built app (default: dist/ at the repository root). */
   distDir?: string;
   log?(line: string): void;
+  /** The page to open, relative to the served root (default bridge.html). */
+  pagePath?: string;
+  /** A `window` property that is defined once the page is ready (default rcpBridge). */
+  readyGlobal?: string;
+  /** Chromium flags added to CHROMIUM_ARGS. */
+  extraArgs?: string[];
 }
 
 /**
@@ -50,7 +56,8 @@ export interface HostOptions {
 export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const log = opts.log ?? (() => {});
   const dist = resolve(opts.distDir ?? join(import.meta.dirname, '..', '..', 'dist'));
-  if (!existsSync(join(dist, 'bridge.html'))) throw new Error(`no built app at ${dist}: run "npm run build" first`);
+  const pagePath = opts.pagePath ?? 'bridge.html';
+  if (!existsSync(join(dist, pagePath))) throw new Error(`no built app at ${dist}: run "npm run build" first`);
   const temp = opts.profile ? undefined : mkdtempSync(join(tmpdir(), 'rcp-profile-'));
   const profile = resolve(opts.profile ?? temp!);
   mkdirSync(profile, { recursive: true });
@@ -60,15 +67,15 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  await page.goto(`http://localhost:${port}/bridge.html`);
-  await page.waitForFunction(() => (window as unknown as { rcpBridge?: unknown }).rcpBridge !== undefined);
+  await page.goto(`http://localhost:${port}/${pagePath}`);
+  await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {
     page,
     async openSession(onFrame) {
