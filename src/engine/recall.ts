@@ -3,6 +3,7 @@
  * the metadata filter applied while candidates are generated and session-excluded hits dropped.
  */
 import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../protocol/fusion.ts';
+import { DEFAULT_FUSION } from './config.ts';
 import type { RetrieveParams } from '../protocol/types.ts';
 import type { Analyzer } from './analyzer.ts';
 import { nextStamp, type Bm25 } from './bm25.ts';
@@ -65,17 +66,18 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   const d = await dense();
   const s = sparse();
   const byId = new Map<string, Candidate>();
+  const fusion = r.fusion ?? DEFAULT_FUSION;
+  const weights = fusion.method === 'weighted' && !fusion.weights ? DEFAULT_FUSION.weights : fusion.weights;
   const lists: RankedList[] = [
-    { name: 'dense', weight: r.fusion?.weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.dense },
-    { name: 'sparse', weight: r.fusion?.weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.sparse },
+    { name: 'dense', weight: weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.dense },
+    { name: 'sparse', weight: weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.sparse },
   ];
-  const method = r.fusion?.method ?? 'rrf';
   const fused =
-    method === 'convex'
-      ? fuseConvex(lists, r.fusion?.alpha)
-      : method === 'weighted'
+    fusion.method === 'convex'
+      ? fuseConvex(lists, fusion.alpha)
+      : fusion.method === 'weighted'
         ? fuseWeighted(lists)
-        : fuseRrf(lists, r.fusion?.rrfK);
+        : fuseRrf(lists, fusion.rrfK);
   const sparseById = new Map(s.map((c) => [hitId(c, r.unit), c]));
   for (const c of d) byId.set(hitId(c, r.unit), c);
   const candidates = fused.slice(0, r.depth).map((f) => {

@@ -142,8 +142,9 @@ function configureEnvironment(settings: EmbedderSettings, support: Readonly<Mode
   if (!support.node) {
     env.useBrowserCache = false;
     // transformers.js imports `onnxruntime-web/webgpu`, whose runtime is the asyncify build. The
-    // object form (not a bare prefix) lets transformers.js pre-load it (and replaces its default,
-    // a CDN URL, at import time).
+    // explicit file URLs replace its default (a CDN URL). The wasm cache is off because it
+    // re-imports the runtime from a blob: URL, which the app's CSP (script-src 'self') forbids.
+    env.useWasmCache = false;
     const wasm = env.backends.onnx.wasm;
     if (wasm) wasm.wasmPaths = { mjs: `${settings.wasmPaths}${ORT_WASM_FILES[0]}`, wasm: `${settings.wasmPaths}${ORT_WASM_FILES[1]}` };
   }

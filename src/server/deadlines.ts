@@ -10,6 +10,8 @@ export const DEFAULT_DEADLINES: Readonly<Deadlines> = Object.freeze({
   default: 30_000,
   'index/add': 600_000,
   'index/delete': 60_000,
+  /** How long `shutdown` lets in-flight requests finish before cancelling them. */
+  shutdown: 30_000,
 });
 
 export function deadlineFor(method: string, overrides?: Partial<Deadlines>): number {

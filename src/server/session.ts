@@ -43,6 +43,7 @@ export class RcpSession {
    */
   private writes: Promise<unknown> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
+  private readonly unanswered = new Set<Promise<unknown>>();
   private readonly opts: SessionOptions;
 
   constructor(opts: SessionOptions) {
@@ -59,8 +60,7 @@ export class RcpSession {
       return;
     }
     if (!Array.isArray(msg)) {
-      const response = await this.handle(msg);
-      if (response) this.write(response);
+      await this.answering(this.handle(msg).then((response) => response && this.write(response)));
       return;
     }
     // §11: batches.
@@ -68,8 +68,18 @@ export class RcpSession {
       this.write(errorFrame(null, new RcpError(ErrorCode.InvalidRequest, 'invalid request: empty batch')));
       return;
     }
-    const responses = (await Promise.all(msg.map((m) => this.handle(m)))).filter((r) => r !== undefined);
-    if (responses.length > 0) this.write(responses);
+    await this.answering(
+      Promise.all(msg.map((m) => this.handle(m))).then((all) => {
+        const responses = all.filter((r) => r !== undefined);
+        if (responses.length > 0) this.write(responses);
+      }),
+    );
+  }
+
+  /** Tracks work whose response is not written yet, so `shutdown` can let it finish first. */
+  private answering(work: Promise<unknown>): Promise<unknown> {
+    this.unanswered.add(work);
+    return work.finally(() => this.unanswered.delete(work));
   }
 
   /** Aborts everything in flight (transport died or closed). */
@@ -147,15 +157,21 @@ export class RcpSession {
         return isObject(params) && (typeof params.nonce === 'string' || typeof params.nonce === 'number')
           ? { nonce: params.nonce }
           : {};
-      case 'shutdown':
-        // §13.1: answer, then stop; nothing received after this is processed.
+      case 'shutdown': {
+        // §7.12/§13.1 orderly close: refuse new requests, let those in flight answer (up to a
+        // grace period, then cancel them), answer, and stop.
         this.state = 'closed';
+        const pending = [...this.unanswered];
+        const grace = deadlineFor('shutdown', this.opts.deadlines);
+        await Promise.race([Promise.allSettled(pending), delay(grace)]);
         this.abortAll();
+        await Promise.race([Promise.allSettled(pending), delay(grace)]); // the cancelled ones answer -32006 first
         setTimeout(() => {
           this.ended = true;
           this.opts.onShutdown?.();
         }, 0);
         return {};
+      }
     }
     // §12: -32004 (not defined at all) takes precedence over -32003 (defined, not advertised).
     const caps = this.capabilities();
@@ -263,6 +279,8 @@ function errorFrame(id: Id | null, e: RcpError | { code: number; message: string
 function optionalReason(reason: unknown): { detail: string } | undefined {
   return typeof reason === 'string' ? { detail: reason } : undefined;
 }
+
+const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {

@@ -324,3 +324,18 @@ describe('schema (normative rcp-1.0.json)', () => {
     expect(bad).toEqual([]);
   });
 });
+
+describe('orderly shutdown (§7.12, §13.1)', () => {
+  it('in-flight requests are answered before shutdown is', async () => {
+    const t = connect(fakeBackend(), { shutdown: 100 });
+    await t.init();
+    t.send({ jsonrpc: '2.0', id: 'slow', method: 'retrieve', params: { query: 'slow', k: 1 } });
+    t.send({ jsonrpc: '2.0', id: 'fast', method: 'retrieve', params: { query: 'x', k: 1 } });
+    t.send({ jsonrpc: '2.0', id: 'bye', method: 'shutdown' });
+    await t.response('bye');
+    const ids = t.received.map((f) => JSON.parse(f).id);
+    expect(ids.indexOf('fast')).toBeLessThan(ids.indexOf('bye'));
+    expect(ids.indexOf('slow')).toBeLessThan(ids.indexOf('bye')); // cancelled after the grace period, still answered first
+    expect(JSON.parse(t.received[ids.indexOf('slow')]).error.code).toBe(-32006);
+  });
+});
