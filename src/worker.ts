@@ -13,6 +13,7 @@ import { LOG_LEVELS } from './server/log-levels.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES } from './server/vendor-handlers.ts';
 import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import type { ControlApi, WorkerStatus } from './transport/control.ts';
@@ -54,15 +55,25 @@ async function start(): Promise<Runtime> {
     throw e;
   });
   runtime.opened.catch(() => undefined);
-  runtime.backend = createEngineBackend({
+  const ready = runtime.opened.then(() => engine);
+  ready.catch(() => undefined); // surfaced per request as -32010
+  const mapError = (e: unknown) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined);
+  const backend = createEngineBackend({
     serverInfo: SERVER_INFO,
-    engine: runtime.opened.then(() => engine),
+    engine: ready,
     // Progress and logs are served by the session layer for every method (§9, §17.1).
-    capabilities: { ...engine.capabilities(), ...(models ? modelCapabilities(models) : {}), streaming: {}, log: { levels: [...LOG_LEVELS] } },
+    capabilities: {
+      ...engine.capabilities(),
+      ...(models ? modelCapabilities(models) : {}),
+      streaming: {},
+      log: { levels: [...LOG_LEVELS] },
+      ...INPAGE_CAPABILITIES,
+    },
     extraHandlers: models ? createModelHandlers(() => models.loaded(), models.reranker) : undefined,
     subscribe: models ? (listener) => models.subscribe(listener) : undefined,
-    mapError: (e) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined),
+    mapError,
   });
+  runtime.backend = { ...backend, vendorHandlers: createInpageHandlers({ engine: ready, mapError }) };
   return runtime;
 }
 

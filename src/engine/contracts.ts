@@ -75,7 +75,12 @@ export interface IndexStore {
   getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]>;
   getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]>;
   getIdempotent(key: string): Promise<unknown | undefined>;
-  clear(): Promise<void>;
+  /**
+   * Deletes everything (documents, chunks, segments, idempotency results) in one atomic step; when
+   * `next` is given it becomes the manifest in that same step, so no reader sees a gap. Resolves
+   * only after the step is durable.
+   */
+  clear(next?: Manifest): Promise<void>;
   close(): void;
 }
 

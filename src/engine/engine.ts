@@ -15,6 +15,7 @@ import {
 } from './config.ts';
 import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
+import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './documents.ts';
 import { loadViews } from './load.ts';
 import { prepareDocuments, type AddDocument } from './prepare.ts';
 import { runRetrieve, type RetrieveContext } from './retrieve.ts';
@@ -23,6 +24,7 @@ import { makeView, type DocEntry, type IndexView } from './view.ts';
 import { planWrite, type PlannedWrite } from './writer.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
+export type { DocumentDetail, DocumentPage, DocumentSummary } from './documents.ts';
 
 export interface EngineOptions {
   store: IndexStore;
@@ -67,6 +69,9 @@ export interface DeleteResult {
   indexVersion: string;
 }
 
+/** Page size of `documents()` when none is given. */
+export const DEFAULT_DOCUMENT_PAGE = 100;
+
 
 const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
 
@@ -88,6 +93,8 @@ export class Engine {
   private views: IndexView[] = [makeView(0, [], [])];
   /** Live documents of the current version by id. */
   private docs = new Map<string, DocEntry>();
+  /** Ids of `docs` in code-unit order, built on first listing after a change. */
+  private sortedIds: string[] | undefined;
   private opened = false;
   private queue: Promise<unknown> = Promise.resolve();
   private mintCounter = 0;
@@ -222,6 +229,41 @@ export class Engine {
     });
   }
 
+  /**
+   * Deletes every document in one atomic store step and publishes an empty index at a new version.
+   * Older versions are dropped (their texts are gone), so pins and cursors on them are -32010 /
+   * -32015. Resolves only after the clear is durable.
+   */
+  clear(opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
+    return this.exclusive(async () => {
+      this.assertOpen();
+      checkAborted(opts.signal);
+      const deleted = this.docs.size;
+      const m = this.manifest;
+      const next: Manifest = { version: m.version + 1, nextChunkKey: m.nextChunkKey, nextSegmentId: m.nextSegmentId, segmentIds: [], tombstones: [] };
+      await this.store.clear(next);
+      this.manifest = next;
+      this.views = [makeView(next.version, [], [])];
+      this.docs = new Map();
+      this.sortedIds = undefined;
+      return { deleted, indexVersion: String(next.version) };
+    });
+  }
+
+  /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */
+  async documents(offset = 0, limit = DEFAULT_DOCUMENT_PAGE): Promise<DocumentPage> {
+    this.assertOpen();
+    const ids = (this.sortedIds ??= [...this.docs.keys()].sort());
+    const page = ids.slice(offset, offset + limit).map((id) => this.docs.get(id)!);
+    return { documents: summarize(this.current(), page), total: ids.length };
+  }
+
+  /** One live document with its text and chunk ranges, or undefined when there is none with this id. */
+  async document(id: string): Promise<DocumentDetail | undefined> {
+    this.assertOpen();
+    return readDocument(this.store, id);
+  }
+
   /** Runs a retrieve (§7.7) over the current or a pinned/cursor version. */
   retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     this.assertOpen();
@@ -270,6 +312,7 @@ export class Engine {
   private publish(plan: PlannedWrite): void {
     this.manifest = plan.change.manifest;
     plan.applyDocs(this.docs);
+    this.sortedIds = undefined;
     this.views.push(plan.view);
     while (this.views.length > this.limits.retainVersions) this.views.shift();
   }

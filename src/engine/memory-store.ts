@@ -62,8 +62,8 @@ export class MemoryStore implements IndexStore {
     return r === undefined ? undefined : structuredClone(r);
   }
 
-  async clear(): Promise<void> {
-    this.manifest = undefined;
+  async clear(next?: Manifest): Promise<void> {
+    this.manifest = next && structuredClone(next);
     this.documents.clear();
     this.chunks.clear();
     this.segments.clear();

@@ -1,5 +1,5 @@
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
-import type { Change, IndexStore, LoadedIndex, SegmentRecord, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { Change, IndexStore, LoadedIndex, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import { DEFAULT_OPEN_TIMEOUT_MS, openDatabase } from './open.ts';
 import { ALL_STORES, MANIFEST_KEY, type RcpDB, type StoreName } from './schema.ts';
 
@@ -224,10 +224,13 @@ class IdbStore implements IndexStore {
     return record.result;
   }
 
-  async clear(): Promise<void> {
+  /** Clears every store and writes `next` (if any) in ONE readwrite transaction; resolves once committed. */
+  async clear(next?: Manifest): Promise<void> {
     const db = await this.connection();
     const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: 'default' });
-    await Promise.all([...ALL_STORES.map((s) => tx.objectStore(s).clear()), tx.done]);
+    const writes: Promise<unknown>[] = ALL_STORES.map((s) => tx.objectStore(s).clear());
+    if (next) writes.push(tx.objectStore('manifest').put(next, MANIFEST_KEY));
+    await Promise.all([...writes, tx.done]);
   }
 
   /** Closes the connection; later calls reject with InvalidStateError. Idempotent. */

@@ -13,7 +13,7 @@ export function lazyStore(opening: Promise<IndexStore>): IndexStore {
     getDocuments: (ids) => opening.then((s) => s.getDocuments(ids)),
     getChunks: (keys) => opening.then((s) => s.getChunks(keys)),
     getIdempotent: (key) => opening.then((s) => s.getIdempotent(key)),
-    clear: () => opening.then((s) => s.clear()),
+    clear: (next) => opening.then((s) => s.clear(next)),
     close: () => void opening.then((s) => s.close(), () => undefined),
   };
 }

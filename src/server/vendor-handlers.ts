@@ -1,0 +1,69 @@
+/**
+ * The `x-inpage` vendor extension (§6.2): browse and clear the in-page corpus. Callable only while
+ * the `x-inpage` capability is advertised (the session gates vendor methods on it).
+ *
+ *   x-inpage/documents  { offset?: int ≥ 0, limit?: 1..1000 = 100 } → { documents: [{ id, title?, meta, chunks, chars }], total }
+ *   x-inpage/document   { id: string } → { id, text, meta, chunks: [{ index, start, end }] }   (-32015 when absent)
+ *   x-inpage/clear      {} → { deleted: int }   (acknowledged once the clear is durable)
+ */
+import { ErrorCode } from '../protocol/codes.ts';
+import { backendUnavailable, RcpError } from '../protocol/errors.ts';
+import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
+import type { VendorHandler } from './backend.ts';
+
+/** What the extension needs from the engine (src/engine's Engine implements it). */
+export interface InpageEngine {
+  documents(offset: number, limit: number): Promise<{
+    documents: { id: string; title?: string; meta: Record<string, unknown>; chunks: number; chars: number }[];
+    total: number;
+  }>;
+  document(id: string): Promise<{ id: string; text: string; meta: Record<string, unknown>; chunks: { index: number; start: number; end: number }[] } | undefined>;
+  clear(opts: { signal?: AbortSignal }): Promise<{ deleted: number }>;
+}
+
+/** The capability advertising the three methods. */
+export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true }) });
+
+/** Default and largest page of `x-inpage/documents`. */
+export const DOCUMENTS_DEFAULT_LIMIT = 100;
+export const DOCUMENTS_MAX_LIMIT = 1000;
+
+export interface InpageHandlerOptions {
+  /** Resolves to the opened engine; rejects if storage could not be opened. */
+  engine: Promise<InpageEngine>;
+  /** Maps storage failures (as the engine backend does); unmapped open failures are -32010. */
+  mapError?(e: unknown): RcpError | undefined;
+}
+
+/** The `x-inpage/*` handlers by full method name, for `Backend.vendorHandlers`. */
+export function createInpageHandlers(opts: InpageHandlerOptions): Record<string, VendorHandler> {
+  const ready = async (): Promise<InpageEngine> => {
+    try {
+      return await opts.engine;
+    } catch (e) {
+      throw opts.mapError?.(e) ?? backendUnavailable(`index storage could not be opened: ${(e as Error).message}`);
+    }
+  };
+  return {
+    async 'x-inpage/documents'(raw) {
+      const p = paramsObject(raw);
+      const offset = optInt(p, 'offset', 'offset', { min: 0 }) ?? 0;
+      const limit = optInt(p, 'limit', 'limit', { min: 1, max: DOCUMENTS_MAX_LIMIT }) ?? DOCUMENTS_DEFAULT_LIMIT;
+      return (await ready()).documents(offset, limit);
+    },
+
+    async 'x-inpage/document'(raw) {
+      const id = reqString(paramsObject(raw), 'id');
+      const doc = await (await ready()).document(id);
+      if (!doc) throw new RcpError(ErrorCode.NotFound, `document not found: ${id.slice(0, 64)}`, { field: 'id', detail: 'no document with this id' });
+      return doc;
+    },
+
+    async 'x-inpage/clear'(raw, ctx) {
+      paramsObject(raw);
+      const { deleted } = await (await ready()).clear({ signal: ctx.signal });
+      ctx.log('info', `x-inpage/clear: ${deleted} documents removed`);
+      return { deleted };
+    },
+  };
+}
