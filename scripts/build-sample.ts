@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface SampleDocument {
   id: string;
@@ -108,7 +109,7 @@ export function buildSample(): SampleCorpus {
   return { version, documents };
 }
 
-if (import.meta.main ?? process.argv[1]?.endsWith('build-sample.ts')) {
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const out = join(root, 'public', 'sample');
   const file = join(out, 'corpus.json');
   const corpus = buildSample();

@@ -1,78 +1,123 @@
 /**
- * The playground (first cut): opens an RCP session to the worker, shows every frame, searches and
- * adds documents. Document text is always rendered with textContent, never as HTML.
+ * The playground's composition root: boots the engine worker, opens the page's own RCP session
+ * (every frame goes to the inspector), mounts each panel and seeds the sample corpus on first run.
+ * Each panel lives in its own module; this file only wires them together.
  */
 import { bootWorker } from '../client/boot.ts';
-import { RcpError } from '../protocol/errors.ts';
-import type { Hit } from '../protocol/types.ts';
+import { clearIndex, hasInpage } from '../client/inpage.ts';
+import type { WorkerStatus } from '../transport/control.ts';
+import { mountCapabilities } from './capabilities-panel.ts';
+import { mountDocPanel } from './doc-panel.ts';
+import { mountDocumentsPanel } from './documents-panel.ts';
+import { byId } from './dom.ts';
+import { errorView } from './errors.ts';
+import { FrameLog } from './frame-log.ts';
+import { mountImport } from './import-panel.ts';
+import { mountInspector } from './inspector.ts';
+import { mountProgress } from './progress-view.ts';
+import { mountConsole } from './rpc-console.ts';
+import { fetchSample, sampleDeclined, setSampleDeclined } from './sample.ts';
+import { mountSearch } from './search-panel.ts';
+import { mountStorageView } from './storage-view.ts';
+import { registerServiceWorker } from './sw-register.ts';
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const status = $('status');
-const frames = $<HTMLOListElement>('frames');
+const status = byId('status');
+const stats = byId('index-stats');
+const libraryError = byId('library-error');
 
-function showFrame(direction: 'out' | 'in', frame: string): void {
-  const li = document.createElement('li');
-  li.className = `dir-${direction}`;
-  li.textContent = `${new Date().toISOString().slice(11, 23)} ${frame}`;
-  frames.append(li);
-  while (frames.children.length > 500) frames.firstElementChild?.remove();
-  li.scrollIntoView({ block: 'nearest' });
-}
+registerServiceWorker();
+const log = new FrameLog();
+mountInspector(log);
 
 const worker = bootWorker();
-const client = await worker.openClient({ onFrame: showFrame, clientInfo: { name: 'rcp-playground', version: '0.1.0' } });
-const init = await client.connect();
-status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no level'}).`;
-
-function renderHits(hits: Hit[]): void {
-  const list = $<HTMLOListElement>('hits');
-  list.replaceChildren(
-    ...hits.map((h) => {
-      const li = document.createElement('li');
-      const title = document.createElement('span');
-      title.className = 'hit-title';
-      title.textContent = String(h.citation?.title ?? h.chunk?.docId ?? h.id);
-      const score = document.createElement('span');
-      score.className = 'hit-score';
-      score.textContent = h.score.toFixed(3);
-      const text = document.createElement('p');
-      text.className = 'hit-text';
-      text.textContent = (h.text ?? '').slice(0, 400);
-      li.append(title, score, text);
-      return li;
-    }),
-  );
-  if (hits.length === 0) list.textContent = 'No results.';
-}
-
-function showError(e: unknown): void {
-  status.textContent = e instanceof RcpError ? `${e.rawMessage} (RCP ${e.code})` : String(e);
-  status.classList.add('error');
-}
-
-$<HTMLFormElement>('search-form').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const query = $<HTMLInputElement>('q').value.trim();
-  if (!query) return;
-  try {
-    const k = Number($<HTMLInputElement>('k').value) || 5;
-    const result = await client.request('retrieve', { query, k, includeText: true });
-    renderHits(result.hits);
-  } catch (e) {
-    showError(e);
-  }
-});
-
-$<HTMLFormElement>('add-form').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const text = $<HTMLTextAreaElement>('doc-text').value;
-  const title = $<HTMLInputElement>('doc-title').value.trim();
-  try {
-    const r = await client.request('index/add', { documents: [{ text, meta: title ? { title } : {} }] });
-    status.textContent = `Added ${r.ids.join(', ')}.`;
-  } catch (e) {
-    showError(e);
-  }
-});
-
+const client = await worker.openClient({ onFrame: (d, f) => log.add(d, f), clientInfo: { name: 'rcp-playground', version: '0.2.0' } });
 Object.assign(window, { rcpClient: client });
+const init = await client.connect().catch((e: unknown) => {
+  status.replaceChildren(errorView(e, 'Could not start the engine'));
+  throw e;
+});
+status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
+
+mountCapabilities(init);
+mountConsole(client, init, log);
+const docPanel = mountDocPanel(client);
+const search = mountSearch(client, init, (t, terms, opener) => void docPanel.open(t, terms, opener));
+const storage = mountStorageView();
+const progress = mountProgress();
+const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, [], opener), changed: () => changed() });
+const importer = mountImport(client, progress, () => changed());
+
+function describe(s: WorkerStatus): string {
+  const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
+  if (s.model) {
+    const m = s.model;
+    const state = m.state === 'loading' ? `loading${m.progress !== undefined ? ` ${Math.round(m.progress * 100)}%` : ''}` : m.state;
+    parts.push(`model ${m.name}: ${state}${m.device ? ` on ${m.device}` : ''}`);
+  }
+  return parts.join(' · ');
+}
+
+async function updateStats(): Promise<WorkerStatus> {
+  const s = await worker.control.status();
+  stats.textContent = describe(s);
+  if (s.ready) search.setEmpty(s.documents === 0);
+  return s;
+}
+
+let pendingChange: ReturnType<typeof setTimeout> | undefined;
+/** The index changed: refresh counts, list, storage and the current results (coalesced). */
+function changed(): void {
+  clearTimeout(pendingChange);
+  pendingChange = setTimeout(() => {
+    void updateStats();
+    void documents.refresh();
+    void storage.refresh();
+    search.refresh();
+  }, 50);
+}
+
+async function loadSample(): Promise<void> {
+  libraryError.replaceChildren();
+  setSampleDeclined(false);
+  try {
+    const corpus = await fetchSample();
+    await importer.importDocs(corpus.documents, `Loading the sample corpus (${corpus.documents.length} public-domain documents)`);
+  } catch (e) {
+    libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
+  }
+}
+
+const clearBtn = byId<HTMLButtonElement>('clear-index');
+const clearConfirm = byId<HTMLButtonElement>('clear-confirm');
+const clearCancel = byId<HTMLButtonElement>('clear-cancel');
+clearBtn.hidden = !hasInpage(client);
+const showConfirm = (on: boolean) => {
+  byId('clear-confirm-group').hidden = !on;
+  clearBtn.hidden = on;
+  (on ? clearCancel : clearBtn).focus();
+};
+clearBtn.addEventListener('click', () => showConfirm(true));
+clearCancel.addEventListener('click', () => showConfirm(false));
+clearConfirm.addEventListener('click', async () => {
+  showConfirm(false);
+  libraryError.replaceChildren();
+  try {
+    const r = await clearIndex(client);
+    setSampleDeclined(true);
+    byId('progress-done').textContent = `Cleared the index (${r.deleted} documents deleted).`;
+  } catch (e) {
+    libraryError.replaceChildren(errorView(e, 'Could not clear the index'));
+  }
+  changed();
+});
+for (const b of document.querySelectorAll<HTMLButtonElement>('[data-action="load-sample"]')) b.addEventListener('click', () => void loadSample());
+
+// First run: wait for the index to open, then seed the sample corpus into an empty index.
+let s = await updateStats();
+for (let i = 0; !s.ready && !s.error && i < 200; i++) {
+  await new Promise((r) => setTimeout(r, 100));
+  s = await updateStats();
+}
+void documents.refresh();
+if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
+setInterval(() => document.visibilityState === 'visible' && void updateStats(), 3000);

@@ -1,0 +1,143 @@
+/**
+ * The filter builder: rows of field / operator / value generated from the advertised
+ * `filter.fields` and `filter.operators`. Operators per field type follow the §8 table; values are
+ * typed from the field type (numbers for int/float, booleans for bool, lists for in/nin).
+ */
+import { filterFieldTypes } from '../protocol/filter.ts';
+import type { Capabilities, FilterFieldType, FilterNode, FilterOperator } from '../protocol/types.ts';
+import { el } from './dom.ts';
+
+const ORDERED: FilterOperator[] = ['gt', 'gte', 'lt', 'lte'];
+/** §8: the operators each field type allows (an untyped field allows all). */
+const OPS_BY_TYPE: Readonly<Record<FilterFieldType | 'untyped', readonly FilterOperator[]>> = Object.freeze({
+  keyword: ['eq', 'ne', 'in', 'nin', 'contains', 'exists'],
+  text: ['contains', 'eq', 'ne', 'in', 'nin', 'exists'],
+  int: ['eq', 'ne', ...ORDERED, 'in', 'nin', 'exists'],
+  float: ['eq', 'ne', ...ORDERED, 'in', 'nin', 'exists'],
+  date: ['eq', 'ne', ...ORDERED, 'in', 'nin', 'exists'],
+  bool: ['eq', 'ne', 'exists'],
+  geo: ['exists'],
+  untyped: ['eq', 'ne', ...ORDERED, 'in', 'nin', 'contains', 'exists'],
+});
+const OP_LABEL: Readonly<Record<FilterOperator, string>> = Object.freeze({
+  eq: 'is', ne: 'is not', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'is one of', nin: 'is none of', contains: 'contains', exists: 'exists',
+});
+
+interface Row {
+  field: HTMLSelectElement;
+  op: HTMLSelectElement;
+  value: HTMLInputElement | HTMLSelectElement;
+  node: HTMLElement;
+}
+
+export interface FilterBuilder {
+  /** The filter tree for the current rows, or undefined when there are none; throws on a bad value. */
+  value(): FilterNode | undefined;
+  /** Number of rows. */
+  size(): number;
+}
+
+/** Mounts the builder into `host`; `onChange` fires on every edit. Hidden when nothing is filterable. */
+export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'], onChange: () => void): FilterBuilder {
+  const types = filterFieldTypes(cap);
+  const names = Object.keys(types).sort();
+  const allowed = new Set<FilterOperator>(cap?.operators ?? OPS_BY_TYPE.untyped);
+  const rows: Row[] = [];
+  const list = el('div', { class: 'filter-rows' });
+  const combine = el('select', { attrs: { 'aria-label': 'Combine filters' } }, el('option', { attrs: { value: 'and' } }, 'all of'), el('option', { attrs: { value: 'or' } }, 'any of'));
+  combine.addEventListener('change', onChange);
+  let uid = 0;
+
+  const opsFor = (field: string) => OPS_BY_TYPE[types[field] ?? 'untyped'].filter((o) => allowed.has(o));
+
+  const valueInput = (field: string, op: FilterOperator, label: string): HTMLInputElement | HTMLSelectElement => {
+    const type = types[field];
+    if (op === 'exists' || (type === 'bool' && op !== 'in' && op !== 'nin')) {
+      const s = el('select', { attrs: { 'aria-label': label } }, el('option', { attrs: { value: 'true' } }, op === 'exists' ? 'yes' : 'true'), el('option', { attrs: { value: 'false' } }, op === 'exists' ? 'no' : 'false'));
+      return s;
+    }
+    const list = op === 'in' || op === 'nin';
+    const input = el('input', { attrs: { 'aria-label': label, placeholder: list ? 'comma, separated' : type === 'date' ? 'YYYY-MM-DD' : 'value' } });
+    if (!list && (type === 'int' || type === 'float')) input.type = 'number';
+    if (!list && type === 'date') input.type = 'date';
+    return input;
+  };
+
+  const addRow = (field = names[0] ?? '') => {
+    const n = ++uid;
+    const fieldSel = el('select', { attrs: { 'aria-label': `Filter ${n} field` } }, ...names.map((f) => el('option', { attrs: { value: f } }, `${f}${types[f] ? ` (${types[f]})` : ''}`)));
+    fieldSel.value = field;
+    const opSel = el('select', { attrs: { 'aria-label': `Filter ${n} operator` } });
+    const node = el('div', { class: 'filter-row', attrs: { role: 'group', 'aria-label': `Filter ${n}` } });
+    const row: Row = { field: fieldSel, op: opSel, value: valueInput(field, 'eq', `Filter ${n} value`), node };
+    const fillOps = () => {
+      const ops = opsFor(fieldSel.value);
+      const keep = ops.includes(opSel.value as FilterOperator) ? opSel.value : ops[0];
+      opSel.replaceChildren(...ops.map((o) => el('option', { attrs: { value: o } }, OP_LABEL[o])));
+      opSel.value = keep ?? '';
+    };
+    const fillValue = () => {
+      const next = valueInput(fieldSel.value, opSel.value as FilterOperator, `Filter ${n} value`);
+      next.addEventListener('input', onChange);
+      row.value.replaceWith(next);
+      row.value = next;
+    };
+    fillOps();
+    fieldSel.addEventListener('change', () => {
+      fillOps();
+      fillValue();
+      onChange();
+    });
+    opSel.addEventListener('change', () => {
+      fillValue();
+      onChange();
+    });
+    row.value = valueInput(fieldSel.value, opSel.value as FilterOperator, `Filter ${n} value`);
+    row.value.addEventListener('input', onChange);
+    const remove = el('button', { class: 'small', attrs: { type: 'button', 'aria-label': `Remove filter ${n}` } }, 'Remove');
+    remove.addEventListener('click', () => {
+      rows.splice(rows.indexOf(row), 1);
+      node.remove();
+      onChange();
+    });
+    node.append(fieldSel, opSel, row.value, remove);
+    rows.push(row);
+    list.append(node);
+    fieldSel.focus();
+  };
+
+  const add = el('button', { class: 'small', attrs: { type: 'button' } }, 'Add filter');
+  add.addEventListener('click', () => addRow());
+  host.replaceChildren(el('div', { class: 'filter-head' }, el('span', {}, 'Match'), combine), list, add);
+  host.hidden = names.length === 0;
+
+  const leaf = (r: Row): FilterNode | undefined => {
+    const field = r.field.value;
+    const op = r.op.value as FilterOperator;
+    const raw = r.value.value.trim();
+    if (op === 'exists') return { field, op, value: raw === 'true' };
+    if (raw === '') return undefined; // an unfinished row is ignored, not an error
+    const type = types[field];
+    const scalar = (s: string): unknown => {
+      if (type === 'int' || type === 'float') {
+        const v = Number(s);
+        if (!Number.isFinite(v) || (type === 'int' && !Number.isInteger(v))) throw new Error(`“${s}” is not a ${type === 'int' ? 'whole number' : 'number'} (filter on ${field})`);
+        return v;
+      }
+      if (type === 'bool') return s === 'true';
+      return s;
+    };
+    if (op === 'in' || op === 'nin') return { field, op, value: raw.split(',').map((s) => s.trim()).filter(Boolean).map(scalar) };
+    return { field, op, value: scalar(raw) };
+  };
+
+  return {
+    value() {
+      const leaves = rows.map(leaf).filter((x): x is FilterNode => x !== undefined);
+      if (leaves.length === 0) return undefined;
+      if (leaves.length === 1) return leaves[0];
+      return combine.value === 'or' ? { or: leaves } : { and: leaves };
+    },
+    size: () => rows.length,
+  };
+}

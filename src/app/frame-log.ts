@@ -1,0 +1,81 @@
+/**
+ * The session's frames as records: direction, kind, method, id, size, and for responses the
+ * method and latency of the request they answer. Pure bookkeeping; the inspector renders it.
+ */
+export type Direction = 'out' | 'in';
+export type FrameKind = 'request' | 'notification' | 'response' | 'error' | 'batch' | 'invalid';
+
+export interface FrameRecord {
+  seq: number;
+  /** ms since the log started. */
+  at: number;
+  direction: Direction;
+  kind: FrameKind;
+  method?: string;
+  id?: string | number | null;
+  bytes: number;
+  /** For responses: ms since the matching request was sent. */
+  latencyMs?: number;
+  text: string;
+}
+
+const encoder = new TextEncoder();
+
+export class FrameLog {
+  readonly records: FrameRecord[] = [];
+  private readonly started = performance.now();
+  private readonly sent = new Map<string | number, { method: string; at: number }>();
+  private seq = 0;
+  private readonly listeners = new Set<(r: FrameRecord) => void>();
+
+  /** Must be called for every frame, in order (wire it to `RcpClient`'s `onFrame`). */
+  add(direction: Direction, text: string): FrameRecord {
+    const now = performance.now();
+    const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text };
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      msg = undefined;
+    }
+    if (Array.isArray(msg)) {
+      rec.kind = 'batch';
+      rec.method = `batch[${msg.length}]`;
+    } else if (msg && typeof msg === 'object') {
+      const m = msg as { id?: string | number | null; method?: unknown; error?: unknown };
+      if (typeof m.method === 'string') {
+        rec.method = m.method;
+        if ('id' in m && m.id !== undefined) {
+          rec.kind = 'request';
+          rec.id = m.id;
+          if (direction === 'out' && m.id !== null) this.sent.set(m.id, { method: m.method, at: now });
+        } else rec.kind = 'notification';
+      } else if ('id' in m) {
+        rec.kind = m.error !== undefined ? 'error' : 'response';
+        rec.id = m.id ?? null;
+        const req = m.id !== null && m.id !== undefined ? this.sent.get(m.id) : undefined;
+        if (req && direction === 'in') {
+          rec.method = req.method;
+          rec.latencyMs = now - req.at;
+          this.sent.delete(m.id as string | number);
+        }
+      }
+    }
+    this.records.push(rec);
+    if (this.records.length > 5000) this.records.splice(0, 1000); // bounded memory on long sessions
+    for (const fn of this.listeners) fn(rec);
+    return rec;
+  }
+
+  subscribe(fn: (r: FrameRecord) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  clear(): void {
+    this.records.length = 0;
+  }
+}
+
+/** Newline-delimited JSON of the given frames, one frame per line, as they travelled. */
+export const toNdjson = (records: readonly FrameRecord[]): string => records.map((r) => r.text.replace(/\n/g, ' ')).join('\n') + (records.length ? '\n' : '');

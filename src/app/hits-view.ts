@@ -1,0 +1,57 @@
+/**
+ * Renders retrieve hits: source title (a button that opens the document), position in the
+ * document, a snippet with query terms marked, and per-stage score bars. Text via textContent only.
+ */
+import type { Hit } from '../protocol/types.ts';
+import { el } from './dom.ts';
+import { appendHighlighted, snippetWindow } from './highlight.ts';
+import { scoreBars, stageMaxima } from './score-bars.ts';
+
+/** Where a hit points: its document and the `[start, end)` it cites. */
+export interface HitTarget {
+  docId: string;
+  title: string;
+  start?: number;
+  end?: number;
+  text: string;
+}
+
+export function hitTarget(h: Hit): HitTarget {
+  const docId = h.chunk?.docId ?? h.citation?.source ?? String(h.id);
+  const title = h.citation?.title ?? (typeof h.meta?.title === 'string' ? h.meta.title : docId);
+  return { docId, title, start: h.citation?.start, end: h.citation?.end, text: h.text ?? '' };
+}
+
+function position(h: Hit): string {
+  const parts: string[] = [];
+  if (h.chunk) parts.push(`passage ${h.chunk.index + 1}`);
+  if (h.citation?.start !== undefined && h.citation.end !== undefined) parts.push(`characters ${h.citation.start.toLocaleString('en')}–${h.citation.end.toLocaleString('en')}`);
+  const meta = h.meta ?? {};
+  if (typeof meta.author === 'string') parts.push(meta.author);
+  if (typeof meta.year === 'number') parts.push(String(meta.year));
+  return parts.join(' · ');
+}
+
+export function renderHits(list: HTMLOListElement, hits: readonly Hit[], pattern: RegExp | undefined, open: (t: HitTarget, opener: HTMLElement) => void): void {
+  const maxima = stageMaxima(hits);
+  list.replaceChildren(
+    ...hits.map((h, i) => {
+      const target = hitTarget(h);
+      const snip = snippetWindow(target.text, pattern);
+      const p = el('p', { class: 'hit-text' });
+      if (snip.before) p.append('… ');
+      appendHighlighted(p, snip.text, pattern);
+      if (snip.after) p.append(' …');
+      const btn = el('button', { class: 'hit-title linklike', attrs: { type: 'button', 'aria-describedby': `hit-pos-${i}` } }, target.title);
+      btn.addEventListener('click', () => open(target, btn));
+      return el(
+        'li',
+        { class: 'hit', attrs: { 'data-doc-id': target.docId } },
+        el('div', { class: 'hit-head' }, btn, el('span', { class: 'hit-score', attrs: { title: 'fused score' } }, h.score.toFixed(3))),
+        el('div', { class: 'hit-pos', id: `hit-pos-${i}` }, position(h)),
+        p,
+        scoreBars(h, maxima),
+      );
+    }),
+  );
+}

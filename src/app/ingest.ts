@@ -1,0 +1,98 @@
+/**
+ * Adds documents in batches with `index/add` (chunk + contextual), reporting progress from the
+ * server's `notifications/progress` within a batch and from completed batches between them.
+ * Cancelling aborts the in-flight batch (the client sends `notifications/cancel`) and stops.
+ */
+import type { RcpClient } from '../client/rcp-client.ts';
+import { ErrorCode } from '../protocol/codes.ts';
+import { RcpError } from '../protocol/errors.ts';
+import type { IndexDocument } from '../protocol/types.ts';
+
+/**
+ * Batch bounds: up to 64 documents (the server reports progress from 64 up) and few enough
+ * characters that one write takes well under a second — a search sent meanwhile waits for the
+ * write before it on the same session (read-your-writes), so short writes keep search snappy.
+ * The first batch is smaller still, so a fresh index becomes searchable almost at once.
+ */
+export const BATCH_DOCS = 64;
+export const BATCH_CHARS = 250_000;
+export const FIRST_BATCH_CHARS = 60_000;
+/** A big write may embed thousands of chunks. */
+const ADD_TIMEOUT_MS = 300_000;
+
+export interface IngestProgress {
+  done: number;
+  total: number;
+  /** 0–1 by characters (documents differ wildly in size). */
+  fraction: number;
+  etaMs?: number;
+  message?: string;
+}
+
+export interface IngestResult {
+  added: number;
+  chunks: number;
+  cancelled: boolean;
+}
+
+/** Splits documents into batches bounded by count and characters (a lone huge document is its own batch). */
+export function batches(docs: readonly IndexDocument[], maxDocs = BATCH_DOCS, maxChars = BATCH_CHARS, firstChars = FIRST_BATCH_CHARS): IndexDocument[][] {
+  const out: IndexDocument[][] = [];
+  let cur: IndexDocument[] = [];
+  let chars = 0;
+  for (const d of docs) {
+    const limit = out.length === 0 ? Math.min(firstChars, maxChars) : maxChars;
+    if (cur.length > 0 && (cur.length >= maxDocs || chars + d.text.length > limit)) {
+      out.push(cur);
+      cur = [];
+      chars = 0;
+    }
+    cur.push(d);
+    chars += d.text.length;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+export async function ingest(
+  client: RcpClient,
+  docs: readonly IndexDocument[],
+  opts: { signal?: AbortSignal; onProgress?(p: IngestProgress): void; onBatch?(added: number): void } = {},
+): Promise<IngestResult> {
+  const totalChars = docs.reduce((n, d) => n + d.text.length, 0) || 1;
+  const started = performance.now();
+  let doneDocs = 0;
+  let doneChars = 0;
+  let chunks = 0;
+  const report = (extraChars: number, extraDocs: number, message?: string) => {
+    const fraction = Math.min(1, (doneChars + extraChars) / totalChars);
+    const elapsed = performance.now() - started;
+    const etaMs = fraction > 0.02 && fraction < 1 ? (elapsed / fraction) * (1 - fraction) : undefined;
+    opts.onProgress?.({ done: doneDocs + extraDocs, total: docs.length, fraction, etaMs, message });
+  };
+  report(0, 0);
+  for (const batch of batches(docs)) {
+    if (opts.signal?.aborted) return { added: doneDocs, chunks, cancelled: true };
+    const chars = batch.reduce((n, d) => n + d.text.length, 0);
+    try {
+      const res = await client.request(
+        'index/add',
+        { documents: batch, chunk: true, contextual: true },
+        {
+          signal: opts.signal,
+          timeoutMs: ADD_TIMEOUT_MS,
+          onProgress: (p) => report(chars * p.progress, Math.floor(batch.length * p.progress), p.message),
+        },
+      );
+      chunks += res.chunks ?? 0;
+    } catch (e) {
+      if (e instanceof RcpError && e.code === ErrorCode.Cancelled) return { added: doneDocs, chunks, cancelled: true };
+      throw e;
+    }
+    doneDocs += batch.length;
+    doneChars += chars;
+    report(0, 0);
+    opts.onBatch?.(doneDocs);
+  }
+  return { added: doneDocs, chunks, cancelled: false };
+}

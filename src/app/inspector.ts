@@ -1,0 +1,98 @@
+/**
+ * The protocol inspector: every frame of the page's RCP session, live, with direction, kind,
+ * method, id, latency and size; filterable by direction, method and text; one frame or all shown
+ * frames copyable (NDJSON). Frame text is shown with textContent only.
+ */
+import { byId, copyText, el, formatBytes } from './dom.ts';
+import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
+
+const MAX_ROWS = 2000;
+const MAX_SHOWN_CHARS = 200_000;
+
+function pretty(text: string): string {
+  const shown = text.length > MAX_SHOWN_CHARS ? text.slice(0, MAX_SHOWN_CHARS) : text;
+  let out = shown;
+  if (shown === text) {
+    try {
+      out = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      /* not JSON: show as sent */
+    }
+  }
+  return text.length > MAX_SHOWN_CHARS ? `${out}\n… (${text.length - MAX_SHOWN_CHARS} more characters; use Copy)` : out;
+}
+
+export function mountInspector(log: FrameLog): void {
+  const list = byId<HTMLOListElement>('frames');
+  const dirSel = byId<HTMLSelectElement>('insp-dir');
+  const methodIn = byId<HTMLInputElement>('insp-method');
+  const textIn = byId<HTMLInputElement>('insp-text');
+  const count = byId('insp-count');
+  const follow = byId<HTMLInputElement>('insp-follow');
+  const rows = new Map<HTMLLIElement, FrameRecord>();
+
+  const matches = (r: FrameRecord): boolean => {
+    if (dirSel.value !== 'all' && r.direction !== dirSel.value) return false;
+    const m = methodIn.value.trim().toLowerCase();
+    if (m && !(r.method ?? '').toLowerCase().includes(m)) return false;
+    const t = textIn.value.trim().toLowerCase();
+    if (t && !r.text.toLowerCase().includes(t)) return false;
+    return true;
+  };
+  const shown = () => [...rows].filter(([li]) => !li.hidden).map(([, r]) => r);
+  const updateCount = () => {
+    count.textContent = `${shown().length} of ${log.records.length} frames`;
+  };
+
+  const row = (r: FrameRecord): HTMLLIElement => {
+    const arrow = r.direction === 'out' ? '→' : '←';
+    const label = `${arrow} ${r.kind} ${r.method ?? ''}${r.id !== undefined ? ` #${String(r.id)}` : ''}`;
+    const pre = el('pre', { class: 'frame-json' });
+    const details = el(
+      'details',
+      { on: { toggle: () => details.open && !pre.textContent && (pre.textContent = pretty(r.text)) } },
+      el(
+        'summary',
+        {},
+        el('span', { class: 'frame-time' }, `${(r.at / 1000).toFixed(3)}s`),
+        ' ',
+        el('span', { class: 'frame-label' }, label),
+        ' ',
+        el('span', { class: 'frame-meta' }, [formatBytes(r.bytes), r.latencyMs !== undefined ? `${r.latencyMs.toFixed(1)} ms` : ''].filter(Boolean).join(' · ')),
+      ),
+      pre,
+    );
+    const copy = el('button', { class: 'small', attrs: { type: 'button', 'aria-label': `Copy frame ${r.seq}` }, on: { click: () => void copyText(r.text) } }, 'Copy');
+    const li = el('li', { class: `dir-${r.direction} kind-${r.kind}`, attrs: { 'data-method': r.method ?? '', 'data-seq': r.seq } }, details, copy);
+    li.hidden = !matches(r);
+    return li;
+  };
+
+  log.subscribe((r) => {
+    const li = row(r);
+    rows.set(li, r);
+    list.append(li);
+    while (rows.size > MAX_ROWS) {
+      const first = list.firstElementChild as HTMLLIElement | null;
+      if (!first) break;
+      rows.delete(first);
+      first.remove();
+    }
+    if (follow.checked && !li.hidden) list.scrollTop = list.scrollHeight;
+    updateCount();
+  });
+
+  const refilter = () => {
+    for (const [li, r] of rows) li.hidden = !matches(r);
+    updateCount();
+  };
+  for (const input of [dirSel, methodIn, textIn]) input.addEventListener('input', refilter);
+  byId('insp-copy-all').addEventListener('click', () => void copyText(toNdjson(shown())));
+  byId('insp-clear').addEventListener('click', () => {
+    rows.clear();
+    list.replaceChildren();
+    log.clear();
+    updateCount();
+  });
+  updateCount();
+}

@@ -1,0 +1,42 @@
+/**
+ * Typed calls to this engine's vendor extension `x-inpage` (document listing, document text,
+ * clearing the index). They exist only when the server advertises the `x-inpage` capability;
+ * callers must check `hasInpage(client)` first and degrade when it is absent.
+ */
+import type { CallOptions, RcpClient } from './rcp-client.ts';
+
+export interface InpageDocumentSummary {
+  id: string;
+  title?: string;
+  meta: Record<string, unknown>;
+  chunks: number;
+  chars: number;
+}
+export interface InpageDocumentsResult {
+  documents: InpageDocumentSummary[];
+  total: number;
+}
+export interface InpageDocument {
+  id: string;
+  text: string;
+  meta: Record<string, unknown>;
+  chunks: { index: number; start: number; end: number }[];
+}
+
+/** The vendor capability key. */
+export const INPAGE_CAPABILITY = 'x-inpage';
+
+/** Whether the connected server advertises the `x-inpage` methods. */
+export const hasInpage = (client: RcpClient): boolean => client.capabilities?.[INPAGE_CAPABILITY] !== undefined;
+
+/** `RcpClient.request` typed for method names outside the RCP/1 table (vendor methods pass its gate). */
+type LooseRequest = (method: string, params: Record<string, unknown>, options?: CallOptions) => Promise<unknown>;
+const call = <R>(client: RcpClient, method: string, params: Record<string, unknown>, options?: CallOptions) =>
+  (client.request as unknown as LooseRequest).call(client, method, params, options) as Promise<R>;
+
+export const listDocuments = (client: RcpClient, params: { offset?: number; limit?: number } = {}, options?: CallOptions) =>
+  call<InpageDocumentsResult>(client, 'x-inpage/documents', params, options);
+
+export const getDocument = (client: RcpClient, id: string, options?: CallOptions) => call<InpageDocument>(client, 'x-inpage/document', { id }, options);
+
+export const clearIndex = (client: RcpClient, options?: CallOptions) => call<{ deleted: number }>(client, 'x-inpage/clear', {}, options);
