@@ -13,10 +13,11 @@ function table(head: string[], rows: string[][]): string {
 }
 
 /** Latency cell: "p50 / p95" or the reason it is missing. */
-const latCell = (l: Latency | string | undefined): string => (isLat(l) ? `${fmt(l.p50)} / ${fmt(l.p95)}` : (l ?? '–'));
+const latCell = (l: Latency | string | undefined): string =>
+  isLat(l) ? `${l.n ? `${fmt(l.p50)} / ${fmt(l.p95)}` : 'failed'}${l.failed ? ` (${l.failed} of ${l.n + l.failed} failed¹)` : ''}` : (l ?? '–');
 /** How many times faster we are (their / ours), for a given percentile. */
 const ratio = (ours: Latency | string | undefined, theirs: Latency | string | undefined, p: 'p50' | 'p95'): string =>
-  isLat(ours) && isLat(theirs) && ours[p] > 0 ? `${(theirs[p] / ours[p]).toFixed(2)}×` : '–';
+  isLat(ours) && isLat(theirs) && ours[p] > 0 && theirs.n > 0 ? `${(theirs[p] / ours[p]).toFixed(2)}×${theirs.failed || ours.failed ? '¹' : ''}` : '–';
 
 interface Row {
   system: string;
@@ -57,6 +58,19 @@ export function formatReport(r: BenchResult, meta: { date: string; machine: stri
   ]);
   out.push(table(['system / mode', ...sizes.map((s) => `${sizeName(s.size)} chunks`)], latRows));
   out.push('');
+  const failures = ROWS.flatMap((row) =>
+    sizes.flatMap((s) => {
+      const l = row.pick(s)?.latency[row.key];
+      return isLat(l) && l.failed ? [`${row.system} ${row.key} at ${sizeName(s.size)}: ${l.error}`] : [];
+    }),
+  );
+  if (failures.length) {
+    out.push(
+      `¹ Failed queries are excluded from that cell's percentiles. ${failures.join('; ')}. ` +
+        "(Orama's hybrid search min-max normalises full-text scores with `Math.max.apply` over every full-text match; a query matching most of the corpus — Orama keeps stopwords such as 'the' — overflows the worker's stack. Those are its most expensive queries, so the cell flatters Orama.)",
+    );
+    out.push('');
+  }
 
   out.push('### Ratios (their latency ÷ ours; > 1× means we are faster)');
   out.push('');
@@ -132,11 +146,19 @@ export function formatReport(r: BenchResult, meta: { date: string; machine: stri
       );
     }
     if (r.cold.inWorker.length) {
+      const w = r.cold.inWorker;
+      const medOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+      out.push('');
+      out.push('Engine only (a fresh bench worker, no model): `new Worker` → store open → `Engine.open` → first sparse retrieve:');
+      out.push('');
       out.push(
-        `Inside a fresh worker: open store ${r.cold.inWorker.map((x) => fmt(x.openStoreMs, 1)).join(', ')} ms; Engine.open (load) ${r.cold.inWorker
-          .map((x) => fmt(x.loadMs, 1))
-          .join(', ')} ms; first query ${r.cold.inWorker.map((x) => fmt(x.firstQueryMs, 1)).join(', ')} ms.`,
+        table(
+          ['run', 'open store', 'Engine.open (load)', 'first retrieve', 'total from the page'],
+          w.map((x, i) => [String(i + 1), fmt(x.openStoreMs, 1), fmt(x.loadMs, 1), fmt(x.firstQueryMs, 1), fmt(x.totalMs, 1)]),
+        ),
       );
+      out.push('');
+      out.push(`Median total ${fmt(medOf(w.map((x) => x.totalMs)), 1)} ms, of which Engine.open ${fmt(medOf(w.map((x) => x.loadMs)), 1)} ms.`);
     }
     out.push('');
   }
@@ -197,6 +219,9 @@ export function formatTargets(r: BenchResult): string {
   const runs = r.cold?.runs ?? [];
   const rest = runs.slice(1).map((x) => x.totalMs).sort((a, b) => a - b);
   const med = rest.length ? rest[Math.floor((rest.length - 1) / 2)] : runs[0]?.totalMs;
-  check(med !== undefined ? med <= 300 : undefined, `cold start ≤ 300 ms at ${sizeName(r.cold?.size ?? 0)} documents: ${fmt(med, 1)} ms (median of warm-cache runs), first ${fmt(runs[0]?.totalMs, 1)} ms`);
+  check(med !== undefined ? med <= 300 : undefined, `cold start ≤ 300 ms at ${sizeName(r.cold?.size ?? 0)} documents, app worker: ${fmt(med, 1)} ms (median of warm-cache runs), first ${fmt(runs[0]?.totalMs, 1)} ms`);
+  const eng = (r.cold?.inWorker ?? []).map((x) => x.totalMs).sort((a, b) => a - b);
+  const engMed = eng.length ? eng[Math.floor((eng.length - 1) / 2)] : undefined;
+  check(engMed !== undefined ? engMed <= 300 : undefined, `cold start ≤ 300 ms at ${sizeName(r.cold?.size ?? 0)} documents, engine-only worker: ${fmt(engMed, 1)} ms (median)`);
   return lines.join('\n');
 }

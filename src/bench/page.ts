@@ -109,9 +109,11 @@ async function coldStart(config: BenchConfig, query: string, withModel: boolean,
     log(`  cold start, first hybrid query: ${hybrid.totalMs} ms${hybrid.error ? ` (${hybrid.error})` : ''}`);
   }
   const inWorker: ColdStartResult['inWorker'] = [];
-  for (let i = 0; i < Math.min(3, config.coldRuns); i++) {
+  for (let i = 0; i < config.coldRuns; i++) {
+    const t0 = performance.now();
     const w = new BenchWorker(log);
-    inWorker.push(await w.call({ cmd: 'coldOpen', db: APP_DB, query, k: config.k }));
+    const parts = await w.call<Omit<ColdStartResult['inWorker'][number], 'totalMs'>>({ cmd: 'coldOpen', db: APP_DB, query, k: config.k });
+    inWorker.push({ ...parts, totalMs: round(performance.now() - t0, 1) });
     w.terminate();
   }
   return { size: config.coldSize, runs, hybrid, inWorker };
@@ -194,20 +196,21 @@ async function run(config: BenchConfig): Promise<BenchResult> {
     };
     const result: SizeResult = { size, engine, notes };
     if (config.baselines) {
-      const m = await stage<{ ingest: IngestStat; latency: SystemAtSize['latency'] }>(size, 'minisearch');
-      const heapMini = await workerHeap(bench);
-      await stage(size, 'drop');
-      result.minisearch = {
-        ...m,
-        heapBytesPerChunk: heapMini !== undefined && heapEngine !== undefined ? round((heapMini - heapEngine) / size, 1) : undefined,
+      // A baseline that fails (e.g. out of stack at 100k) becomes a note, not a failed run.
+      const baseline = async (phase: 'minisearch' | 'orama'): Promise<SystemAtSize | undefined> => {
+        try {
+          const x = await stage<{ ingest: IngestStat; latency: SystemAtSize['latency'] }>(size, phase);
+          const heap = await workerHeap(bench);
+          return { ...x, heapBytesPerChunk: heap !== undefined && heapEngine !== undefined ? round((heap - heapEngine) / size, 1) : undefined };
+        } catch (e) {
+          notes.push(`${phase} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+          return undefined;
+        } finally {
+          await stage(size, 'drop');
+        }
       };
-      const o = await stage<{ ingest: IngestStat; latency: SystemAtSize['latency'] }>(size, 'orama');
-      const heapOrama = await workerHeap(bench);
-      await stage(size, 'drop');
-      result.orama = {
-        ...o,
-        heapBytesPerChunk: heapOrama !== undefined && heapEngine !== undefined ? round((heapOrama - heapEngine) / size, 1) : undefined,
-      };
+      result.minisearch = await baseline('minisearch');
+      result.orama = await baseline('orama');
     }
     sizes.push(result);
   }

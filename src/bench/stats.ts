@@ -36,15 +36,32 @@ export async function timeQueries(
   warmup: number,
   run: (q: string) => number | Promise<number>,
 ): Promise<Latency> {
-  for (const q of queries.slice(0, warmup)) await run(q);
+  let failed = 0;
+  let error: string | undefined;
+  const fail = (q: string, e: unknown) => {
+    failed++;
+    error ??= `${e instanceof Error ? `${e.name}: ${e.message}` : String(e)} (query "${q}")`;
+  };
+  for (const q of queries.slice(0, warmup)) {
+    try {
+      await run(q);
+    } catch {
+      // counted in the timed pass
+    }
+  }
   const ms: number[] = [];
   const hits: number[] = [];
   for (const q of queries) {
     const t0 = performance.now();
-    const r = run(q);
-    const n = typeof r === 'number' ? r : await r;
-    ms.push(performance.now() - t0);
-    hits.push(n);
+    try {
+      const r = run(q);
+      const n = typeof r === 'number' ? r : await r;
+      ms.push(performance.now() - t0);
+      hits.push(n);
+    } catch (e) {
+      fail(q, e);
+    }
   }
-  return summarize(ms, hits);
+  const out = summarize(ms, hits);
+  return failed ? { ...out, failed, error } : out;
 }

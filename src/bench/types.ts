@@ -51,6 +51,9 @@ export interface Latency {
   max: number;
   /** Mean hits returned (a sanity check that queries match). */
   hits: number;
+  /** Queries that threw (excluded from the timings), and the first error. */
+  failed?: number;
+  error?: string;
 }
 
 export interface IngestStat {
@@ -79,8 +82,11 @@ export interface ColdStartResult {
   runs: { totalMs: number; initializeMs: number; firstRetrieveMs: number; hits: number }[];
   /** Fresh app worker → initialize → first hybrid retrieve (waits for the model to load); undefined without a model. */
   hybrid?: { totalMs: number; hits: number; error?: string };
-  /** In a fresh bench worker: store open + Engine.open (load) + first retrieve, measured inside. */
-  inWorker: { openStoreMs: number; loadMs: number; firstQueryMs: number }[];
+  /**
+   * Engine only, no model: a fresh bench worker opens the store, Engine.open (load) and answers
+   * the first retrieve; parts measured inside, `totalMs` from the page (new Worker → reply).
+   */
+  inWorker: { openStoreMs: number; loadMs: number; firstQueryMs: number; totalMs: number }[];
 }
 
 export interface RcpOverheadResult {
