@@ -14,6 +14,7 @@ import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/m
 import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './models/static-model.ts';
+import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FILE } from '../src/models/model-config.ts';
 
 /** What a manifest records about how its model was made; equal inputs ⇒ equal files. */
 interface BuildInputs {
@@ -124,7 +125,25 @@ async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['so
   console.log(`models: built ${spec.name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
-/** Builds every model in MODELS into `outDir`. */
+/**
+ * Writes `outDir/config.json` (the worker's model settings, src/models/model-config.ts) with the
+ * defaults when there is none; an existing file is the user's and is never touched.
+ */
+export function writeDefaultModelConfig(outDir = MODELS_DIR): void {
+  const path = join(outDir, MODEL_CONFIG_FILE);
+  if (existsSync(path)) return;
+  mkdirSync(outDir, { recursive: true });
+  writeAtomic(
+    path,
+    json({
+      $comment: 'Models the worker runs: folders under public/models/ in transformers.js layout. See README.md "Use another model".',
+      ...DEFAULT_MODEL_CONFIG,
+    }),
+  );
+  console.log(`models: wrote default ${path}`);
+}
+
+/** Builds every model in MODELS into `outDir`, and a default config.json when there is none. */
 export async function buildModels(outDir = MODELS_DIR, force = false): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', SOURCE_PACKAGE, 'package.json'), 'utf8')) as { version: string };
   const source = { package: SOURCE_PACKAGE, version: pkg.version, file: `${SOURCE_PACKAGE}.json`, sha256: await fileSha256(GLOVE_JSON) };
@@ -132,6 +151,7 @@ export async function buildModels(outDir = MODELS_DIR, force = false): Promise<v
   const maxRank = Math.max(...MODELS.map((m) => m.options.vocabSize)) * 2; // headroom for skipped words
   const table = () => (cached ??= readGlove(GLOVE_JSON, maxRank));
   for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
+  writeDefaultModelConfig(outDir);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -32,13 +32,17 @@ interface Runtime {
   openError?: string;
 }
 
-/** Model capabilities from the manifest alone, so they are fixed before the weights load (§13.2). */
+/**
+ * Model capabilities, fixed before the embedder's weights load (§13.2): dimension and identity come
+ * from the folder (manifest, or config.json + ONNX hash); `cross-encoder` only when one loaded.
+ */
 function modelCapabilities(models: ModelRuntime): Capabilities {
-  const { dimension } = models.manifest;
+  const { dimension } = models;
+  const rerankers = models.rerankers();
   return {
-    embed: { dimension, identity: models.identity, batchLimit: EMBED_BATCH_LIMIT, normalized: models.manifest.normalized, encodings: ['json', 'f32-base64'], modalities: ['text'] },
+    embed: { dimension, identity: models.identity, batchLimit: EMBED_BATCH_LIMIT, normalized: models.normalized, encodings: ['json', 'f32-base64'], modalities: ['text'] },
     multiVector: { dimension, identity: models.identity, similarity: 'cosine', modalities: ['text'] },
-    rerank: { methods: ['colbert'], maxCandidates: RERANK_MAX_CANDIDATES, models: [models.reranker.identity] },
+    rerank: { methods: rerankers.map((r) => r.method), maxCandidates: RERANK_MAX_CANDIDATES, models: rerankers.map((r) => r.identity) },
   };
 }
 
@@ -47,7 +51,7 @@ async function start(): Promise<Runtime> {
   const engine = new Engine({
     store: lazyStore(openIndexedDbStore('rcp-engine')),
     embedder: models?.embedder,
-    reranker: models?.reranker,
+    reranker: models?.rerankers(),
   });
   const runtime: Runtime = { engine, models, opened: Promise.resolve(), backend: undefined as unknown as Backend };
   runtime.opened = engine.open().catch((e: unknown) => {
@@ -69,7 +73,7 @@ async function start(): Promise<Runtime> {
       log: { levels: [...LOG_LEVELS] },
       ...INPAGE_CAPABILITIES,
     },
-    extraHandlers: models ? createModelHandlers(() => models.loaded(), models.reranker) : undefined,
+    extraHandlers: models ? createModelHandlers(() => models.loaded(), models.rerankers()) : undefined,
     subscribe: models ? (listener) => models.subscribe(listener) : undefined,
     mapError,
   });

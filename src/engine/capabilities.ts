@@ -8,7 +8,8 @@ export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'ind
 
 export interface CapabilityInputs {
   embedder?: Embedder;
-  reranker?: Reranker;
+  /** In preference order: the first one's method is the default `rerank.method`. */
+  rerankers?: readonly Reranker[];
   limits: Readonly<EngineLimits>;
   fields: Readonly<Record<string, FilterFieldType>>;
   defaultMode: RetrieveMode;
@@ -22,11 +23,12 @@ export interface CapabilityInputs {
  */
 export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
   const dense = i.embedder !== undefined;
+  const rerankers = i.rerankers ?? [];
   const retrieve: NonNullable<Capabilities['retrieve']> = {
     maxK: i.limits.maxK,
     modes: dense ? ['dense', 'sparse', 'hybrid'] : ['sparse'],
     mmr: true,
-    rerankBuiltin: i.reranker !== undefined,
+    rerankBuiltin: rerankers.length > 0,
     units: ['chunk', 'passage', 'document'],
     tokenBudget: true,
     defaultMode: i.defaultMode,
@@ -36,7 +38,7 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     modalities: ['text'],
   };
   if (dense) retrieve.fusion = ['rrf', 'weighted', 'convex'];
-  if (!i.reranker) {
+  if (rerankers.length === 0) {
     retrieve.scoreScale = dense ? 'unbounded' : 'bm25';
     retrieve.scoreFloor = dense ? -1 : 0;
   }
@@ -48,6 +50,8 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     pagination: {},
     citations: {},
   };
-  if (i.reranker) caps.rerank = { methods: [i.reranker.method], maxCandidates: i.limits.maxRerank, models: [i.reranker.identity] };
+  if (rerankers.length > 0) {
+    caps.rerank = { methods: [...new Set(rerankers.map((r) => r.method))], maxCandidates: i.limits.maxRerank, models: rerankers.map((r) => r.identity) };
+  }
   return caps;
 }

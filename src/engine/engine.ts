@@ -29,7 +29,8 @@ export type { DocumentDetail, DocumentPage, DocumentSummary } from './documents.
 export interface EngineOptions {
   store: IndexStore;
   embedder?: Embedder;
-  reranker?: Reranker;
+  /** One reranker, or several with distinct methods (retrieve's `rerank.method` picks one). */
+  reranker?: Reranker | readonly Reranker[];
   limits?: Partial<EngineLimits>;
   /** Filterable meta fields, name → type (§8). Default DEFAULT_FIELDS. */
   fields?: Record<string, FilterFieldType>;
@@ -81,7 +82,7 @@ export class Engine {
   readonly fields: Readonly<Record<string, FilterFieldType>>;
   private readonly store: IndexStore;
   private readonly embedder?: Embedder;
-  private readonly reranker?: Reranker;
+  private readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
   private readonly contextWeight: number;
   private readonly chunkSize: number;
@@ -105,7 +106,7 @@ export class Engine {
   constructor(options: EngineOptions) {
     this.store = options.store;
     this.embedder = options.embedder;
-    this.reranker = options.reranker;
+    this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
     this.analyzer = createAnalyzer({ ...DEFAULT_ANALYZER, ...options.analyzer });
@@ -272,7 +273,7 @@ export class Engine {
         analyzer: this.analyzer,
         bm25: this.bm25,
         embedder: this.embedder,
-        reranker: this.reranker,
+        rerankers: this.rerankers,
         store: this.store,
         fields: this.fields,
         caps: this.gateCapabilities(),
@@ -290,7 +291,7 @@ export class Engine {
   capabilities(): EngineCapabilities {
     return engineCapabilities({
       embedder: this.embedder,
-      reranker: this.reranker,
+      rerankers: this.rerankers,
       limits: this.limits,
       fields: this.fields,
       defaultMode: this.defaultMode,

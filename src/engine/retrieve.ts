@@ -24,7 +24,8 @@ import { compareCandidates, type Candidate, type IndexView } from './view.ts';
 
 export interface RetrieveDeps extends RecallDeps {
   store: IndexStore;
-  reranker?: Reranker;
+  /** The rerank stage uses the one whose method (and, when named, model) the request asks for. */
+  rerankers?: readonly Reranker[];
   fields: Record<string, FilterFieldType>;
   caps: Capabilities;
   sessions: Sessions;
@@ -84,6 +85,12 @@ function applyRecency(cands: Candidate[], field: string, halfLifeDays: number, f
   cands.sort(compareCandidates);
 }
 
+/** The reranker for a (gated) rerank request: same method, and same identity when a model is named. */
+function pickReranker(rerankers: readonly Reranker[], rr: { method: string; model?: string }): Reranker | undefined {
+  const same = rerankers.filter((r) => r.method === rr.method);
+  return (rr.model !== undefined ? same.find((r) => r.identity === rr.model) : undefined) ?? same[0];
+}
+
 /** Runs one retrieve against the engine state. */
 export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
   const t0 = performance.now();
@@ -125,13 +132,14 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
   if (params.recency) applyRecency(list, params.recency.field, params.recency.halfLifeDays, rec.floor, notes);
 
   let reranked = 0;
-  if (params.rerank && funnel.topN !== undefined && deps.reranker) {
+  const reranker = params.rerank ? pickReranker(deps.rerankers ?? [], params.rerank) : undefined;
+  if (params.rerank && funnel.topN !== undefined && reranker) {
     ctx.onStage?.('rerank', 0.5);
     const pool = list.slice(0, funnel.topN);
     const texts = await loadTexts(deps.store, pool, 'chunk');
     checkAborted(signal);
     const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
-    const scores = await deps.reranker.score(text, passages, signal);
+    const scores = await reranker.score(text, passages, signal);
     checkAborted(signal);
     pool.forEach((c, i) => {
       c.scores.rerank = scores[i];

@@ -1,14 +1,18 @@
 /**
- * The engine's `Embedder` on transformers.js: loads a model built by `npm run models` from the
- * app's own `/models/` (never a remote hub), picks a device with WebGPU → WASM fallback, and
- * returns mean-pooled, L2-normalised vectors. Also exposes per-token vectors of the same model
- * for `embed/multi` and MaxSim reranking.
+ * The engine's `Embedder` on transformers.js: loads any feature-extraction model folder in the
+ * transformers.js layout from the app's own `/models/` (never a remote hub) — one built by
+ * `npm run models` (manifest.json) or one downloaded by a user (no manifest: identity from the
+ * ONNX bytes, see model-folder.ts) — picks a device with WebGPU → WASM fallback, and returns
+ * mean-pooled (over the attention mask), L2-normalised vectors of `last_hidden_state`. Also
+ * exposes per-token vectors of the same model for `embed/multi` and MaxSim reranking.
  */
 import { env, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
 import type { Embedder } from '../engine/contracts.ts';
-import { modelIdentity, readManifest, type ModelManifest } from './manifest.ts';
-import type { EmbedDevice, ModelLoadEvent } from './progress.ts';
-import { defaultEmbedderSettings, deviceCandidates, ONNX_FILE, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
+import { loadOnFirstDevice, safeEmitter } from './devices.ts';
+import type { ModelManifest } from './manifest.ts';
+import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
+import type { EmbedDevice } from './progress.ts';
+import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 
@@ -20,59 +24,56 @@ export class TransformersEmbedder implements Embedder {
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    /** §15.7 identity, see `modelIdentity`. */
+    /** §15.7 identity, see `resolveModelFolder`. */
     readonly identity: string,
     readonly dimension: number,
     /** The device inference runs on (after any fallback). */
     readonly device: EmbedDevice,
-    readonly manifest: ModelManifest,
+    /** The folder as resolved before loading (dtype in use, ONNX file, manifest if any). */
+    readonly folder: ModelFolder,
     private readonly extractor: FeatureExtractionPipeline,
     private readonly batchSize: number,
   ) {}
 
-  /** Loads `settings.model` (defaults from `defaultEmbedderSettings`). Rejects if no device can run it. */
-  static async load(overrides: Partial<EmbedderSettings> = {}): Promise<TransformersEmbedder> {
+  /** The build manifest, when the folder has one (`npm run models` output). */
+  get manifest(): ModelManifest | undefined {
+    return this.folder.manifest;
+  }
+
+  /**
+   * Loads `settings.model` (defaults from `defaultEmbedderSettings`). `folder`, when the caller has
+   * already resolved it (ModelRuntime does, to advertise capabilities first), saves a second
+   * hashing. Rejects if no device can run the model.
+   */
+  static async load(overrides: Partial<EmbedderSettings> = {}, folder?: ModelFolder): Promise<TransformersEmbedder> {
     const support = await detectModelSupport();
     const settings: EmbedderSettings = { ...defaultEmbedderSettings(support), ...overrides };
     configureEnvironment(settings, support);
-    const manifest = await readManifest(settings.modelBase, settings.model, support.node);
-    const onnxFile = ONNX_FILE[settings.dtype];
-    const identity = modelIdentity(manifest, onnxFile);
-    const emit = (e: ModelLoadEvent) => {
-      try {
-        settings.onProgress?.(e);
-      } catch {
-        // a listener's failure must not fail the load
-      }
-    };
+    const resolved = folder ?? (await resolveModelFolder(settings.modelBase, settings.model, settings.dtype, support.node));
+    const emit = safeEmitter(settings.onProgress);
 
-    const candidates = deviceCandidates(settings, support);
-    let lastError: unknown;
-    for (const [i, device] of candidates.entries()) {
+    const { value, device } = await loadOnFirstDevice(settings.model, settings, support, emit, async (device) => {
       let extractor: FeatureExtractionPipeline | undefined;
       try {
         extractor = (await pipeline('feature-extraction', settings.model, {
           device,
-          dtype: settings.dtype,
+          dtype: resolved.dtype,
           progress_callback: emit,
         })) as FeatureExtractionPipeline;
         // First inference is where WebGPU shader compilation and kernel support fail; do it now.
         const probe = (await extractor(['warm up'], POOLING)) as Tensor;
+        if (probe.dims.length !== 2) throw new Error(`model output has shape [${probe.dims.join(', ')}], expected [batch, dimension]`);
         const dimension = probe.dims[1];
-        if (dimension !== manifest.dimension) throw new Error(`model output ${dimension}-d, manifest says ${manifest.dimension}`);
-        emit({
-          status: 'device',
-          name: settings.model,
-          device,
-          ...(i > 0 ? { fallbackFrom: candidates[0], reason: errorMessage(lastError) } : {}),
-        });
-        return new TransformersEmbedder(identity, dimension, device, manifest, extractor, Math.max(1, settings.batchSize));
+        if (resolved.dimension !== undefined && dimension !== resolved.dimension) {
+          throw new Error(`model output ${dimension}-d, ${resolved.manifest ? 'manifest' : 'config.json'} says ${resolved.dimension}`);
+        }
+        return { extractor, dimension };
       } catch (e) {
-        lastError = e;
         await extractor?.dispose().catch(() => undefined);
+        throw e;
       }
-    }
-    throw lastError instanceof Error ? lastError : new Error(`cannot load ${settings.model}: ${errorMessage(lastError)}`);
+    });
+    return new TransformersEmbedder(resolved.identity, value.dimension, device, resolved, value.extractor, Math.max(1, settings.batchSize));
   }
 
   /** One unit vector per text (a text with no known word gives the zero vector). `kind` is ignored: the model is symmetric. */
@@ -126,8 +127,8 @@ export class TransformersEmbedder implements Embedder {
 }
 
 /** Convenience for `TransformersEmbedder.load`. */
-export function loadEmbedder(overrides?: Partial<EmbedderSettings>): Promise<TransformersEmbedder> {
-  return TransformersEmbedder.load(overrides);
+export function loadEmbedder(overrides?: Partial<EmbedderSettings>, folder?: ModelFolder): Promise<TransformersEmbedder> {
+  return TransformersEmbedder.load(overrides, folder);
 }
 
 /**
@@ -135,7 +136,7 @@ export function loadEmbedder(overrides?: Partial<EmbedderSettings>): Promise<Tra
  * API would keep serving an old model under the same URL after a rebuild, while the identity is
  * read from the fresh manifest; HTTP caching with revalidation is used instead.
  */
-function configureEnvironment(settings: EmbedderSettings, support: Readonly<ModelRuntimeSupport>): void {
+export function configureEnvironment(settings: EmbedderSettings, support: Readonly<ModelRuntimeSupport>): void {
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = settings.modelBase;
@@ -153,8 +154,4 @@ function configureEnvironment(settings: EmbedderSettings, support: Readonly<Mode
 /** An empty input tokenises to zero tokens, which ONNX Runtime cannot gather; one space is also zero tokens but keeps shapes valid after padding. */
 function nonEmpty(text: string): string {
   return text.length ? text : ' ';
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

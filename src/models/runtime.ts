@@ -1,12 +1,16 @@
-import type { Embedder } from '../engine/contracts.ts';
+import type { Embedder, Reranker } from '../engine/contracts.ts';
 import { backendUnavailable } from '../protocol/errors.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
+import { CrossEncoderReranker } from './cross-encoder.ts';
+import { errorMessage } from './devices.ts';
 import { loadEmbedder, type TransformersEmbedder } from './embedder.ts';
-import { modelIdentity, readManifest, type ModelManifest } from './manifest.ts';
+import { readModelConfig, type ModelConfig } from './model-config.ts';
+import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
-import { DEFAULT_MODEL, DEFAULT_MODEL_BASE, ONNX_FILE, type EmbedderSettings } from './settings.ts';
+import { DEFAULT_MODEL_BASE, type EmbedderSettings } from './settings.ts';
+import { detectModelSupport } from './support.ts';
 
-/** What the page and status displays see of the model. */
+/** What the page and status displays see of the models. */
 export interface ModelStatus {
   name: string;
   identity: string;
@@ -15,92 +19,196 @@ export interface ModelStatus {
   /** 0..1 while files load. */
   progress?: number;
   error?: string;
+  /** Load time of the embedder (files + session + warm-up inference), once ready. */
+  loadMs?: number;
+  /** The cross-encoder, when one is configured and loaded. */
+  crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }
 
 export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void;
 
+export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
+  /** The models config; read from `<modelBase>config.json` when absent. */
+  config?: ModelConfig;
+}
+
+/** Log lines a late subscriber still receives (the load history: device choice, fallbacks, failures). */
+const REPLAY_LINES = 32;
+
 /**
- * The dense model of the worker, known from its manifest before the weights load. Capabilities
- * (dimension, identity) are fixed at once; `embed`/`tokenVectors` wait for the load and reject if
- * it failed, which the server reports as -32010 while keeping the capability (§13.2).
+ * The models of the worker, configured by `/models/config.json` (model-config.ts). The embedder's
+ * identity and dimension are known before its weights load (manifest, or config.json + ONNX hash),
+ * so capabilities are fixed at once; `embed`/`tokenVectors` wait for the load and reject if it
+ * failed, which the server reports as -32010 while keeping the capability (§13.2). A configured
+ * cross-encoder is loaded before `open` resolves, and only offered when it loaded.
  */
 export class ModelRuntime {
-  readonly manifest: ModelManifest;
+  readonly config: ModelConfig;
+  readonly folder: ModelFolder;
   readonly identity: string;
+  readonly dimension: number;
+  readonly normalized: boolean;
   readonly embedder: Embedder;
+  /** MaxSim over the embedder's token vectors (§7.6 `colbert`). */
   readonly reranker: ColbertReranker;
+  readonly crossEncoder?: CrossEncoderReranker;
   private readonly loading: Promise<TransformersEmbedder>;
   private readonly listeners = new Set<ModelEventListener>();
+  private readonly history: [level: 'info' | 'warning' | 'error', message: string, data?: unknown][];
   private statusNow: ModelStatus;
 
-  private constructor(manifest: ModelManifest, settings: Partial<EmbedderSettings>) {
-    this.manifest = manifest;
-    this.identity = modelIdentity(manifest, ONNX_FILE[settings.dtype ?? 'q8']);
-    this.statusNow = { name: manifest.name, identity: this.identity, state: 'loading', progress: 0 };
-    this.loading = loadEmbedder({ ...settings, onProgress: (e) => this.onLoadEvent(e) }).then(
-      (model) => {
-        if (model.identity !== this.identity) throw new Error(`model identity ${model.identity} ≠ manifest ${this.identity}`);
-        this.statusNow = { ...this.statusNow, state: 'ready', progress: 1, device: model.device };
-        this.emit('info', `model ${manifest.name} ready on ${model.device}`, { identity: this.identity, device: model.device });
-        return model;
-      },
-      (e: unknown) => {
-        const error = e instanceof Error ? e.message : String(e);
-        this.statusNow = { ...this.statusNow, state: 'failed', error };
-        this.emit('error', `model ${manifest.name} failed to load: ${error}`);
-        throw e;
-      },
-    );
-    this.loading.catch(() => undefined);
-    const dimension = manifest.dimension;
+  private constructor(
+    config: ModelConfig,
+    folder: ModelFolder,
+    dimension: number,
+    loading: Promise<TransformersEmbedder>,
+    crossEncoder: CrossEncoderReranker | undefined,
+    status: ModelStatus,
+    history: ModelRuntime['history'],
+  ) {
+    this.config = config;
+    this.folder = folder;
+    this.identity = folder.identity;
+    this.dimension = dimension;
+    this.normalized = folder.normalized;
+    this.loading = loading;
+    this.crossEncoder = crossEncoder;
+    this.statusNow = status;
+    this.history = history;
     this.embedder = {
       identity: this.identity,
       dimension,
-      normalized: manifest.normalized,
+      normalized: this.normalized,
       embed: (texts, kind, signal) => this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
     this.reranker = new ColbertReranker(this.identity, () => this.loaded());
   }
 
-  /** The runtime for the configured model, or undefined when no model folder is served. */
-  static async open(settings: Partial<EmbedderSettings> = {}): Promise<ModelRuntime | undefined> {
-    const base = settings.modelBase ?? DEFAULT_MODEL_BASE;
-    const name = settings.model ?? DEFAULT_MODEL;
-    const manifest = await readManifest(base, name, false).catch(() => undefined);
-    return manifest ? new ModelRuntime(manifest, settings) : undefined;
+  /**
+   * The runtime for the configured models, or undefined when the configured embedder folder is not
+   * served (or, for a folder whose config.json names no dimension, does not load).
+   */
+  static async open(options: ModelRuntimeOptions = {}): Promise<ModelRuntime | undefined> {
+    const support = await detectModelSupport();
+    const base = options.modelBase ?? DEFAULT_MODEL_BASE;
+    const history: ModelRuntime['history'] = [];
+    let runtime: ModelRuntime | undefined;
+    const emit = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => {
+      history.push([level, message, data]);
+      if (history.length > REPLAY_LINES) history.shift();
+      if (runtime) for (const l of runtime.listeners) l(level, message, data);
+      else if (level !== 'info') console.warn(`[models] ${message}`);
+    };
+
+    const read = options.config ? { config: options.config, warnings: [] } : await readModelConfig(base, support.node);
+    for (const w of read.warnings) emit('warning', w);
+    const { config } = read;
+    const settings: Partial<EmbedderSettings> = {
+      ...options,
+      modelBase: base,
+      model: config.embedder,
+      dtype: config.dtype,
+      device: options.device ?? config.device,
+      failDevices: options.failDevices ?? config.failDevices,
+    };
+
+    let folder: ModelFolder;
+    try {
+      folder = await resolveModelFolder(base, config.embedder, config.dtype, support.node);
+    } catch (e) {
+      emit('warning', `model ${config.embedder} is not available: ${errorMessage(e)}`);
+      return undefined;
+    }
+    for (const n of folder.notes) emit('info', `model: ${n}`);
+
+    const status: ModelStatus = { name: folder.name, identity: folder.identity, state: 'loading', progress: 0 };
+    const setStatus = (s: Partial<ModelStatus>) => Object.assign(status, s); // the runtime's statusNow is this object
+    const t0 = performance.now();
+    const loading = loadEmbedder({ ...settings, onProgress: (e) => onLoadEvent(e, folder.name, emit, setStatus) }, folder).then(
+      (model) => {
+        const loadMs = Math.round(performance.now() - t0);
+        setStatus({ state: 'ready', progress: 1, device: model.device, loadMs });
+        emit('info', `model ${folder.name} ready on ${model.device} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs });
+        return model;
+      },
+      (e: unknown) => {
+        const error = errorMessage(e);
+        setStatus({ state: 'failed', error });
+        emit('error', `model ${folder.name} failed to load: ${error}`);
+        throw e;
+      },
+    );
+    loading.catch(() => undefined);
+
+    let crossEncoder: CrossEncoderReranker | undefined;
+    if (config.crossEncoder) {
+      const c0 = performance.now();
+      try {
+        const { batchSize: _embedderBatch, ...shared } = settings;
+        crossEncoder = await CrossEncoderReranker.load({ ...shared, model: config.crossEncoder, onProgress: (e) => onLoadEvent(e, config.crossEncoder!, emit, () => undefined) });
+        const loadMs = Math.round(performance.now() - c0);
+        status.crossEncoder = { name: config.crossEncoder, identity: crossEncoder.identity, device: crossEncoder.device, loadMs };
+        emit('info', `cross-encoder ${config.crossEncoder} ready on ${crossEncoder.device} in ${loadMs} ms`, { identity: crossEncoder.identity });
+      } catch (e) {
+        emit('warning', `cross-encoder ${config.crossEncoder} is not available (rerank method 'cross-encoder' not offered): ${errorMessage(e)}`);
+      }
+    }
+
+    let dimension = folder.dimension;
+    if (dimension === undefined) {
+      // No manifest and no width in config.json: the first inference tells.
+      try {
+        dimension = (await loading).dimension;
+      } catch {
+        return undefined;
+      }
+    }
+    runtime = new ModelRuntime(config, folder, dimension, loading, crossEncoder, status, history);
+    return runtime;
+  }
+
+  /** Rerankers in preference order (the first is the default `rerank.method`): cross-encoder when loaded, then colbert. */
+  rerankers(): Reranker[] {
+    return this.crossEncoder ? [this.crossEncoder, this.reranker] : [this.reranker];
   }
 
   /** Resolves with the loaded model; rejects with -32010 (retryable) if loading failed. */
   loaded(): Promise<TransformersEmbedder> {
     return this.loading.catch((e: unknown) => {
-      throw backendUnavailable(`model ${this.manifest.name} is unavailable: ${e instanceof Error ? e.message : String(e)}`);
+      throw backendUnavailable(`model ${this.folder.name} is unavailable: ${errorMessage(e)}`);
     });
   }
 
   status(): ModelStatus {
-    return { ...this.statusNow };
+    return structuredClone(this.statusNow);
   }
 
-  /** Load events as log lines for opted-in RCP clients (§17.1). Returns an unsubscribe function. */
+  /**
+   * Load events as log lines for opted-in RCP clients (§17.1). A new listener first receives the
+   * load history so far (bounded), so a session that connects after a fallback still hears of it.
+   * Returns an unsubscribe function.
+   */
   subscribe(listener: ModelEventListener): () => void {
+    for (const [level, message, data] of this.history) listener(level, message, data);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
 
-  private emit(level: 'info' | 'warning' | 'error', message: string, data?: unknown): void {
-    for (const l of this.listeners) l(level, message, data);
+function onLoadEvent(
+  e: ModelLoadEvent,
+  name: string,
+  emit: (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void,
+  setStatus: (s: Partial<ModelStatus>) => void,
+): void {
+  if (e.status === 'device') {
+    setStatus({ device: e.device });
+    if (e.fallbackFrom) emit('warning', `model ${name}: ${e.fallbackFrom} failed (${e.reason ?? 'unknown'}); using ${e.device}`, { fallbackFrom: e.fallbackFrom, device: e.device });
+    return;
   }
-
-  private onLoadEvent(e: ModelLoadEvent): void {
-    if (e.status === 'device') {
-      this.statusNow = { ...this.statusNow, device: e.device };
-      if (e.fallbackFrom) this.emit('warning', `model: ${e.fallbackFrom} failed (${e.reason ?? 'unknown'}); using ${e.device}`);
-      return;
-    }
-    if (e.status === 'progress' && 'progress' in e && typeof e.progress === 'number') {
-      this.statusNow = { ...this.statusNow, progress: Math.min(1, e.progress / 100) };
-      return;
-    }
-    if (e.status === 'done' && 'file' in e) this.emit('info', `model: loaded ${String(e.file)}`);
+  if (e.status === 'progress' && 'progress' in e && typeof e.progress === 'number') {
+    setStatus({ progress: Math.min(1, e.progress / 100) });
+    return;
   }
+  if (e.status === 'done' && 'file' in e) emit('info', `model ${name}: loaded ${String(e.file)}`);
 }

@@ -36,6 +36,11 @@ export interface EmbedderSettings {
   batchSize: number;
   /** Load events (downloads, device choice). */
   onProgress?: ModelLoadListener;
+  /**
+   * Testing only: loading on these devices fails as if the device could not run the model, so the
+   * WebGPU → WASM fallback can be exercised where WebGPU works (models config `failDevices`).
+   */
+  failDevices?: readonly EmbedDevice[];
 }
 
 /** Defaults for this runtime. In Node `modelBase` must be overridden with a filesystem path. */

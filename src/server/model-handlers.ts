@@ -17,9 +17,16 @@ const nested = (m: { rows: number; dimension: number; data: Float32Array }): num
 
 /**
  * `embed`, `embed/multi` and `rerank`. `encoder` resolves once the model has loaded; when loading
- * failed it rejects (→ -32010) while the capabilities stay advertised (§13.2).
+ * failed it rejects (→ -32010) while the capabilities stay advertised (§13.2). `rerankers` are in
+ * preference order: a request without `method` uses the first; `model` picks among same-method ones
+ * (the validator has already refused methods and models that are not advertised).
  */
-export function createModelHandlers(encoder: () => Promise<ModelEncoder>, reranker: Reranker): HandlerTable {
+export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerankers: Reranker | readonly Reranker[]): HandlerTable {
+  const list: readonly Reranker[] = Array.isArray(rerankers) ? rerankers : [rerankers as Reranker];
+  const pick = (method: string | undefined, model: string | undefined): Reranker => {
+    const same = list.filter((r) => r.method === (method ?? list[0].method));
+    return (model !== undefined ? same.find((r) => r.identity === model) : undefined) ?? same[0] ?? list[0];
+  };
   return {
     async embed(raw: unknown, ctx: HandlerContext): Promise<EmbedResult> {
       const p = validateEmbed(raw, ctx.caps);
@@ -37,7 +44,7 @@ export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerank
 
     async rerank(raw: unknown, ctx: HandlerContext): Promise<RerankResult> {
       const p = validateRerank(raw, ctx.caps);
-      const scores = await reranker.score(contentText(p.query), p.passages, ctx.signal);
+      const scores = await pick(p.method, p.model).score(contentText(p.query), p.passages, ctx.signal);
       const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b).slice(0, p.topN ?? scores.length);
       // `results` is the legacy shape reference clients still read (shared/rcp/README.md).
       return { scores, order, results: order.map((index) => ({ index, score: scores[index] })) };
