@@ -37,6 +37,8 @@ let engineDb = '';
 let engineCount = 0;
 let idbBefore: number | undefined;
 let mini: MiniSearch | undefined;
+/** Mean time per sparse+text query spent in the store's text reads (last measured). */
+let textFetchMs = NaN;
 let orama: AnyOrama | undefined;
 
 const log = (line: string): void => self.postMessage({ log: line } satisfies WorkerReply);
@@ -55,17 +57,46 @@ function queriesFor(size: number): string[] {
   return size >= c.reducedAt ? qs.slice(0, c.reducedQueries) : qs.slice(0, c.queries);
 }
 
-async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number }> {
+/** Time spent inside the store, by method (ms), to split engine work from IndexedDB work. */
+const storeMs = { load: 0, commit: 0, getDocuments: 0, getChunks: 0 };
+
+/** The store with its calls timed into `storeMs` (the engine sees an ordinary IndexStore; other methods pass through). */
+function timed(s: IndexStore): IndexStore {
+  return new Proxy(s, {
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop, target);
+      if (typeof v !== 'function') return v;
+      const method = v as (...args: unknown[]) => unknown;
+      if (typeof prop !== 'string' || !(prop in storeMs)) return method.bind(target);
+      const key = prop as keyof typeof storeMs;
+      return async (...args: unknown[]) => {
+        const t0 = performance.now();
+        try {
+          return await method.apply(target, args);
+        } finally {
+          storeMs[key] += performance.now() - t0;
+        }
+      };
+    },
+  });
+}
+
+function resetStoreMs(): void {
+  storeMs.load = storeMs.commit = storeMs.getDocuments = storeMs.getChunks = 0;
+}
+
+async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
-  const s = await openIndexedDbStore(db);
+  const s = timed(await openIndexedDbStore(db));
   const t1 = performance.now();
   const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined });
+  resetStoreMs();
   await e.open();
   const t2 = performance.now();
   store = s;
   engine = e;
   engineDb = db;
-  return { openStoreMs: round(t1 - t0), loadMs: round(t2 - t1) };
+  return { openStoreMs: round(t1 - t0), loadMs: round(t2 - t1), storeLoadMs: round(storeMs.load) };
 }
 
 function closeEngine(): void {
@@ -74,15 +105,15 @@ function closeEngine(): void {
   engine = undefined;
 }
 
-async function addRange(from: number, to: number): Promise<IngestStat> {
-  const batch = cfg().addBatch;
+async function addRange(from: number, to: number, batch = cfg().addBatch): Promise<IngestStat> {
+  resetStoreMs();
   const t0 = performance.now();
   for (let at = from; at < to; at += batch) {
     const docs = passages().slice(at, Math.min(to, at + batch)).map((p) => ({ id: p.id, text: p.text, meta: p.meta }));
     await engine!.add(docs);
   }
   const ms = performance.now() - t0;
-  return { chunks: to - from, ms: round(ms, 1), perSec: round(((to - from) / ms) * 1000, 0) };
+  return { chunks: to - from, ms: round(ms, 1), perSec: round(((to - from) / ms) * 1000, 0), commitMs: round(storeMs.commit, 1) };
 }
 
 const retrieveHits = async (params: RetrieveParams): Promise<number> => (await engine!.retrieve(params)).hits.length;
@@ -93,7 +124,10 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   const out: Record<string, Latency | string> = {};
   log(`  engine sparse (${qs.length} queries)`);
   out['sparse'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: false }));
+  resetStoreMs();
   out['sparse+text'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: true }));
+  const reads = qs.length + Math.min(warmup, qs.length);
+  textFetchMs = round((storeMs.getDocuments + storeMs.getChunks) / reads);
   const modes = engine!.capabilities().retrieve?.modes ?? [];
   for (const mode of ['dense', 'hybrid'] as const) {
     if (!modes.includes(mode)) {
@@ -242,7 +276,7 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
       const open = await openEngine(db, cached !== undefined);
       const chunks = engine!.stats().chunks;
       const latency = await engineLatencies(size);
-      return { open, chunks, latency };
+      return { open, chunks, latency, textFetchMs };
     }
     case 'minisearch': {
       log('  minisearch');

@@ -182,9 +182,22 @@ async function run(config: BenchConfig): Promise<BenchResult> {
     const ing = await stage<{ ingest: IngestStat; idbBytes: number; idbUsage: { usage: number; idb?: number } }>(size, 'engine-ingest');
     log(`  ingest ${ing.ingest.chunks} chunks: ${ing.ingest.perSec} chunks/s`);
     const heapAfterIngest = await workerHeap(bench);
-    const q = await stage<{ open: { openStoreMs: number; loadMs: number }; chunks: number; latency: SystemAtSize['latency'] }>(size, 'engine-query');
+    const q = await stage<{
+      open: { openStoreMs: number; loadMs: number; storeLoadMs: number };
+      chunks: number;
+      latency: SystemAtSize['latency'];
+      textFetchMs: number;
+    }>(size, 'engine-query');
     const heapEngine = await workerHeap(bench);
-    notes.push(`engine reopened from IndexedDB before querying: load ${q.open.loadMs} ms (store open ${q.open.openStoreMs} ms), ${q.chunks} chunks`);
+    notes.push(
+      `engine reopened from IndexedDB before querying (${q.chunks} chunks): Engine.open ${q.open.loadMs} ms, of which IndexStore.load ${q.open.storeLoadMs} ms ` +
+        `(IndexedDB reads + structured clone) and ${round(q.open.loadMs - q.open.storeLoadMs, 1)} ms rebuilding the view; store open ${q.open.openStoreMs} ms`,
+    );
+    notes.push(
+      `ingest: ${ing.ingest.perSec} chunks/s, of which IndexStore.commit took ${ing.ingest.commitMs} of ${ing.ingest.ms} ms ` +
+        `(${round((100 * (ing.ingest.commitMs ?? 0)) / ing.ingest.ms, 0)}%); the rest is analysis, segment building and merges`,
+    );
+    notes.push(`sparse+text: ${q.textFetchMs} ms per query inside IndexStore.getDocuments/getChunks (the text of the hits)`);
     if (heapAfterIngest !== undefined && base !== undefined) {
       notes.push(`engine heap right after ingest (retained versions included): ${round((heapAfterIngest - base) / size, 1)} B/chunk`);
     }

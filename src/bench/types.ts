@@ -60,6 +60,8 @@ export interface IngestStat {
   chunks: number;
   ms: number;
   perSec: number;
+  /** Of `ms`, the time spent inside IndexStore.commit (IndexedDB transactions). */
+  commitMs?: number;
 }
 
 export interface SystemAtSize {
@@ -86,7 +88,7 @@ export interface ColdStartResult {
    * Engine only, no model: a fresh bench worker opens the store, Engine.open (load) and answers
    * the first retrieve; parts measured inside, `totalMs` from the page (new Worker → reply).
    */
-  inWorker: { openStoreMs: number; loadMs: number; firstQueryMs: number; totalMs: number }[];
+  inWorker: { openStoreMs: number; loadMs: number; storeLoadMs: number; firstQueryMs: number; totalMs: number }[];
 }
 
 export interface RcpOverheadResult {
