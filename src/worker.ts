@@ -4,6 +4,7 @@
  * carries the control plane (connect / status), never RCP frames.
  */
 import * as Comlink from 'comlink';
+import { browserCoordination } from './engine/coordination.ts';
 import { Engine } from './engine/engine.ts';
 import { ModelRuntime } from './models/runtime.ts';
 import type { Capabilities } from './protocol/types.ts';
@@ -48,11 +49,16 @@ function modelCapabilities(models: ModelRuntime): Capabilities {
 
 async function start(): Promise<Runtime> {
   const models = await ModelRuntime.open();
+  // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
+  // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
+  let lost = (): void => undefined;
   const engine = new Engine({
-    store: lazyStore(openIndexedDbStore('rcp-engine')),
+    store: lazyStore(openIndexedDbStore('rcp-engine', { onConnectionLost: () => lost() })),
     embedder: models?.embedder,
     reranker: models?.rerankers(),
+    coordination: browserCoordination('rcp-engine'),
   });
+  lost = () => engine.invalidate();
   const runtime: Runtime = { engine, models, opened: Promise.resolve(), backend: undefined as unknown as Backend };
   runtime.opened = engine.open().catch((e: unknown) => {
     runtime.openError = e instanceof Error ? e.message : String(e);

@@ -70,6 +70,8 @@ export interface LoadedIndex {
 /** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
 export interface IndexStore {
   load(): Promise<LoadedIndex | undefined>;
+  /** The manifest alone (a cheap read): engines sharing the store compare its version with theirs. */
+  readManifest(): Promise<Manifest | undefined>;
   /** Resolves only after the change is durable. */
   commit(change: Change): Promise<void>;
   getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]>;

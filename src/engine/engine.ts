@@ -2,6 +2,11 @@
  * The retrieval engine: owns the in-memory index versions, serialises writes, and commits each
  * write as ONE atomic `Change` through the IndexStore before publishing it. No DOM, no JSON-RPC:
  * it runs in a Web Worker and in Node alike.
+ *
+ * Several engines may share one store (one per tab). With a `Coordination` every write runs under
+ * a cross-engine lock and first reloads from the store if another engine advanced its version, so
+ * segment ids, chunk keys and upserts never conflict; commits are announced, and an engine that
+ * hears of a newer version (or whose store connection was lost) reloads before its next read.
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
@@ -13,11 +18,12 @@ import {
   DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
-import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import type { Embedder, IndexStore, LoadedIndex, Manifest, Reranker } from './contracts.ts';
+import { LOCKS, type Coordination } from './coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './documents.ts';
 import { loadViews } from './load.ts';
-import { prepareDocuments, type AddDocument } from './prepare.ts';
+import { checkAddDocuments, prepareDocuments, type AddDocument } from './prepare.ts';
 import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
 import { makeView, type DocEntry, type IndexView } from './view.ts';
@@ -47,6 +53,11 @@ export interface EngineOptions {
   defaultMode?: RetrieveMode;
   /** Clock for session TTLs (tests). */
   now?: () => number;
+  /**
+   * Sharing the store with other engines (other tabs): a cross-engine write lock and commit
+   * announcements. Absent (Node, a single tab): this engine assumes it is the only writer.
+   */
+  coordination?: Coordination;
 }
 
 export interface AddOptions {
@@ -89,6 +100,12 @@ export class Engine {
   private readonly chunkOverlap: number;
   private readonly sessions: Sessions;
   private readonly defaultMode: RetrieveMode;
+  private readonly coordination?: Coordination;
+  private readonly unsubscribe: () => void;
+  /** Another engine may have committed: compare with the store (and reload) before the next use. */
+  private stale = false;
+  /** The store may have been replaced (deleted, upgraded): reload even at an equal version. */
+  private reset = false;
   private manifest: Manifest = EMPTY_MANIFEST;
   /** Retained versions, oldest first; the last is current. */
   private views: IndexView[] = [makeView(0, [], [])];
@@ -116,6 +133,11 @@ export class Engine {
     this.chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
     this.defaultMode = this.embedder ? (options.defaultMode ?? 'sparse') : 'sparse';
     this.sessions = new Sessions(this.limits.sessionTtlSeconds * 1000, this.limits.maxSessions, options.now);
+    this.coordination = options.coordination;
+    this.unsubscribe =
+      this.coordination?.subscribe((version) => {
+        if (version !== this.manifest.version) this.stale = true;
+      }) ?? (() => undefined);
   }
 
   /** Loads manifest, segments and document meta (never document text). Idempotent. */
@@ -123,15 +145,22 @@ export class Engine {
     await this.exclusive(async () => {
       if (this.opened) return;
       const loaded = await this.store.load();
-      if (loaded) {
-        const { view, docs, warnings } = loadViews(loaded, this.analyzer.id, this.embedder);
-        this.manifest = loaded.manifest;
-        this.views = [view];
-        this.docs = docs;
-        this.warnings.push(...warnings);
-      }
+      if (loaded) this.warnings.push(...this.install(loaded, false));
       this.opened = true;
     });
+  }
+
+  /**
+   * Forget what is in memory at the next use and reload it from the store: call it when the store
+   * connection was lost (another tab deleted or upgraded the database).
+   */
+  invalidate(): void {
+    this.stale = this.reset = true;
+  }
+
+  /** Stops listening to other engines. The store stays open (its owner closes it). */
+  close(): void {
+    this.unsubscribe();
   }
 
   /** The current index version token. */
@@ -144,8 +173,9 @@ export class Engine {
     return this.docs.size;
   }
 
-  /** Counts for status displays. */
+  /** Counts for status displays; when another engine committed since, a reload starts in the background. */
   stats(): { documents: number; chunks: number; indexVersion: string } {
+    if (this.stale && this.opened) this.refresh().catch(() => undefined);
     const v = this.current();
     return { documents: this.docs.size, chunks: v.live, indexVersion: String(v.version) };
   }
@@ -155,35 +185,18 @@ export class Engine {
     return this.exclusive(async () => {
       this.assertOpen();
       checkAborted(opts.signal);
-      if (!Array.isArray(docs)) throw invalidParams('documents', 'must be an array');
-      if (docs.length > this.limits.maxDocumentsPerAdd) {
-        throw new RcpError(ErrorCode.PayloadTooLarge, `too many documents: ${docs.length} > ${this.limits.maxDocumentsPerAdd}`, {
-          field: 'documents',
-          detail: `at most ${this.limits.maxDocumentsPerAdd} documents per call`,
-        });
-      }
-      if (opts.idempotencyKey !== undefined) {
-        const prior = await this.store.getIdempotent(opts.idempotencyKey);
+      checkAddDocuments(docs, this.limits.maxDocumentsPerAdd);
+      const key = opts.idempotencyKey;
+      if (key !== undefined) {
+        const prior = await this.store.getIdempotent(key);
         if (prior !== undefined) return prior as AddResult;
       }
-      const ids = docs.map((d, i) => {
-        if (!d || typeof d !== 'object' || typeof d.text !== 'string') throw invalidParams(`documents[${i}].text`, 'must be a string');
-        if (d.id !== undefined && (typeof d.id !== 'string' || d.id === '')) throw invalidParams(`documents[${i}].id`, 'must be a non-empty string');
-        if (d.meta !== undefined && (d.meta === null || typeof d.meta !== 'object' || Array.isArray(d.meta))) {
-          throw invalidParams(`documents[${i}].meta`, 'must be an object');
-        }
-        return d.id ?? this.mintId();
-      });
+      const ids = docs.map((d) => d.id ?? this.mintId());
       // Duplicates of one id inside the batch: the last wins.
       const last = new Map(ids.map((id, i) => [id, i]));
       const effective = ids.flatMap((id, i) => (last.get(id) === i ? [{ ...docs[i], id }] : []));
-      const max = this.limits.maxDocuments;
-      if (max !== undefined) {
-        const after = this.docs.size + effective.filter((d) => !this.docs.has(d.id)).length;
-        if (after > max) {
-          throw new RcpError(ErrorCode.PayloadTooLarge, `index full: ${after} documents > ${max}`, { detail: `at most ${max} documents` });
-        }
-      }
+      this.checkRoom(effective);
+      // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
         embedder: this.embedder,
@@ -195,18 +208,25 @@ export class Engine {
         onProgress: opts.onProgress,
         signal: opts.signal,
       });
-      const plan = planWrite(this.current(), this.docs, this.manifest, prepared.docs, [], {
-        analyzerId: this.analyzer.id,
-        contextWeight: this.contextWeight,
-        maxSegments: this.limits.maxSegments,
-        dense: prepared.dense,
+      return this.locked(opts.signal, async () => {
+        if (key !== undefined && this.coordination) {
+          const prior = await this.store.getIdempotent(key); // another engine may have applied it meanwhile
+          if (prior !== undefined) return prior as AddResult;
+        }
+        this.checkRoom(effective);
+        const plan = planWrite(this.current(), this.docs, this.manifest, prepared.docs, [], {
+          analyzerId: this.analyzer.id,
+          contextWeight: this.contextWeight,
+          maxSegments: this.limits.maxSegments,
+          dense: prepared.dense,
+        });
+        const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
+        if (key !== undefined) plan.change.idempotency = { key, result };
+        checkAborted(opts.signal);
+        await this.store.commit(plan.change);
+        this.publish(plan);
+        return result;
       });
-      const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
-      if (opts.idempotencyKey !== undefined) plan.change.idempotency = { key: opts.idempotencyKey, result };
-      checkAborted(opts.signal);
-      await this.store.commit(plan.change);
-      this.publish(plan);
-      return result;
     });
   }
 
@@ -216,17 +236,19 @@ export class Engine {
       this.assertOpen();
       checkAborted(opts.signal);
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
-      const current = this.current();
-      const present = [...new Set(ids)].filter((id) => this.docs.has(id));
-      if (present.length === 0) return { deleted: 0, indexVersion: String(current.version) };
-      const plan = planWrite(current, this.docs, this.manifest, [], present, {
-        analyzerId: this.analyzer.id,
-        contextWeight: this.contextWeight,
-        maxSegments: this.limits.maxSegments,
+      return this.locked(opts.signal, async () => {
+        const current = this.current();
+        const present = [...new Set(ids)].filter((id) => this.docs.has(id));
+        if (present.length === 0) return { deleted: 0, indexVersion: String(current.version) };
+        const plan = planWrite(current, this.docs, this.manifest, [], present, {
+          analyzerId: this.analyzer.id,
+          contextWeight: this.contextWeight,
+          maxSegments: this.limits.maxSegments,
+        });
+        await this.store.commit(plan.change);
+        this.publish(plan);
+        return { deleted: plan.deleted, indexVersion: String(plan.view.version) };
       });
-      await this.store.commit(plan.change);
-      this.publish(plan);
-      return { deleted: plan.deleted, indexVersion: String(plan.view.version) };
     });
   }
 
@@ -239,21 +261,25 @@ export class Engine {
     return this.exclusive(async () => {
       this.assertOpen();
       checkAborted(opts.signal);
-      const deleted = this.docs.size;
-      const m = this.manifest;
-      const next: Manifest = { version: m.version + 1, nextChunkKey: m.nextChunkKey, nextSegmentId: m.nextSegmentId, segmentIds: [], tombstones: [] };
-      await this.store.clear(next);
-      this.manifest = next;
-      this.views = [makeView(next.version, [], [])];
-      this.docs = new Map();
-      this.sortedIds = undefined;
-      return { deleted, indexVersion: String(next.version) };
+      return this.locked(opts.signal, async () => {
+        const deleted = this.docs.size;
+        const m = this.manifest;
+        const next: Manifest = { version: m.version + 1, nextChunkKey: m.nextChunkKey, nextSegmentId: m.nextSegmentId, segmentIds: [], tombstones: [] };
+        await this.store.clear(next);
+        this.manifest = next;
+        this.views = [makeView(next.version, [], [])];
+        this.docs = new Map();
+        this.sortedIds = undefined;
+        this.coordination?.announce(next.version);
+        return { deleted, indexVersion: String(next.version) };
+      });
     });
   }
 
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */
   async documents(offset = 0, limit = DEFAULT_DOCUMENT_PAGE): Promise<DocumentPage> {
     this.assertOpen();
+    await this.refresh();
     const ids = (this.sortedIds ??= [...this.docs.keys()].sort());
     const page = ids.slice(offset, offset + limit).map((id) => this.docs.get(id)!);
     return { documents: summarize(this.current(), page), total: ids.length };
@@ -262,12 +288,14 @@ export class Engine {
   /** One live document with its text and chunk ranges, or undefined when there is none with this id. */
   async document(id: string): Promise<DocumentDetail | undefined> {
     this.assertOpen();
+    await this.refresh();
     return readDocument(this.store, id);
   }
 
   /** Runs a retrieve (§7.7) over the current or a pinned/cursor version. */
-  retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
+  async retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     this.assertOpen();
+    await this.refresh();
     return runRetrieve(
       {
         analyzer: this.analyzer,
@@ -310,12 +338,86 @@ export class Engine {
     return this.views[this.views.length - 1];
   }
 
+  /** Makes a committed write current and announces it to the other engines. */
   private publish(plan: PlannedWrite): void {
     this.manifest = plan.change.manifest;
     plan.applyDocs(this.docs);
     this.sortedIds = undefined;
-    this.views.push(plan.view);
+    this.retain(plan.view);
+    this.coordination?.announce(plan.view.version);
+  }
+
+  private retain(view: IndexView): void {
+    this.views.push(view);
     while (this.views.length > this.limits.retainVersions) this.views.shift();
+  }
+
+  /**
+   * Replaces the in-memory state with what the store holds. A reload is a new version: older
+   * versions stay pinnable only when the store moved forward from ours; otherwise (the database
+   * was replaced, `keep` false) they are dropped and pins on them are -32010. Returns load warnings.
+   */
+  private install(loaded: LoadedIndex | undefined, keep: boolean): string[] {
+    const { view, docs, warnings } = loaded
+      ? loadViews(loaded, this.analyzer.id, this.embedder)
+      : { view: makeView(0, [], []), docs: new Map<string, DocEntry>(), warnings: [] };
+    if (keep && view.version > this.current().version) this.retain(view);
+    else this.views = [view];
+    this.manifest = loaded?.manifest ?? EMPTY_MANIFEST;
+    this.docs = docs;
+    this.sortedIds = undefined;
+    return warnings;
+  }
+
+  /**
+   * Catches up with the store when another engine may have written. Must run inside `exclusive`
+   * (never concurrently with a write's planning). Without coordination it reads nothing unless
+   * the engine was invalidated.
+   */
+  private async sync(): Promise<void> {
+    if (!this.coordination && !this.stale) return;
+    const reset = this.reset;
+    if (!reset) {
+      const stored = await this.store.readManifest();
+      if ((stored?.version ?? 0) === this.manifest.version) {
+        this.stale = false;
+        return;
+      }
+    }
+    // Cleared first: an announcement that arrives during the load marks the engine stale again.
+    this.stale = this.reset = false;
+    let loaded: LoadedIndex | undefined;
+    try {
+      loaded = await this.store.load();
+    } catch (e) {
+      this.stale = true;
+      this.reset ||= reset;
+      throw e;
+    }
+    this.install(loaded, !reset);
+  }
+
+  /** Before a read: reloads first when another engine committed since (lazily, not on every message). */
+  private refresh(): Promise<void> {
+    return this.stale ? this.exclusive(() => this.sync()) : Promise.resolve();
+  }
+
+  /** Runs a write's planning and commit under the cross-engine write lock, on up-to-date state. */
+  private locked<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      await this.sync();
+      checkAborted(signal);
+      return fn();
+    };
+    return this.coordination ? this.coordination.withLock(LOCKS.write, run, signal) : run();
+  }
+
+  /** -32013 when adding `docs` would exceed `maxDocuments`. */
+  private checkRoom(docs: readonly { id: string }[]): void {
+    const max = this.limits.maxDocuments;
+    if (max === undefined) return;
+    const after = this.docs.size + docs.filter((d) => !this.docs.has(d.id)).length;
+    if (after > max) throw new RcpError(ErrorCode.PayloadTooLarge, `index full: ${after} documents > ${max}`, { detail: `at most ${max} documents` });
   }
 
   private assertOpen(): void {

@@ -24,6 +24,10 @@ export class MemoryStore implements IndexStore {
     });
   }
 
+  async readManifest(): Promise<Manifest | undefined> {
+    return this.manifest && structuredClone(this.manifest);
+  }
+
   /** Applies the whole change or nothing: everything is cloned before any map is touched. */
   async commit(change: Change): Promise<void> {
     const fail = this.failNextCommit;

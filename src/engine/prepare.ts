@@ -2,6 +2,8 @@
  * Document preparation for `add`: chunk, build the situating context, analyse, embed. Runs before
  * anything is written, yields to the event loop regularly and honours the abort signal.
  */
+import { ErrorCode } from '../protocol/codes.ts';
+import { RcpError, invalidParams } from '../protocol/errors.ts';
 import { makeTicker, checkAborted } from './abort.ts';
 import type { Analyzer } from './analyzer.ts';
 import { chunkText, wholeText } from './chunker.ts';
@@ -32,6 +34,24 @@ export interface Prepared {
   docs: PreparedDoc[];
   chunks: number;
   dense?: { identity: string; dimension: number; vectors: Float32Array };
+}
+
+/** Checks the shape of an `add` batch (the engine may be called without the protocol validator). */
+export function checkAddDocuments(docs: unknown, maxPerAdd: number): asserts docs is AddDocument[] {
+  if (!Array.isArray(docs)) throw invalidParams('documents', 'must be an array');
+  if (docs.length > maxPerAdd) {
+    throw new RcpError(ErrorCode.PayloadTooLarge, `too many documents: ${docs.length} > ${maxPerAdd}`, {
+      field: 'documents',
+      detail: `at most ${maxPerAdd} documents per call`,
+    });
+  }
+  docs.forEach((d: Partial<AddDocument> | null, i) => {
+    if (!d || typeof d !== 'object' || typeof d.text !== 'string') throw invalidParams(`documents[${i}].text`, 'must be a string');
+    if (d.id !== undefined && (typeof d.id !== 'string' || d.id === '')) throw invalidParams(`documents[${i}].id`, 'must be a non-empty string');
+    if (d.meta !== undefined && (d.meta === null || typeof d.meta !== 'object' || Array.isArray(d.meta))) {
+      throw invalidParams(`documents[${i}].meta`, 'must be an object');
+    }
+  });
 }
 
 /** Title › heading › subheading, from meta.title and the markdown heading path above the chunk. */

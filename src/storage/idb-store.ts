@@ -113,6 +113,11 @@ class IdbStore implements IndexStore {
     };
   }
 
+  async readManifest(): Promise<Manifest | undefined> {
+    const db = await this.connection();
+    return db.get('manifest', MANIFEST_KEY);
+  }
+
   /**
    * Applies the whole change in ONE readwrite transaction over every store and resolves on
    * `tx.done`, i.e. once it is committed. Default durability on purpose: an acknowledged write

@@ -1,7 +1,9 @@
 /** The engine over the real IndexedDB store (fake-indexeddb in Node). */
 import 'fake-indexeddb/auto';
+import { deleteDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexStore } from '../../src/engine/contracts.ts';
+import { createCoordinationHub } from '../../src/engine/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { openIndexedDbStore, type IdbStoreOptions } from '../../src/storage/index.ts';
 import { ids } from './helpers.ts';
@@ -36,5 +38,47 @@ describe('engine over IndexedDB', () => {
     expect(cold.indexVersion).toBe(indexVersion);
     await cold.add([{ id: 'c', text: 'gamma whale' }]);
     expect(ids(await cold.retrieve({ query: 'whale' }))).toEqual(['c']);
+  });
+
+  it('two engines over two connections to one database: interleaved concurrent adds, each sees everything', async () => {
+    const name = dbName();
+    const member = createCoordinationHub();
+    const [a, b] = await Promise.all([0, 1].map(async () => new Engine({ store: await store(name), coordination: member() })));
+    await Promise.all([a.open(), b.open()]);
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 8; i++) {
+      writes.push(a.add([{ id: `a${i}`, text: `tab a wrote harpoon ${i}` }, { id: 'shared', text: `shared by a ${i}` }]));
+      writes.push(b.add([{ id: `b${i}`, text: `tab b wrote harpoon ${i}` }, { id: 'shared', text: `shared by b ${i}` }]));
+    }
+    await Promise.all(writes);
+    await new Promise((ok) => setTimeout(ok, 5)); // the last commit's announcement reaches the other engine
+    for (const e of [a, b]) {
+      expect((await e.documents(0, 100)).total).toBe(17);
+      expect(ids(await e.retrieve({ query: 'harpoon', k: 50 })).sort()).toEqual([...Array.from({ length: 8 }, (_, i) => `a${i}`), ...Array.from({ length: 8 }, (_, i) => `b${i}`)].sort());
+      expect((await e.document('shared'))?.text).toBe('shared by b 7'); // the last write wins
+    }
+    const cold = new Engine({ store: await store(name) });
+    await cold.open();
+    expect(cold.stats()).toEqual(a.stats());
+  });
+
+  it('a lost connection (the database was deleted and re-created) makes the engine reload, even at an equal version', async () => {
+    const name = dbName();
+    let engine: Engine | undefined;
+    const first = await store(name, { onConnectionLost: () => engine?.invalidate() });
+    engine = new Engine({ store: first });
+    await engine.open();
+    await engine.add([{ id: 'old', text: 'old whale' }]);
+    await deleteDB(name); // our connection closes on versionchange
+    const other = new Engine({ store: await store(name) });
+    await other.open();
+    await other.add([{ id: 'new', text: 'new whale' }]);
+    expect(other.indexVersion).toBe(engine.indexVersion);
+    expect(ids(await engine.retrieve({ query: 'whale' }))).toEqual(['new']);
+    await engine.add([{ id: 'again', text: 'whale again' }]);
+    expect((await other.documents()).total).toBe(1); // no coordination between these two: other has not reloaded
+    const cold = new Engine({ store: await store(name) });
+    await cold.open();
+    expect((await cold.documents()).documents.map((d) => d.id)).toEqual(['again', 'new']);
   });
 });

@@ -1,0 +1,114 @@
+import { expect, test, type Page } from '@playwright/test';
+
+/**
+ * Two tabs of one browser profile: each runs its own worker and engine over the same IndexedDB
+ * database. Writes are serialised across tabs (Web Locks), commits are broadcast, and each tab
+ * reloads what the other wrote before its next read.
+ */
+
+type Reply = { result?: any; error?: { code: number; message: string; data?: unknown } };
+
+/** Opens the bridge page, one RCP session on it, and initializes it; `window.rcp(method, params)` then calls it. */
+async function openTab(page: Page): Promise<void> {
+  await page.goto('/bridge.html');
+  await page.waitForFunction(() => 'rcpBridge' in window);
+  const init = await page.evaluate(async () => {
+    const w = window as unknown as {
+      rcpBridge: { open(): Promise<number>; send(s: number, f: string): void };
+      __rcpFrame: (s: number, f: string) => void;
+      rcp: (method: string, params: unknown) => Promise<unknown>;
+    };
+    const pending = new Map<number, (m: unknown) => void>();
+    w.__rcpFrame = (_sid, frame) => {
+      const m = JSON.parse(frame);
+      if (typeof m.id === 'number' && !('method' in m)) {
+        pending.get(m.id)?.(m);
+        pending.delete(m.id);
+      }
+    };
+    const sid = await w.rcpBridge.open();
+    let next = 1;
+    w.rcp = (method, params) =>
+      new Promise((ok) => {
+        const id = next++;
+        pending.set(id, ok);
+        w.rcpBridge.send(sid, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      });
+    return w.rcp('initialize', { protocolVersion: 1, client: { name: 'multi-tab', version: '1' } });
+  });
+  expect((init as Reply).result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true });
+}
+
+const call = (page: Page, method: string, params: unknown): Promise<Reply> =>
+  page.evaluate(([m, p]) => (window as unknown as { rcp(m: string, p: unknown): Promise<Reply> }).rcp(m, p), [method, params] as const);
+
+/** Sends every batch at once (pipelined) from inside the page and waits for all replies. */
+const addAll = (page: Page, batches: unknown[][]): Promise<Reply[]> =>
+  page.evaluate(
+    (bs) => Promise.all(bs.map((documents) => (window as unknown as { rcp(m: string, p: unknown): Promise<Reply> }).rcp('index/add', { documents }))),
+    batches,
+  );
+
+const BATCHES = 8;
+const PER_BATCH = 25;
+function batches(tab: 'a' | 'b', word: string): { id: string; text: string; meta?: Record<string, unknown> }[][] {
+  return Array.from({ length: BATCHES }, (_, i) => [
+    ...Array.from({ length: PER_BATCH }, (_, j) => ({
+      id: `${tab}-${i}-${j}`,
+      text: `Tab ${tab} batch ${i} document ${j}: a story of the ${word} and the sea, number ${i * PER_BATCH + j}.`,
+      meta: { title: `${tab.toUpperCase()} ${i}/${j}` },
+    })),
+    // Both tabs upsert the same id in every batch: it must exist once.
+    { id: 'shared', text: `shared document last written by tab ${tab} in batch ${i}` },
+  ]);
+}
+
+const total = async (page: Page): Promise<number> => (await call(page, 'x-inpage/documents', { limit: 1 })).result.total;
+
+test('two tabs write concurrently to one corpus; each sees the other’s documents, also after a reload', async ({ context }) => {
+  const a = await context.newPage();
+  const b = await context.newPage();
+  // One tab after the other, each waiting for its model (when one is served): the two workers do
+  // not download the model files at the same time. The writes below are concurrent.
+  for (const page of [a, b]) {
+    await openTab(page);
+    const warm = await call(page, 'embed', { inputs: ['warm up'] });
+    expect(warm.error === undefined || warm.error.code === -32003).toBe(true); // -32003: no model served
+  }
+
+  const [ra, rb] = await Promise.all([addAll(a, batches('a', 'albatross')), addAll(b, batches('b', 'barracuda'))]);
+  for (const r of [...ra, ...rb]) expect(r.error).toBeUndefined();
+  const expected = 2 * BATCHES * PER_BATCH + 1;
+
+  // Each tab retrieves the other's documents, with their text (read from the other tab's writes).
+  const fromA = await call(a, 'retrieve', { query: 'barracuda', k: 1000, mode: 'sparse', includeText: true });
+  const fromB = await call(b, 'retrieve', { query: 'albatross', k: 1000, mode: 'sparse', includeText: true });
+  expect(fromA.result.hits).toHaveLength(BATCHES * PER_BATCH);
+  expect(fromB.result.hits).toHaveLength(BATCHES * PER_BATCH);
+  expect(fromA.result.hits.every((h: { id: string; text: string }) => h.id.startsWith('b-') && h.text.includes('barracuda'))).toBe(true);
+  expect(fromB.result.hits.every((h: { id: string; text: string }) => h.id.startsWith('a-') && h.text.includes('albatross'))).toBe(true);
+
+  // The document count is exactly the sum, in both tabs; the shared id exists once.
+  expect(await total(a)).toBe(expected);
+  expect(await total(b)).toBe(expected);
+  const listed = await call(a, 'x-inpage/documents', { limit: 1000 });
+  const ids: string[] = listed.result.documents.map((d: { id: string }) => d.id);
+  expect(new Set(ids).size).toBe(expected);
+  expect(ids).toEqual([...ids].sort());
+  const shared = await call(b, 'x-inpage/document', { id: 'shared' });
+  expect(shared.result.text).toMatch(/^shared document last written by tab [ab] in batch \d$/);
+
+  // A reloaded tab (a fresh worker and engine) loads everything back.
+  await a.reload();
+  await openTab(a);
+  expect(await total(a)).toBe(expected);
+  expect((await call(a, 'retrieve', { query: 'barracuda albatross', k: 1000, mode: 'sparse', includeText: false })).result.hits).toHaveLength(expected - 1);
+
+  // A write in one tab reaches the other once its broadcast arrives (a reload before the next read).
+  expect((await call(b, 'index/delete', { ids: ['a-0-0', 'b-0-0'] })).result.deleted).toBe(2);
+  await expect.poll(() => total(a)).toBe(expected - 2);
+  expect((await call(a, 'x-inpage/document', { id: 'b-0-0' })).error?.code).toBe(-32015);
+  expect((await call(b, 'x-inpage/clear', {})).result.deleted).toBe(expected - 2);
+  await expect.poll(() => total(a)).toBe(0);
+  expect((await call(a, 'retrieve', { query: 'barracuda', k: 10, mode: 'sparse' })).result.hits).toEqual([]);
+});
