@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { serviceWorker } from './scripts/vite-sw.ts';
 
 const root = import.meta.dirname;
 
@@ -24,6 +25,7 @@ const headers = {
 };
 
 export default defineConfig({
+  plugins: [serviceWorker({ entry: resolve(root, 'src/sw/sw.ts'), publicDir: resolve(root, 'public') })],
   build: {
     target: 'es2022',
     rollupOptions: {

@@ -10,27 +10,31 @@ import { ACCEPT, parseFile, parsePasted } from './import/parse.ts';
 import { ingest } from './ingest.ts';
 import type { ProgressView } from './progress-view.ts';
 
-export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): { importDocs(docs: IndexDocument[], label: string): Promise<void> } {
+export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): { importDocs(docs: IndexDocument[], label: string): Promise<boolean> } {
   const drop = byId('drop-zone');
   const input = byId<HTMLInputElement>('file-input');
   const problem = byId('import-error');
   input.accept = ACCEPT;
 
-  const importDocs = async (docs: IndexDocument[], label: string) => {
+  /** Adds `docs` with progress; resolves true when every document was added. */
+  const importDocs = async (docs: IndexDocument[], label: string): Promise<boolean> => {
     problem.replaceChildren();
     if (docs.length === 0) {
       problem.replaceChildren(errorView(new Error('Nothing to import: no text found.')));
-      return;
+      return false;
     }
+    let complete = false;
     const signal = progress.start(label);
     try {
       const r = await ingest(client, docs, { signal, onProgress: (p) => progress.update(p), onBatch: changed });
+      complete = !r.cancelled;
       progress.finish(r.cancelled ? `Import cancelled: ${r.added} of ${docs.length} documents were added.` : `Imported ${r.added} document${r.added === 1 ? '' : 's'} (${r.chunks} passages).`);
     } catch (e) {
       progress.finish('');
       problem.replaceChildren(errorView(e, 'Import failed'));
     }
     changed();
+    return complete;
   };
 
   const importFiles = async (files: File[]) => {

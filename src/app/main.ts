@@ -4,7 +4,7 @@
  * Each panel lives in its own module; this file only wires them together.
  */
 import { bootWorker } from '../client/boot.ts';
-import { clearIndex, hasInpage } from '../client/inpage.ts';
+import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
 import type { WorkerStatus } from '../transport/control.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
 import { mountDocPanel } from './doc-panel.ts';
@@ -16,7 +16,7 @@ import { mountImport } from './import-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountConsole } from './rpc-console.ts';
-import { fetchSample, sampleDeclined, setSampleDeclined } from './sample.ts';
+import { fetchSample, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
 import { registerServiceWorker } from './sw-register.ts';
@@ -76,12 +76,21 @@ function changed(): void {
   }, 50);
 }
 
-async function loadSample(): Promise<void> {
+/** Adds the sample corpus; `resume` skips documents already in the index (a seed cut short by a reload). */
+async function loadSample(resume = false): Promise<void> {
   libraryError.replaceChildren();
   setSampleDeclined(false);
+  setSeedState('seeding');
   try {
     const corpus = await fetchSample();
-    await importer.importDocs(corpus.documents, `Loading the sample corpus (${corpus.documents.length} public-domain documents)`);
+    let docs = corpus.documents;
+    if (resume && hasInpage(client)) {
+      const present = new Set((await listDocuments(client, { offset: 0, limit: docs.length + 1000 })).documents.map((d) => d.id));
+      docs = docs.filter((d) => !present.has(d.id ?? ''));
+      if (docs.length === 0) return setSeedState('done');
+    }
+    const done = await importer.importDocs(docs, `Loading the sample corpus (${docs.length} public-domain documents)`);
+    if (done) setSeedState('done');
   } catch (e) {
     libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
   }
@@ -104,6 +113,7 @@ clearConfirm.addEventListener('click', async () => {
   try {
     const r = await clearIndex(client);
     setSampleDeclined(true);
+    setSeedState(undefined);
     byId('progress-done').textContent = `Cleared the index (${r.deleted} documents deleted).`;
   } catch (e) {
     libraryError.replaceChildren(errorView(e, 'Could not clear the index'));
@@ -120,4 +130,5 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
 }
 void documents.refresh();
 if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
+else if (s.ready && seedState() === 'seeding') void loadSample(true);
 setInterval(() => document.visibilityState === 'visible' && void updateStats(), 3000);

@@ -20,5 +20,11 @@ export async function fetchSample(): Promise<SampleCorpus> {
   return (await res.json()) as SampleCorpus;
 }
 
+/** `seeding` while a seed is under way (so a reload mid-way resumes it), `done` after. */
+const STATE_KEY = 'rcp-playground:sample-state';
+export type SeedState = 'seeding' | 'done' | undefined;
+export const seedState = (): SeedState => (localStorage.getItem(STATE_KEY) as SeedState) ?? undefined;
+export const setSeedState = (v: SeedState): void => (v ? localStorage.setItem(STATE_KEY, v) : localStorage.removeItem(STATE_KEY));
+
 export const sampleDeclined = (): boolean => localStorage.getItem(DECLINED_KEY) === '1';
 export const setSampleDeclined = (v: boolean): void => (v ? localStorage.setItem(DECLINED_KEY, '1') : localStorage.removeItem(DECLINED_KEY));
