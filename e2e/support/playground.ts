@@ -37,3 +37,32 @@ export async function search(page: Page, query: string): Promise<void> {
   await page.locator('#q').fill(query);
   await expect(page.locator('#search-status')).toContainText(/result/, { timeout: 60_000 });
 }
+
+/** Starts with an empty index: the page does not seed the sample corpus (as after "Clear index"). */
+export async function skipSample(page: Page): Promise<void> {
+  await page.addInitScript(() => localStorage.setItem('rcp-playground:sample-declined', '1'));
+}
+
+/** A minimal valid one-page PDF with a Helvetica text layer, written by hand (offsets computed). */
+export function makePdf(lines: string[], title = 'A tiny PDF'): Buffer {
+  const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
+  const content = `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((l) => `(${esc(l)}) Tj T*`).join(' ')} ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    `<< /Title (${esc(title)}) >>`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
