@@ -1,0 +1,79 @@
+import { expect, test } from '@playwright/test';
+import { openPlayground, search, skipSample } from './support/playground.ts';
+
+test.describe('playground: learn RCP', () => {
+  test('the inspector lists every frame a UI action causes, filters them and copies them as NDJSON', async ({ page, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await skipSample(page);
+    await openPlayground(page);
+    await expect(page.locator('#frames li').first()).toContainText('initialize');
+    await page.locator('#paste-text').fill('Ambergris is found in the intestines of sperm whales.');
+    await page.getByRole('button', { name: 'Add pasted text' }).click();
+    await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 }); // the first write waits for the model
+    await search(page, 'ambergris');
+
+    // The search shows up as a retrieve request and its response with a latency.
+    const req = page.locator('#frames li.kind-request[data-method="retrieve"]').last();
+    await expect(req).toContainText('→ request retrieve');
+    const res = page.locator('#frames li.kind-response[data-method="retrieve"]').last();
+    await expect(res).toContainText(/ms/);
+    await res.locator('summary').click();
+    await expect(res.locator('pre')).toContainText('"hits"');
+
+    // Filters.
+    await page.locator('#insp-method').fill('retrieve');
+    for (const m of await page.locator('#frames li:not([hidden])').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-method')))) expect(m).toBe('retrieve');
+    await page.locator('#insp-dir').selectOption('out');
+    expect(await page.locator('#frames li.dir-in:not([hidden])').count()).toBe(0);
+    await page.locator('#insp-dir').selectOption('all');
+    await page.locator('#insp-method').fill('');
+    await page.locator('#insp-text').fill('ambergris');
+    expect(await page.locator('#frames li:not([hidden])').count()).toBeGreaterThan(1);
+    await page.screenshot({ path: test.info().outputPath('inspector.png'), fullPage: true });
+
+    // Copy all shown as NDJSON: one JSON frame per line.
+    await page.locator('#insp-copy-all').click();
+    const ndjson = await page.evaluate(() => navigator.clipboard.readText());
+    const lines = ndjson.trim().split('\n');
+    expect(lines.length).toBe(await page.locator('#frames li:not([hidden])').count());
+    for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
+    // Copy one frame.
+    await page.locator('#frames li:not([hidden])').first().getByRole('button', { name: /Copy frame/ }).click();
+    expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText())).jsonrpc).toBe('2.0');
+  });
+
+  test('the console has an example for every advertised method and shows errors for bad requests; capabilities are rendered', async ({ page }) => {
+    await skipSample(page);
+    await openPlayground(page);
+    const labels = await page.locator('#console-example option').allTextContents();
+    for (const m of ['initialize', 'info', 'ping', 'retrieve', 'index/add', 'index/delete', 'embed', 'rerank', 'x-inpage/documents', 'x-inpage/document']) expect(labels).toContain(m);
+
+    const send = async (label: string | RegExp) => {
+      const value = await page.locator('#console-example option', { hasText: label }).first().getAttribute('value');
+      await page.locator('#console-example').selectOption(value ?? '');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+    };
+    await send('ping');
+    await expect(page.locator('#console-output')).toContainText('"nonce": "hello"');
+    await send('bad request: invalid params');
+    await expect(page.locator('#console-output')).toContainText('-32602');
+    await expect(page.locator('#console-output')).toHaveClass(/has-error/);
+    await send('bad request: not JSON');
+    await expect(page.locator('#console-output')).toContainText('-32700');
+    await send('bad request: unknown method');
+    await expect(page.locator('#console-output')).toContainText(/-3260[14]|-32004/);
+    await send('batch: two pings');
+    await expect(page.locator('#console-output')).toContainText('"nonce": 2');
+    // Hand-written request.
+    await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":"console","method":"retrieve","params":{"query":"anything","k":0}}');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(page.locator('#console-output')).toContainText('"error"');
+    // The console's frames are in the inspector too.
+    await expect(page.locator('#frames li.kind-error').first()).toBeAttached();
+    await page.screenshot({ path: test.info().outputPath('console.png'), fullPage: true });
+
+    await expect(page.locator('#capabilities')).toContainText('retrieve');
+    await expect(page.locator('#capabilities')).toContainText('x-inpage');
+    await expect(page.locator('#capabilities')).toContainText('protocol version 1');
+  });
+});
