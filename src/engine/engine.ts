@@ -24,6 +24,8 @@ import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './documents.ts';
 import { loadViews } from './load.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument } from './prepare.ts';
+import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
+import { denseModel } from './recall.ts';
 import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
 import { makeView, type DocEntry, type IndexView } from './view.ts';
@@ -117,7 +119,11 @@ export class Engine {
   private queue: Promise<unknown> = Promise.resolve();
   private mintCounter = 0;
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
-  /** Warnings from `open()` (stale vectors, analyzer changes). */
+  /** The background re-embedding pass, while one runs. */
+  private reembedding: Promise<number> | undefined;
+  /** Aborts background work when the engine closes. */
+  private readonly background = new AbortController();
+  /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
 
   constructor(options: EngineOptions) {
@@ -148,6 +154,16 @@ export class Engine {
       if (loaded) this.warnings.push(...this.install(loaded, false));
       this.opened = true;
     });
+    this.scheduleReembed();
+  }
+
+  /**
+   * Settles when the background re-embedding (§15.7) started by `open()` or a reload is done:
+   * with the number of segments it rewrote (0 when nothing needed it), or rejected with the error
+   * that stopped it (also recorded in `warnings`).
+   */
+  whenReembedded(): Promise<number> {
+    return this.reembedding ?? Promise.resolve(0);
   }
 
   /**
@@ -158,9 +174,10 @@ export class Engine {
     this.stale = this.reset = true;
   }
 
-  /** Stops listening to other engines. The store stays open (its owner closes it). */
+  /** Stops listening to other engines and stops background re-embedding. The store stays open (its owner closes it). */
   close(): void {
     this.unsubscribe();
+    this.background.abort(new RcpError(ErrorCode.Cancelled, 'engine closed'));
   }
 
   /** The current index version token. */
@@ -395,6 +412,7 @@ export class Engine {
       throw e;
     }
     this.install(loaded, !reset);
+    this.scheduleReembed();
   }
 
   /** Before a read: reloads first when another engine committed since (lazily, not on every message). */
@@ -410,6 +428,54 @@ export class Engine {
       return fn();
     };
     return this.coordination ? this.coordination.withLock(LOCKS.write, run, signal) : run();
+  }
+
+  /**
+   * Starts re-embedding, in the background, the segments whose vectors the embedder cannot use
+   * (another identity or dimension, or none), unless a pass is already running (it re-checks the
+   * view after every segment). With coordination only one engine re-embeds at a time; the others
+   * find the work done when they get the lock.
+   */
+  private scheduleReembed(): void {
+    const embedder = this.embedder;
+    if (!embedder || this.reembedding || this.background.signal.aborted) return;
+    const model = denseModel(embedder);
+    if (!this.current().segments.some((seg) => needsVectors(seg, model))) return;
+    const pass = (): Promise<number> =>
+      runReembedPass({
+        embedder,
+        store: this.store,
+        batch: this.limits.embedBatch,
+        signal: this.background.signal,
+        sync: () => this.exclusive(async () => (await this.sync(), this.current())),
+        replace: (id, dense) =>
+          this.exclusive(() =>
+            this.locked(undefined, async () => {
+              const view = this.current();
+              const s = view.segments.findIndex((seg) => seg.id === id);
+              if (s < 0 || !needsVectors(view.segments[s], model)) return false;
+              const plan = planReembed(view, this.manifest, s, dense);
+              await this.store.commit(plan.change);
+              this.manifest = plan.change.manifest;
+              this.retain(plan.view);
+              this.coordination?.announce(plan.view.version);
+              return true;
+            }),
+          ),
+      });
+    const run = (this.coordination ? this.coordination.withLock(LOCKS.reembed, pass, this.background.signal) : pass()).then(
+      (n) => {
+        this.reembedding = undefined;
+        return n;
+      },
+      (e: unknown) => {
+        this.reembedding = undefined;
+        this.warnings.push(`re-embedding stopped: ${e instanceof Error ? e.message : String(e)}`);
+        throw e;
+      },
+    );
+    run.catch(() => undefined);
+    this.reembedding = run;
   }
 
   /** -32013 when adding `docs` would exceed `maxDocuments`. */

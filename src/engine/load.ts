@@ -39,7 +39,7 @@ export function loadViews(
     }
     const dense = record.dense;
     if (embedder && dense && (dense.identity !== embedder.identity || dense.dimension !== embedder.dimension)) {
-      warnings.push(`segment ${id} has vectors from '${dense.identity}', the embedder is '${embedder.identity}': they are ignored (stale)`);
+      warnings.push(`segment ${id} has vectors from '${dense.identity}', the embedder is '${embedder.identity}': dense search skips it until it is re-embedded (in the background)`);
     }
     segments.push(seg);
     dead.push(d);

@@ -96,19 +96,35 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
     return { docs: out, chunks };
   }
   const e = o.embedder;
-  const vectors = new Float32Array(embedTexts.length * e.dimension);
   o.onProgress?.(0, total);
-  for (let i = 0; i < embedTexts.length; i += o.embedBatch) {
-    checkAborted(o.signal);
-    const batch = embedTexts.slice(i, i + o.embedBatch);
-    const vs = await e.embed(batch, 'document', o.signal);
-    if (vs.length !== batch.length) throw new Error(`embedder returned ${vs.length} vectors for ${batch.length} texts`);
+  const vectors = await embedDocuments(e, embedTexts, o.embedBatch, o.signal, (done) => o.onProgress?.(done, total));
+  return { docs: out, chunks, dense: { identity: e.identity, dimension: e.dimension, vectors } };
+}
+
+/**
+ * Embeds passages as documents, `batch` texts per call, into one n × dimension array (row i is
+ * text i). The one path by which the engine turns indexed text into stored vectors: `add` and the
+ * re-embedding after a model change both use it. Checks the embedder's output shape.
+ */
+export async function embedDocuments(
+  e: Embedder,
+  texts: readonly string[],
+  batch: number,
+  signal?: AbortSignal,
+  onProgress?: (done: number) => void,
+): Promise<Float32Array> {
+  const vectors = new Float32Array(texts.length * e.dimension);
+  for (let i = 0; i < texts.length; i += batch) {
+    checkAborted(signal);
+    const slice = texts.slice(i, i + batch);
+    const vs = await e.embed(slice, 'document', signal);
+    if (vs.length !== slice.length) throw new Error(`embedder returned ${vs.length} vectors for ${slice.length} texts`);
     vs.forEach((v, j) => {
       if (v.length !== e.dimension) throw new Error(`embedder returned dimension ${v.length}, expected ${e.dimension}`);
       vectors.set(v, (i + j) * e.dimension);
     });
-    o.onProgress?.(Math.min(i + batch.length, total), total);
+    onProgress?.(Math.min(i + slice.length, texts.length));
   }
-  checkAborted(o.signal);
-  return { docs: out, chunks, dense: { identity: e.identity, dimension: e.dimension, vectors } };
+  checkAborted(signal);
+  return vectors;
 }

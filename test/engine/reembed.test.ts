@@ -1,0 +1,183 @@
+/** Re-embedding after a model identity change (§15.7). */
+import { describe, expect, it } from 'vitest';
+import type { Embedder } from '../../src/engine/contracts.ts';
+import { createCoordinationHub } from '../../src/engine/coordination.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { MemoryStore } from '../../src/engine/memory-store.ts';
+import type { RetrieveParams } from '../../src/protocol/types.ts';
+import { ids } from './helpers.ts';
+
+/** Hashing bag-of-words embedder; `salt` changes the vector space (a different model). */
+class FakeEmbedder implements Embedder {
+  readonly dimension = 32;
+  readonly normalized = true;
+  /** Document texts embedded, in order (queries are not counted). */
+  readonly documents: string[] = [];
+  documentCalls = 0;
+  /** While set, document embeds wait for it (tests hold the background pass). */
+  gate: Promise<void> | undefined;
+
+  constructor(
+    readonly identity: string,
+    private readonly salt: number,
+  ) {}
+
+  async embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]> {
+    if (kind === 'document') {
+      this.documentCalls++;
+      this.documents.push(...texts);
+      await this.gate;
+    }
+    return texts.map((t) => {
+      const v = new Float32Array(this.dimension);
+      for (const w of t.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+        let h = 2166136261 ^ this.salt;
+        for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+        v[(h >>> 0) % this.dimension] += 1;
+      }
+      const n = Math.hypot(...v) || 1;
+      return v.map((x) => x / n);
+    });
+  }
+}
+
+const md = (title: string, n: number): string =>
+  `# ${title}\n\n` + Array.from({ length: n }, (_, i) => `## Part ${i}\n\nThe ${title.toLowerCase()} sails past island ${i} with whales and harpoons aboard.`).join('\n\n');
+
+const CORPUS = [
+  { id: 'pequod', text: md('Pequod', 12), meta: { title: 'The Pequod' } },
+  { id: 'rachel', text: md('Rachel', 9), meta: { title: 'The Rachel' } },
+  { id: 'short', text: 'A short note about whales.' },
+  { id: 'gone', text: 'This one is deleted before the model changes.' },
+];
+const ADD = { chunk: true, contextual: true, chunkSize: 300, chunkOverlap: 40 };
+const DENSE: RetrieveParams = { query: 'whales and harpoons near island 7', k: 20, mode: 'dense', includeVectors: true, includeText: false };
+
+/** A store written by model v1: two segments (two adds) and a tombstoned document. */
+async function writtenWithV1(): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  const engine = new Engine({ store, embedder: new FakeEmbedder('fake/v1', 1) });
+  await engine.open();
+  await engine.add(CORPUS.slice(0, 2), ADD);
+  await engine.add(CORPUS.slice(2), ADD);
+  await engine.delete(['gone']);
+  return store;
+}
+
+describe('re-embedding on model identity change (§15.7)', () => {
+  it('re-embeds stale segments in the background with the index-time text; a later open with the same model re-embeds nothing', async () => {
+    const store = await writtenWithV1();
+    const v2 = new FakeEmbedder('fake/v2', 2);
+    let release!: () => void;
+    v2.gate = new Promise((ok) => (release = ok));
+    const engine = new Engine({ store, embedder: v2 });
+    await engine.open();
+    expect(engine.warnings.some((w) => w.includes("'fake/v1'") && w.includes('re-embedded'))).toBe(true);
+
+    // Before the pass finishes: dense queries work, sparse too, and the skipped chunks are noted.
+    const before = await engine.retrieve(DENSE);
+    expect(before.hits).toEqual([]);
+    expect(before.usage?.notes?.some((n) => n.includes("no vectors from embedder 'fake/v2'"))).toBe(true);
+    expect(ids(await engine.retrieve({ query: 'harpoons', k: 3, mode: 'sparse' }))).toHaveLength(3);
+    const pinned = before.indexVersion!;
+
+    release();
+    expect(await engine.whenReembedded()).toBe(2);
+    const loaded = (await store.load())!;
+    expect(loaded.segments).toHaveLength(2);
+    for (const seg of loaded.segments) expect(seg.dense?.identity).toBe('fake/v2');
+
+    // The vectors are exactly those a fresh index built with v2 has: same texts, same context.
+    const fresh = new Engine({ store: new MemoryStore(), embedder: new FakeEmbedder('fake/v2', 2) });
+    await fresh.open();
+    await fresh.add(CORPUS.slice(0, 2), ADD);
+    await fresh.add(CORPUS.slice(2), ADD);
+    await fresh.delete(['gone']);
+    const after = await engine.retrieve(DENSE);
+    const expected = await fresh.retrieve(DENSE);
+    expect(after.usage?.notes).toBeUndefined();
+    expect(after.hits.length).toBeGreaterThan(5);
+    expect(after.hits.map((h) => [h.id, h.score, h.vector])).toEqual(expected.hits.map((h) => [h.id, h.score, h.vector]));
+    expect(v2.documents.every((t) => !t.includes('deleted before'))).toBe(true); // dead chunks are not embedded
+    // A re-embed is a new version; the older one stays pinnable.
+    expect(Number(after.indexVersion)).toBe(Number(pinned) + 2);
+    expect((await engine.retrieve({ ...DENSE, indexVersion: pinned })).hits).toEqual([]);
+
+    // Another open with the same identity finds nothing to do.
+    const same = new FakeEmbedder('fake/v2', 2);
+    const third = new Engine({ store, embedder: same });
+    await third.open();
+    expect(await third.whenReembedded()).toBe(0);
+    expect(same.documentCalls).toBe(0);
+    expect((await third.retrieve(DENSE)).hits.map((h) => h.id)).toEqual(expected.hits.map((h) => h.id));
+  });
+
+  it('segments written without an embedder get vectors when one is configured', async () => {
+    const store = new MemoryStore();
+    const plain = new Engine({ store });
+    await plain.open();
+    await plain.add([{ id: 'a', text: 'whales in the sea' }, { id: 'b', text: 'a desert without water' }]);
+    const e = new FakeEmbedder('fake/v1', 1);
+    const engine = new Engine({ store, embedder: e });
+    await engine.open();
+    expect(await engine.whenReembedded()).toBe(1);
+    expect(e.documents).toEqual(['whales in the sea', 'a desert without water']);
+    expect(ids(await engine.retrieve({ query: 'whales sea', k: 1, mode: 'dense' }))).toEqual(['a']);
+  });
+
+  it('writes during the pass are kept: an upsert of a document being re-embedded wins, nothing is lost', async () => {
+    const store = await writtenWithV1();
+    const v2 = new FakeEmbedder('fake/v2', 2);
+    let release!: () => void;
+    v2.gate = new Promise((ok) => (release = ok));
+    const engine = new Engine({ store, embedder: v2 });
+    await engine.open();
+    const write = engine.add([{ id: 'short', text: 'rewritten: a note about submarines' }]); // embeds too, waits on the gate
+    await new Promise((ok) => setTimeout(ok, 5));
+    release();
+    await write;
+    await engine.whenReembedded();
+    const loaded = (await store.load())!;
+    for (const seg of loaded.segments) expect(seg.dense?.identity).toBe('fake/v2');
+    const top = (await engine.retrieve({ query: 'rewritten: a note about submarines', k: 1, mode: 'dense' })).hits[0];
+    expect([top.id, top.score]).toEqual(['short', expect.closeTo(1, 5)]);
+    const texts = (await engine.retrieve({ query: 'note', k: 50, mode: 'sparse', includeText: true })).hits.map((h) => h.text);
+    expect(texts).not.toContain('A short note about whales.');
+    expect((await engine.documents()).total).toBe(3);
+    const cold = new Engine({ store, embedder: new FakeEmbedder('fake/v2', 2) });
+    await cold.open();
+    expect(await cold.whenReembedded()).toBe(0);
+    expect(cold.stats()).toEqual(engine.stats());
+  });
+
+  it('two engines opening with the new model over one store: only one re-embeds', async () => {
+    const store = await writtenWithV1();
+    const member = createCoordinationHub();
+    const [e1, e2] = [new FakeEmbedder('fake/v2', 2), new FakeEmbedder('fake/v2', 2)];
+    const engines = [e1, e2].map((embedder) => new Engine({ store, embedder, coordination: member() }));
+    await Promise.all(engines.map((e) => e.open()));
+    const counts = await Promise.all(engines.map((e) => e.whenReembedded()));
+    expect(counts.sort()).toEqual([0, 2]);
+    const live = (await engines[0].retrieve({ query: 'whales harpoons note sails', k: 1000, mode: 'sparse' })).hits.length;
+    expect(e1.documents.length + e2.documents.length).toBe(live);
+    for (const e of engines) expect((await e.retrieve(DENSE)).usage?.notes).toBeUndefined();
+  });
+
+  it('a failing embedder stops the pass with a warning; queries keep working', async () => {
+    const store = await writtenWithV1();
+    const broken: Embedder = {
+      identity: 'fake/broken',
+      dimension: 32,
+      normalized: true,
+      embed: async (texts, kind) => {
+        if (kind === 'document') throw new Error('model failed to load');
+        return texts.map(() => new Float32Array(32));
+      },
+    };
+    const engine = new Engine({ store, embedder: broken });
+    await engine.open();
+    await expect(engine.whenReembedded()).rejects.toThrow('model failed to load');
+    expect(engine.warnings.at(-1)).toContain('re-embedding stopped: model failed to load');
+    expect(ids(await engine.retrieve({ query: 'harpoons', k: 2, mode: 'sparse' }))).toHaveLength(2);
+  });
+});
