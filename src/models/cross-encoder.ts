@@ -9,7 +9,7 @@ import { AutoModelForSequenceClassification, AutoTokenizer, type PreTrainedModel
 import type { Reranker } from '../engine/contracts.ts';
 import { loadOnFirstDevice, safeEmitter } from './devices.ts';
 import { configureEnvironment } from './embedder.ts';
-import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
+import { forgetPrefetched, resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
@@ -38,7 +38,10 @@ export class CrossEncoderReranker implements Reranker {
     configureEnvironment(settings, support);
     const resolved = folder ?? (await resolveModelFolder(settings.modelBase, settings.model, settings.dtype, support.node));
     const emit = safeEmitter(settings.onProgress);
-    const tokenizer = await AutoTokenizer.from_pretrained(settings.model, { progress_callback: emit });
+    const tokenizer = await AutoTokenizer.from_pretrained(settings.model, { progress_callback: emit }).catch((e: unknown) => {
+      forgetPrefetched(settings.modelBase, resolved);
+      throw e;
+    });
     const { value: model, device } = await loadOnFirstDevice(settings.model, settings, support, emit, async (device) => {
       let model: PreTrainedModel | undefined;
       try {
@@ -50,7 +53,7 @@ export class CrossEncoderReranker implements Reranker {
         await model?.dispose().catch(() => undefined);
         throw e;
       }
-    });
+    }).finally(() => forgetPrefetched(settings.modelBase, resolved));
     return new CrossEncoderReranker(resolved.identity, device, resolved, tokenizer, model, Math.max(1, settings.batchSize));
   }
 

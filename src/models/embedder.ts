@@ -10,7 +10,7 @@ import { env, pipeline, type FeatureExtractionPipeline, type Tensor } from '@hug
 import type { Embedder } from '../engine/contracts.ts';
 import { loadOnFirstDevice, safeEmitter } from './devices.ts';
 import type { ModelManifest } from './manifest.ts';
-import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
+import { forgetPrefetched, prefetchingFetch, resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
@@ -72,7 +72,7 @@ export class TransformersEmbedder implements Embedder {
         await extractor?.dispose().catch(() => undefined);
         throw e;
       }
-    });
+    }).finally(() => forgetPrefetched(settings.modelBase, resolved));
     return new TransformersEmbedder(resolved.identity, value.dimension, device, resolved, value.extractor, Math.max(1, settings.batchSize));
   }
 
@@ -146,6 +146,8 @@ export function configureEnvironment(settings: EmbedderSettings, support: Readon
     // explicit file URLs replace its default (a CDN URL). The wasm cache is off because it
     // re-imports the runtime from a blob: URL, which the app's CSP (script-src 'self') forbids.
     env.useWasmCache = false;
+    // The ONNX file of a folder without manifest was already downloaded to hash it: serve it from memory.
+    env.fetch = prefetchingFetch(globalThis.fetch.bind(globalThis));
     const wasm = env.backends.onnx.wasm;
     if (wasm) wasm.wasmPaths = { mjs: `${settings.wasmPaths}${ORT_WASM_FILES[0]}`, wasm: `${settings.wasmPaths}${ORT_WASM_FILES[1]}` };
   }

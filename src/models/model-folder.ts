@@ -69,9 +69,38 @@ export async function resolveModelFolder(base: string, name: string, dtype: Embe
     if (!bytes) continue;
     if (use !== dtype) notes.push(`${name}: no ${ONNX_FILE[dtype]}; using ${ONNX_FILE[use]} (${use})`);
     const sum = await sha256Hex(bytes);
+    if (!node) PREFETCHED.set(prefetchKey(`${base}${name}/${ONNX_FILE[use]}`), bytes);
     return { name, dtype: use, onnxFile: ONNX_FILE[use], identity: `${name}@sha256:${sum.slice(0, 12)}`, dimension: configDimension(config), normalized: true, config, notes };
   }
   throw new Error(`${base}${name}/: neither ${ONNX_FILE[dtype]} nor ${ONNX_FILE[OTHER[dtype]]} exists`);
+}
+
+/**
+ * ONNX bytes already downloaded (to hash them) in the browser, by URL path: `prefetchingFetch`
+ * answers transformers.js's requests for them from memory (its size probe and its download), so a
+ * model without manifest crosses the network once. Dropped by `forgetPrefetched` after the load.
+ */
+const PREFETCHED = new Map<string, Uint8Array>();
+
+function prefetchKey(url: string | URL): string {
+  const s = String(url);
+  const path = /^[a-z]+:/i.test(s) ? new URL(s).pathname : s;
+  return path.replace(/\/{2,}/g, '/');
+}
+
+/** A `fetch` for transformers.js's `env.fetch`: prefetched ONNX bytes from memory, anything else from the network. */
+export function prefetchingFetch(next: typeof fetch): (input: string | URL, init?: RequestInit) => Promise<Response> {
+  return (input, init) => {
+    const bytes = PREFETCHED.size ? PREFETCHED.get(prefetchKey(input)) : undefined;
+    if (!bytes) return next(input, init);
+    const headers = { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) };
+    return Promise.resolve(new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers }));
+  };
+}
+
+/** Releases the prefetched bytes of a resolved folder (call once its model has loaded or failed). */
+export function forgetPrefetched(base: string, folder: ModelFolder): void {
+  PREFETCHED.delete(prefetchKey(`${base}${folder.name}/${folder.onnxFile}`));
 }
 
 /** The encoder's output width as config.json states it, if it does. */
