@@ -116,7 +116,10 @@ export class Engine {
   /** Ids of `docs` in code-unit order, built on first listing after a change. */
   private sortedIds: string[] | undefined;
   private opened = false;
+  /** Writes, one at a time in call order (preparation included). */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Sync, planning, commit and publish: never interleaved (a read's reload waits only for a commit, not a preparation). */
+  private stateQueue: Promise<unknown> = Promise.resolve();
   private mintCounter = 0;
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
   /** The background re-embedding pass, while one runs. */
@@ -148,12 +151,14 @@ export class Engine {
 
   /** Loads manifest, segments and document meta (never document text). Idempotent. */
   async open(): Promise<void> {
-    await this.exclusive(async () => {
-      if (this.opened) return;
-      const loaded = await this.store.load();
-      if (loaded) this.warnings.push(...this.install(loaded, false));
-      this.opened = true;
-    });
+    await this.exclusive(() =>
+      this.serial(async () => {
+        if (this.opened) return;
+        const loaded = await this.store.load();
+        if (loaded) this.warnings.push(...this.install(loaded, false));
+        this.opened = true;
+      }),
+    );
     this.scheduleReembed();
   }
 
@@ -387,7 +392,7 @@ export class Engine {
   }
 
   /**
-   * Catches up with the store when another engine may have written. Must run inside `exclusive`
+   * Catches up with the store when another engine may have written. Must run inside `serial`
    * (never concurrently with a write's planning). Without coordination it reads nothing unless
    * the engine was invalidated.
    */
@@ -417,16 +422,20 @@ export class Engine {
 
   /** Before a read: reloads first when another engine committed since (lazily, not on every message). */
   private refresh(): Promise<void> {
-    return this.stale ? this.exclusive(() => this.sync()) : Promise.resolve();
+    return this.stale ? this.serial(() => this.sync()) : Promise.resolve();
   }
 
-  /** Runs a write's planning and commit under the cross-engine write lock, on up-to-date state. */
+  /**
+   * Runs a write's planning and commit under the cross-engine write lock, on up-to-date state and
+   * with the in-memory state to itself.
+   */
   private locked<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    const run = async (): Promise<T> => {
-      await this.sync();
-      checkAborted(signal);
-      return fn();
-    };
+    const run = (): Promise<T> =>
+      this.serial(async () => {
+        await this.sync();
+        checkAborted(signal);
+        return fn();
+      });
     return this.coordination ? this.coordination.withLock(LOCKS.write, run, signal) : run();
   }
 
@@ -447,21 +456,19 @@ export class Engine {
         store: this.store,
         batch: this.limits.embedBatch,
         signal: this.background.signal,
-        sync: () => this.exclusive(async () => (await this.sync(), this.current())),
+        sync: () => this.serial(async () => (await this.sync(), this.current())),
         replace: (id, dense) =>
-          this.exclusive(() =>
-            this.locked(undefined, async () => {
-              const view = this.current();
-              const s = view.segments.findIndex((seg) => seg.id === id);
-              if (s < 0 || !needsVectors(view.segments[s], model)) return false;
-              const plan = planReembed(view, this.manifest, s, dense);
-              await this.store.commit(plan.change);
-              this.manifest = plan.change.manifest;
-              this.retain(plan.view);
-              this.coordination?.announce(plan.view.version);
-              return true;
-            }),
-          ),
+          this.locked(undefined, async () => {
+            const view = this.current();
+            const s = view.segments.findIndex((seg) => seg.id === id);
+            if (s < 0 || !needsVectors(view.segments[s], model)) return false;
+            const plan = planReembed(view, this.manifest, s, dense);
+            await this.store.commit(plan.change);
+            this.manifest = plan.change.manifest;
+            this.retain(plan.view);
+            this.coordination?.announce(plan.view.version);
+            return true;
+          }),
       });
     const run = (this.coordination ? this.coordination.withLock(LOCKS.reembed, pass, this.background.signal) : pass()).then(
       (n) => {
@@ -502,6 +509,13 @@ export class Engine {
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Runs `fn` after every earlier `serial` section settled (same contract as `exclusive`, other queue). */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.stateQueue.then(fn, fn);
+    this.stateQueue = run.catch(() => undefined);
     return run;
   }
 }

@@ -1,6 +1,6 @@
 /** Several engines over one store (one per tab), coordinated by a lock and commit announcements. */
 import { describe, expect, it } from 'vitest';
-import type { IndexStore } from '../../src/engine/contracts.ts';
+import type { Embedder, IndexStore } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/engine/memory-store.ts';
@@ -166,5 +166,32 @@ describe('several engines over one store', () => {
     await expect(second).rejects.toThrow('cancelled by test');
     await first;
     expect(store.stats().documents).toBe(1);
+  });
+
+  it('a read catches up without waiting for this engine’s own slow preparation (embedding) of a write', async () => {
+    const store = new MemoryStore();
+    const member = createCoordinationHub();
+    let release!: () => void;
+    const gate = new Promise<void>((ok) => (release = ok));
+    const embedder = (gated: boolean): Embedder => ({
+      identity: 'toy',
+      dimension: 2,
+      normalized: true,
+      embed: async (texts, kind) => {
+        if (gated && kind === 'document') await gate;
+        return texts.map(() => new Float32Array([1, 0]));
+      },
+    });
+    const a = new Engine({ store, embedder: embedder(true), coordination: member() });
+    const b = new Engine({ store, embedder: embedder(false), coordination: member() });
+    await Promise.all([a.open(), b.open()]);
+    const slow = a.add([{ id: 'mine', text: 'a slow import about whales' }]);
+    await b.add([{ id: 'theirs', text: 'their quick note about whales' }]);
+    await tick();
+    expect(ids(await a.retrieve({ query: 'whales', mode: 'sparse' }))).toEqual(['theirs']);
+    release();
+    await slow;
+    await tick();
+    for (const e of [a, b]) expect(ids(await e.retrieve({ query: 'whales', mode: 'sparse' })).sort()).toEqual(['mine', 'theirs']);
   });
 });
