@@ -399,24 +399,19 @@ export class Engine {
   private async sync(): Promise<void> {
     if (!this.coordination && !this.stale) return;
     const reset = this.reset;
-    if (!reset) {
-      const stored = await this.store.readManifest();
-      if ((stored?.version ?? 0) === this.manifest.version) {
-        this.stale = false;
-        return;
-      }
-    }
-    // Cleared first: an announcement that arrives during the load marks the engine stale again.
+    // Cleared first: an announcement that arrives while we read marks the engine stale again.
     this.stale = this.reset = false;
-    let loaded: LoadedIndex | undefined;
     try {
-      loaded = await this.store.load();
+      if (!reset) {
+        const stored = await this.store.readManifest();
+        if ((stored?.version ?? 0) === this.manifest.version) return;
+      }
+      this.install(await this.store.load(), !reset);
     } catch (e) {
       this.stale = true;
       this.reset ||= reset;
       throw e;
     }
-    this.install(loaded, !reset);
     this.scheduleReembed();
   }
 
