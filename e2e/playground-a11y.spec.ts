@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openPlayground, search, skipSample } from './support/playground.ts';
+import { openPlayground, search, searched, skipSample } from './support/playground.ts';
 
 async function addPasted(page: import('@playwright/test').Page, title: string, text: string) {
   await page.locator('#paste-title').fill(title);
@@ -20,7 +20,7 @@ test.describe('playground: for everyone', () => {
     await page.keyboard.press('Enter');
     await expect(page.locator('#q')).toBeFocused();
     await page.keyboard.type('cooper barrels');
-    await expect(page.locator('#search-status')).toContainText('result');
+    await searched(page, 'cooper barrels');
     let onHit = false;
     for (let i = 0; i < 40 && !onHit; i++) {
       await page.keyboard.press('Tab');

@@ -41,7 +41,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
     // HTML: only visible text was indexed.
     for (const hidden of ['hiddenscript', 'noscriptonly', 'templateonly', 'color']) {
       await page.locator('#q').fill(hidden);
-      await expect(page.locator('#search-status')).toContainText('No results', { timeout: 10_000 });
+      await expect(page.locator('#search-status')).toContainText(`No results for “${hidden}”`, { timeout: 10_000 });
     }
     // The PDF opens with its text layer.
     await search(page, 'quasars');
@@ -75,7 +75,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
     await list.locator('li[data-doc-id="beir-2"]').getByRole('button', { name: /Delete/ }).click();
     await expect(list.locator('li[data-doc-id="beir-2"]')).toHaveCount(0, { timeout: 15_000 });
     await page.locator('#q').fill('glaciers');
-    await expect(page.locator('#search-status')).toContainText('No results', { timeout: 10_000 });
+    await expect(page.locator('#search-status')).toContainText('No results for “glaciers”', { timeout: 10_000 });
     await list.locator('li[data-doc-id="beir-1"]').getByRole('button', { name: /Re-index/ }).click();
     await expect(page.locator('#frames li[data-method="index/add"]').last()).toBeAttached();
     await search(page, 'tides moon');

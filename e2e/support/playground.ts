@@ -35,7 +35,12 @@ export async function waitForSeed(page: Page, timeout = 180_000): Promise<void> 
 /** Types a query and waits for results. */
 export async function search(page: Page, query: string): Promise<void> {
   await page.locator('#q').fill(query);
-  await expect(page.locator('#search-status')).toContainText(/result/, { timeout: 60_000 });
+  await searched(page, query);
+}
+
+/** Waits until the results shown answer `query` (not an earlier, partial one). */
+export async function searched(page: Page, query: string): Promise<void> {
+  await expect(page.locator(`#hits[data-request*='"query":${JSON.stringify(query)}']`)).toBeAttached({ timeout: 60_000 });
 }
 
 /** Starts with an empty index: the page does not seed the sample corpus (as after "Clear index"). */
