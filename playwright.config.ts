@@ -4,6 +4,8 @@ import { CHROMIUM, CHROMIUM_ARGS } from './scripts/lib/browser.ts';
 /** e2e in real Chromium (Debian's /usr/bin/chromium) against the built app served by `vite preview`. */
 export default defineConfig({
   testDir: 'e2e',
+  // The README screenshot generator runs only on request.
+  testIgnore: process.env.RCP_SCREENSHOT ? [] : ['**/playground-screenshot.spec.ts'],
   timeout: 120_000,
   workers: 1,
   reporter: [['list']],
