@@ -48,7 +48,8 @@ function modelCapabilities(models: ModelRuntime): Capabilities {
 }
 
 async function start(): Promise<Runtime> {
-  const models = await ModelRuntime.open();
+  let indexOpened: (v?: unknown) => void = () => undefined;
+  const models = await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)) });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   let lost = (): void => undefined;
@@ -65,6 +66,7 @@ async function start(): Promise<Runtime> {
     throw e;
   });
   runtime.opened.catch(() => undefined);
+  runtime.opened.then(indexOpened, indexOpened);
   const ready = runtime.opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
   const mapError = (e: unknown) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined);

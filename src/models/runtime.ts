@@ -30,7 +30,15 @@ export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: 
 export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
   /** The models config; read from `<modelBase>config.json` when absent. */
   config?: ModelConfig;
+  /**
+   * The embedder's weights start loading once this settles (default: at once). The worker passes
+   * "the index has opened" so a cold start's first sparse answer does not compete with the model.
+   */
+  loadAfter?: Promise<unknown>;
 }
+
+/** A failed model load is retried by the next call after this long. */
+const RETRY_AFTER_MS = 2_000;
 
 /** Log lines a late subscriber still receives (the load history: device choice, fallbacks, failures). */
 const REPLAY_LINES = 32;
@@ -52,7 +60,11 @@ export class ModelRuntime {
   /** MaxSim over the embedder's token vectors (§7.6 `colbert`). */
   readonly reranker: ColbertReranker;
   readonly crossEncoder?: CrossEncoderReranker;
-  private readonly loading: Promise<TransformersEmbedder>;
+  private loading: Promise<TransformersEmbedder>;
+  /** Starts a fresh load (the first one is started by `open`). */
+  private readonly load: () => Promise<TransformersEmbedder>;
+  /** When the current load failed, for the retry back-off; undefined while it has not failed. */
+  private failedAt: number | undefined;
   private readonly listeners = new Set<ModelEventListener>();
   private readonly history: [level: 'info' | 'warning' | 'error', message: string, data?: unknown][];
   private statusNow: ModelStatus;
@@ -62,6 +74,7 @@ export class ModelRuntime {
     folder: ModelFolder,
     dimension: number,
     loading: Promise<TransformersEmbedder>,
+    load: () => Promise<TransformersEmbedder>,
     crossEncoder: CrossEncoderReranker | undefined,
     status: ModelStatus,
     history: ModelRuntime['history'],
@@ -71,7 +84,8 @@ export class ModelRuntime {
     this.identity = folder.identity;
     this.dimension = dimension;
     this.normalized = folder.normalized;
-    this.loading = loading;
+    this.load = load;
+    this.loading = this.watch(loading);
     this.crossEncoder = crossEncoder;
     this.statusNow = status;
     this.history = history;
@@ -123,21 +137,29 @@ export class ModelRuntime {
 
     const status: ModelStatus = { name: folder.name, identity: folder.identity, state: 'loading', progress: 0 };
     const setStatus = (s: Partial<ModelStatus>) => Object.assign(status, s); // the runtime's statusNow is this object
-    const t0 = performance.now();
-    const loading = loadEmbedder({ ...settings, onProgress: (e) => onLoadEvent(e, folder.name, emit, setStatus) }, folder).then(
-      (model) => {
-        const loadMs = Math.round(performance.now() - t0);
-        setStatus({ state: 'ready', progress: 1, device: model.device, loadMs });
-        emit('info', `model ${folder.name} ready on ${model.device} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs });
-        return model;
-      },
-      (e: unknown) => {
-        const error = errorMessage(e);
-        setStatus({ state: 'failed', error });
-        emit('error', `model ${folder.name} failed to load: ${error}`);
-        throw e;
-      },
-    );
+    const { loadAfter: _gate, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown };
+    const load = (): Promise<TransformersEmbedder> => {
+      const t0 = performance.now();
+      setStatus({ state: 'loading', progress: 0, error: undefined });
+      const onProgress = (e: ModelLoadEvent) => onLoadEvent(e, folder.name, emit, setStatus);
+      return loadEmbedder({ ...embedderSettings, onProgress }, folder).then(
+        (model) => {
+          const loadMs = Math.round(performance.now() - t0);
+          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs });
+          emit('info', `model ${folder.name} ready on ${model.device} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs });
+          return model;
+        },
+        (e: unknown) => {
+          const error = errorMessage(e);
+          setStatus({ state: 'failed', error });
+          emit('error', `model ${folder.name} failed to load: ${error}`);
+          throw e;
+        },
+      );
+    };
+    // One quick second try hides a transient fetch failure (several tabs loading at once).
+    const loadTwice = () => load().catch(() => delay(500).then(load));
+    const loading = (options.loadAfter ?? Promise.resolve()).catch(() => undefined).then(loadTwice);
     loading.catch(() => undefined);
 
     let crossEncoder: CrossEncoderReranker | undefined;
@@ -163,7 +185,7 @@ export class ModelRuntime {
         return undefined;
       }
     }
-    runtime = new ModelRuntime(config, folder, dimension, loading, crossEncoder, status, history);
+    runtime = new ModelRuntime(config, folder, dimension, loading, loadTwice, crossEncoder, status, history);
     return runtime;
   }
 
@@ -172,8 +194,16 @@ export class ModelRuntime {
     return this.crossEncoder ? [this.crossEncoder, this.reranker] : [this.reranker];
   }
 
-  /** Resolves with the loaded model; rejects with -32010 (retryable) if loading failed. */
+  /**
+   * Resolves with the loaded model; rejects with -32010 (retryable) if loading failed. A failed
+   * load (a network hiccup while several tabs fetch the weights at once, say) is retried by the
+   * next call once RETRY_AFTER_MS have passed, so the worker heals without a reload.
+   */
   loaded(): Promise<TransformersEmbedder> {
+    if (this.failedAt !== undefined && Date.now() - this.failedAt >= RETRY_AFTER_MS) {
+      this.failedAt = undefined;
+      this.loading = this.watch(this.load());
+    }
     return this.loading.catch((e: unknown) => {
       throw backendUnavailable(`model ${this.folder.name} is unavailable: ${errorMessage(e)}`);
     });
@@ -181,6 +211,13 @@ export class ModelRuntime {
 
   status(): ModelStatus {
     return structuredClone(this.statusNow);
+  }
+
+  private watch(loading: Promise<TransformersEmbedder>): Promise<TransformersEmbedder> {
+    loading.catch(() => {
+      this.failedAt = Date.now();
+    });
+    return loading;
   }
 
   /**
@@ -194,6 +231,8 @@ export class ModelRuntime {
     return () => this.listeners.delete(listener);
   }
 }
+
+const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 function onLoadEvent(
   e: ModelLoadEvent,
