@@ -2,6 +2,8 @@
  * The control plane between page and worker (carried by comlink). RCP traffic never goes through
  * it: `connect()` only hands over a fresh MessagePort, which then carries RCP text frames.
  */
+import type { ModelStatus } from '../models/runtime.ts';
+
 export interface WorkerStatus {
   /** The engine opened its storage and can serve requests. */
   ready: boolean;
@@ -12,7 +14,7 @@ export interface WorkerStatus {
   chunks: number;
   indexVersion?: string;
   /** Dense model state, when a model is configured. */
-  model?: { name: string; device?: string; state: 'loading' | 'ready' | 'failed'; progress?: number; error?: string };
+  model?: ModelStatus;
 }
 
 export interface ControlApi {
