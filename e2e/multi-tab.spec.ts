@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { call, openTab as openRcpTab, type Reply } from './support/rcp-page.ts';
 
 /**
  * Two tabs of one browser profile: each runs its own worker and engine over the same IndexedDB
@@ -6,41 +7,10 @@ import { expect, test, type Page } from '@playwright/test';
  * reloads what the other wrote before its next read.
  */
 
-type Reply = { result?: any; error?: { code: number; message: string; data?: unknown } };
-
-/** Opens the bridge page, one RCP session on it, and initializes it; `window.rcp(method, params)` then calls it. */
 async function openTab(page: Page): Promise<void> {
-  await page.goto('/bridge.html');
-  await page.waitForFunction(() => 'rcpBridge' in window);
-  const init = await page.evaluate(async () => {
-    const w = window as unknown as {
-      rcpBridge: { open(): Promise<number>; send(s: number, f: string): void };
-      __rcpFrame: (s: number, f: string) => void;
-      rcp: (method: string, params: unknown) => Promise<unknown>;
-    };
-    const pending = new Map<number, (m: unknown) => void>();
-    w.__rcpFrame = (_sid, frame) => {
-      const m = JSON.parse(frame);
-      if (typeof m.id === 'number' && !('method' in m)) {
-        pending.get(m.id)?.(m);
-        pending.delete(m.id);
-      }
-    };
-    const sid = await w.rcpBridge.open();
-    let next = 1;
-    w.rcp = (method, params) =>
-      new Promise((ok) => {
-        const id = next++;
-        pending.set(id, ok);
-        w.rcpBridge.send(sid, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      });
-    return w.rcp('initialize', { protocolVersion: 1, client: { name: 'multi-tab', version: '1' } });
-  });
-  expect((init as Reply).result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true });
+  const init = await openRcpTab(page, 'multi-tab');
+  expect(init.result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true });
 }
-
-const call = (page: Page, method: string, params: unknown): Promise<Reply> =>
-  page.evaluate(([m, p]) => (window as unknown as { rcp(m: string, p: unknown): Promise<Reply> }).rcp(m, p), [method, params] as const);
 
 /** Sends every batch at once (pipelined) from inside the page and waits for all replies. */
 const addAll = (page: Page, batches: unknown[][]): Promise<Reply[]> =>

@@ -71,7 +71,7 @@ export function mapStorageError(e: unknown): RcpError {
   const name = errorName(e) ?? 'Error';
   const message = errorMessage(e);
   if (isQuotaExceeded(e)) {
-    const detail = `storage quota exceeded: ${message}`;
+    const detail = `storage quota exceeded (${name}${message ? `: ${message}` : ''}); free space or delete documents, then retry`;
     return new RcpError(ErrorCode.PayloadTooLarge, `payload too large: ${detail}`, { detail, retryable: false });
   }
   if (UNAVAILABLE.has(name)) return backendUnavailable(`IndexedDB ${name}: ${message}`);

@@ -416,8 +416,8 @@ describe('mapStorageError', () => {
     );
     expect(mapStorageError(new DOMException('legacy', 'QuotaExceededError')).toJSON()).toEqual({
       code: -32013,
-      message: 'payload too large: storage quota exceeded: legacy',
-      data: { detail: 'storage quota exceeded: legacy', retryable: false },
+      message: 'payload too large: storage quota exceeded (QuotaExceededError: legacy); free space or delete documents, then retry',
+      data: { detail: 'storage quota exceeded (QuotaExceededError: legacy); free space or delete documents, then retry', retryable: false },
     });
     const own = new RcpError(ErrorCode.NotFound, 'nope');
     expect(mapStorageError(own)).toBe(own);
