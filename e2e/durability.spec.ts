@@ -11,7 +11,7 @@ import { call, openTab } from './support/rcp-page.ts';
 const docs = (prefix: string, n: number, words: string) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i}`, text: `${words} number ${i}. `.repeat(30), meta: { title: `${prefix} ${i}` } }));
 
-test('a page crashed mid-ingest loses nothing acknowledged and leaves no half-written batch', async ({ context }) => {
+test('a tab closed mid-ingest loses nothing acknowledged and leaves no half-written batch', async ({ context }) => {
   const a = await context.newPage();
   await openTab(a);
   const first = await call(a, 'index/add', { documents: docs('kept', 50, 'acknowledged lighthouse keeper') });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { writeTinyBert } from '../scripts/models/fixtures/tiny-bert.ts';
 import { CrossEncoderReranker, loadEmbedder } from '../src/models/index.ts';
+import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
 
 /**
  * Models in the real browser worker, configured by /models/config.json:
@@ -22,7 +23,6 @@ const ENCODER = 'e2e-tiny-bert-encoder';
 const CROSS = 'e2e-tiny-bert-cross-encoder';
 const ORIGIN = 'http://localhost:4173';
 
-type Reply = { result?: any; error?: { code: number; message: string; data?: unknown } };
 type LogParams = { level: string; message: string; data?: any };
 
 test.use({ serviceWorkers: 'block' }); // a service worker would bypass the config route
@@ -59,39 +59,8 @@ async function isolate(context: BrowserContext, config: Record<string, unknown>)
 
 /** Opens bridge.html, one RCP session with logs on, and initializes it. */
 async function openSession(page: Page): Promise<{ init: Reply; call: (method: string, params: unknown) => Promise<Reply>; logs: () => Promise<LogParams[]> }> {
-  await page.goto('/bridge.html');
-  await page.waitForFunction(() => 'rcpBridge' in window);
-  await page.evaluate(async () => {
-    const w = window as unknown as {
-      rcpBridge: { open(): Promise<number>; send(s: number, f: string): void };
-      __rcpFrame: (s: number, f: string) => void;
-      __logs: unknown[];
-      rcp: (method: string, params: unknown) => Promise<unknown>;
-    };
-    const pending = new Map<number, (m: unknown) => void>();
-    w.__logs = [];
-    w.__rcpFrame = (_sid, frame) => {
-      const m = JSON.parse(frame);
-      if (m.method === 'notifications/log') w.__logs.push(m.params);
-      else if (typeof m.id === 'number' && !('method' in m)) {
-        pending.get(m.id)?.(m);
-        pending.delete(m.id);
-      }
-    };
-    const sid = await w.rcpBridge.open();
-    let next = 1;
-    w.rcp = (method, params) =>
-      new Promise((ok) => {
-        const id = next++;
-        pending.set(id, ok);
-        w.rcpBridge.send(sid, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      });
-  });
-  const call = (method: string, params: unknown) =>
-    page.evaluate(([m, p]) => (window as unknown as { rcp: (m: string, p: unknown) => Promise<Reply> }).rcp(m as string, p), [method, params] as const);
-  const init = await call('initialize', { protocolVersion: 1, client: { name: 'e2e-models', version: '1' }, capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
-  const logs = () => page.evaluate(() => (window as unknown as { __logs: LogParams[] }).__logs);
-  return { init, call, logs };
+  const init = await openTab(page, 'e2e-models', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
+  return { init, call: (method, params) => call(page, method, params), logs: () => logsOf<LogParams>(page) };
 }
 
 /** Waits for the "ready on <device>" log line of `name` and returns its data. */

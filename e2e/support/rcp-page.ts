@@ -4,22 +4,26 @@ import { expect, type Page } from '@playwright/test';
 export type Reply = { result?: any; error?: { code: number; message: string; data?: any } };
 
 /**
- * Opens the bridge page, one RCP session on it, and initializes it; `window.rcp(method, params)`
- * then calls it with hand-written frames (the raw protocol, no client library in between).
+ * Opens the bridge page, one RCP session on it, and initializes it (`initExtra` is merged into the
+ * initialize params, e.g. to opt in to logs); `window.rcp(method, params)` then calls it with
+ * hand-written frames (the raw protocol, no client library in between).
  */
-export async function openTab(page: Page, clientName = 'e2e'): Promise<Reply> {
+export async function openTab(page: Page, clientName = 'e2e', initExtra: Record<string, unknown> = {}): Promise<Reply> {
   await page.goto('/bridge.html');
   await page.waitForFunction(() => 'rcpBridge' in window);
-  return page.evaluate(async (name) => {
+  return page.evaluate(async ([name, extra]) => {
     const w = window as unknown as {
       rcpBridge: { open(): Promise<number>; send(s: number, f: string): void };
       __rcpFrame: (s: number, f: string) => void;
+      __logs: unknown[];
       rcp: (method: string, params: unknown) => Promise<unknown>;
     };
     const pending = new Map<number, (m: unknown) => void>();
+    w.__logs = [];
     w.__rcpFrame = (_sid, frame) => {
       const m = JSON.parse(frame);
-      if (typeof m.id === 'number' && !('method' in m)) {
+      if (m.method === 'notifications/log') w.__logs.push(m.params);
+      else if (typeof m.id === 'number' && !('method' in m)) {
         pending.get(m.id)?.(m);
         pending.delete(m.id);
       }
@@ -32,9 +36,12 @@ export async function openTab(page: Page, clientName = 'e2e'): Promise<Reply> {
         pending.set(id, ok);
         w.rcpBridge.send(sid, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
       });
-    return w.rcp('initialize', { protocolVersion: 1, client: { name, version: '1' } }) as Promise<Reply>;
-  }, clientName);
+    return w.rcp('initialize', { protocolVersion: 1, client: { name, version: '1' }, ...extra }) as Promise<Reply>;
+  }, [clientName, initExtra] as const);
 }
+
+/** The `notifications/log` params this page's session received so far (when it opted in to logs). */
+export const logsOf = <T = unknown>(page: Page): Promise<T[]> => page.evaluate(() => (window as unknown as { __logs: T[] }).__logs);
 
 /** Calls one RCP method through the page's session. */
 export const call = (page: Page, method: string, params: unknown): Promise<Reply> =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RcpError } from '../../src/protocol/errors.ts';
+import { rcpError } from '../support/rcp-error.ts';
 import { FILTER_LIMITS, FILTER_OPERATORS, filterFieldTypes, validateFilter } from '../../src/protocol/filter.ts';
 import type { Capabilities, FilterFieldType, FilterNode, FilterOperator } from '../../src/protocol/types.ts';
 
@@ -11,15 +11,6 @@ const TYPED: FilterCap = {
 const FIELD_OF: Record<FilterFieldType, string> = { keyword: 'kw', text: 'tx', int: 'i', float: 'f', bool: 'b', date: 'd', geo: 'g' };
 const JAN1 = Date.UTC(2023, 0, 1);
 
-function rcpError(fn: () => unknown): RcpError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(RcpError);
-    return e as RcpError;
-  }
-  throw new Error('expected an RcpError');
-}
 const invalid = (node: unknown, cap: FilterCap = TYPED): string | undefined => {
   const err = rcpError(() => validateFilter(node, cap));
   expect(err.code).toBe(-32602);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RcpError } from '../../src/protocol/errors.ts';
+import { rcpError } from '../support/rcp-error.ts';
 import type { Capabilities } from '../../src/protocol/types.ts';
 import {
   clampFunnel, contentText, expectObject, optBool, optEnum, optInt, optNumber, optString, paramsObject, utf8Length,
@@ -7,15 +7,6 @@ import {
   validateRerank, validateRetrieve,
 } from '../../src/protocol/validate.ts';
 
-function rcpError(fn: () => unknown): RcpError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(RcpError);
-    return e as RcpError;
-  }
-  throw new Error('expected an RcpError');
-}
 /** Asserts -32602 and returns data.field. */
 const field = (fn: () => unknown): string | undefined => {
   const e = rcpError(fn);

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { RcpError } from '../../src/protocol/errors.ts';
+import { rcpError } from '../support/rcp-error.ts';
 import {
   base64ToBytes, bytesToBase64, decodeF32Base64, decodeVectors, encodeF32Base64, encodeVectors, toJsonVector,
 } from '../../src/protocol/vector-codec.ts';
 
-/** Runs `fn`, expecting an RcpError; returns it for further assertions. */
-function rcpError(fn: () => unknown): RcpError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(RcpError);
-    return e as RcpError;
-  }
-  throw new Error('expected an RcpError');
-}
 
 describe('f32-base64 encoding (§7.3.1)', () => {
   it('§7.3.1 [1, -2, 0.5] encodes to the hand-computed little-endian blob', () => {
