@@ -49,11 +49,11 @@ export function tokenizerJson(model: StaticModel): string {
   });
 }
 
-export function tokenizerConfigJson(): string {
+export function tokenizerConfigJson(maxLength = MAX_LENGTH): string {
   return json({
     tokenizer_class: 'BertTokenizer',
     do_lower_case: true,
-    model_max_length: MAX_LENGTH,
+    model_max_length: maxLength,
     pad_token: '[PAD]',
     unk_token: '[UNK]',
     cls_token: '[CLS]',

@@ -15,14 +15,15 @@ const T = onnx.TensorProto.DataType;
 const IR_VERSION = 8;
 const OPSET = 13;
 
-function io(name: string, elemType: number, dims: string[]) {
+/** A graph input/output: named dimensions are symbolic (batch, sequence), numbers are fixed. */
+export function valueInfo(name: string, elemType: number, dims: (string | number)[]) {
   return onnx.ValueInfoProto.create({
     name,
     type: onnx.TypeProto.create({
       tensorType: onnx.TypeProto.Tensor.create({
         elemType,
         shape: onnx.TensorShapeProto.create({
-          dim: dims.map((d) => onnx.TensorShapeProto.Dimension.create({ dimParam: d })),
+          dim: dims.map((d) => onnx.TensorShapeProto.Dimension.create(typeof d === 'number' ? { dimValue: d } : { dimParam: d })),
         }),
       }),
     }),
@@ -45,7 +46,7 @@ function encodeModel(nodes: ReturnType<typeof onnx.NodeProto.create>[], initiali
     docString: doc,
     node: nodes,
     initializer,
-    input: [io('input_ids', T.INT64, ['batch_size', 'sequence_length']), io('attention_mask', T.INT64, ['batch_size', 'sequence_length'])],
+    input: [valueInfo('input_ids', T.INT64, ['batch_size', 'sequence_length']), valueInfo('attention_mask', T.INT64, ['batch_size', 'sequence_length'])],
     output: [
       onnx.ValueInfoProto.create({
         name: 'last_hidden_state',

@@ -47,6 +47,28 @@ function postingsArray(chunks: number, n: number): Uint16Array | Uint32Array {
   return chunks <= 65536 ? new Uint16Array(n) : new Uint32Array(n);
 }
 
+/**
+ * Lays out `term → [(ordinal, tf), …]` lists as sorted terms with offsets into flat postings and
+ * tf arrays (tf clamped to 16 bits). `n` = chunks in the segment, `total` = number of pairs.
+ */
+function packPostings(lists: Map<string, number[]>, n: number, total: number) {
+  const terms = [...lists.keys()].sort();
+  const offsets = new Uint32Array(terms.length + 1);
+  const postings = postingsArray(n, total);
+  const tfs = new Uint16Array(total);
+  let p = 0;
+  for (let t = 0; t < terms.length; t++) {
+    offsets[t] = p;
+    const l = lists.get(terms[t])!;
+    for (let i = 0; i < l.length; i += 2) {
+      postings[p] = l[i];
+      tfs[p++] = Math.min(MAX_TF, l[i + 1]);
+    }
+  }
+  offsets[terms.length] = p;
+  return { terms, offsets, postings, tfs };
+}
+
 /** Builds a segment from analysed chunks (local ordinal = position in `chunks`). */
 export function buildLexical(chunks: ChunkTerms[], analyzer: string, contextWeight: number): LexicalSegmentData {
   const n = chunks.length;
@@ -68,29 +90,11 @@ export function buildLexical(chunks: ChunkTerms[], analyzer: string, contextWeig
       total++;
     }
   }
-  const terms = [...lists.keys()].sort();
-  const offsets = new Uint32Array(terms.length + 1);
-  const postings = postingsArray(n, total);
-  const tfs = new Uint16Array(total);
-  let p = 0;
-  for (let t = 0; t < terms.length; t++) {
-    offsets[t] = p;
-    const l = lists.get(terms[t])!;
-    for (let i = 0; i < l.length; i += 2) {
-      postings[p] = l[i];
-      tfs[p] = Math.min(MAX_TF, l[i + 1]);
-      p++;
-    }
-  }
-  offsets[terms.length] = p;
   return {
     format: 1,
     analyzer,
     contextWeight,
-    terms,
-    offsets,
-    postings,
-    tfs,
+    ...packPostings(lists, n, total),
     lengths,
     chunkIndex: Uint32Array.from(chunks, (c) => c.index),
     starts: Uint32Array.from(chunks, (c) => c.start),
@@ -148,20 +152,7 @@ export function mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Array
       }
     }
   });
-  const terms = [...lists.keys()].sort();
-  const offsets = new Uint32Array(terms.length + 1);
-  const postings = postingsArray(n, total);
-  const tfs = new Uint16Array(total);
-  let p = 0;
-  for (let t = 0; t < terms.length; t++) {
-    offsets[t] = p;
-    const l = lists.get(terms[t])!;
-    for (let i = 0; i < l.length; i += 2) {
-      postings[p] = l[i];
-      tfs[p++] = l[i + 1];
-    }
-  }
-  offsets[terms.length] = p;
+  const packed = packPostings(lists, n, total);
   const pick = <T extends Uint32Array>(get: (d: LexicalSegmentData) => T): Uint32Array => {
     const out = new Uint32Array(n);
     parts.forEach(({ data }, pi) => {
@@ -180,10 +171,7 @@ export function mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Array
       format: 1,
       analyzer: first.analyzer,
       contextWeight: first.contextWeight,
-      terms,
-      offsets,
-      postings,
-      tfs,
+      ...packed,
       lengths: pick((d) => d.lengths),
       chunkIndex: pick((d) => d.chunkIndex),
       starts: pick((d) => d.starts),
