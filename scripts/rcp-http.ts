@@ -19,18 +19,28 @@ const maxBody = 64 * 1024 * 1024;
 
 await ensureBuilt(diag);
 const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: flags.has('verbose') ? diag : undefined });
-const sessions = new Map<string, HttpSessionRouter>();
+/** One session per `RCP-Session` key; the map holds promises so two first requests share one. */
+const sessions = new Map<string, Promise<HttpSessionRouter>>();
 
-async function sessionFor(key: string): Promise<HttpSessionRouter> {
-  let router = sessions.get(key);
-  if (!router || router.closed) {
+function sessionFor(key: string): Promise<HttpSessionRouter> {
+  const existing = sessions.get(key);
+  if (existing) return existing;
+  const opening = (async () => {
     let open: BrowserSession | undefined;
-    router = new HttpSessionRouter((frame) => open!.send(frame), () => sessions.delete(key));
-    const r = router;
-    open = await host.openSession((frame) => r.deliver(frame));
-    sessions.set(key, router);
-  }
-  return router;
+    const router = new HttpSessionRouter(
+      (frame) => open!.send(frame),
+      () => {
+        // After `shutdown` the session is gone: forget it and release its port.
+        sessions.delete(key);
+        void open?.close();
+      },
+    );
+    open = await host.openSession((frame) => router.deliver(frame));
+    return router;
+  })();
+  sessions.set(key, opening);
+  opening.catch(() => sessions.delete(key));
+  return opening;
 }
 
 const cors = {
@@ -57,7 +67,16 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const server = createServer(async (req, res) => {
+const server = createServer((req, res) => {
+  handle(req, res).catch((e: unknown) => {
+    // Never let one bad exchange take the bridge (and every session) down.
+    diag(`request failed: ${e instanceof Error ? e.message : String(e)}`);
+    if (!res.headersSent) reply(res, 500, rpcError(-32603, 'internal error in the HTTP bridge'));
+    else res.end();
+  });
+});
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/$/, '');
   if (req.method === 'OPTIONS') return reply(res, 204);
   if (path !== base && !path.startsWith(`${base}/`)) return reply(res, 404, rpcError(-32600, 'not an RCP endpoint'));
@@ -70,7 +89,12 @@ const server = createServer(async (req, res) => {
   } catch {
     return reply(res, 400, rpcError(-32700, 'parse error: invalid JSON'));
   }
-  const urlMethod = decodeURIComponent(path.slice(base.length + 1));
+  let urlMethod: string;
+  try {
+    urlMethod = decodeURIComponent(path.slice(base.length + 1));
+  } catch {
+    return reply(res, 400, rpcError(-32600, 'invalid request: malformed method in the path'));
+  }
   const router = await sessionFor(String(req.headers['rcp-session'] ?? ''));
   const wantsSse = String(req.headers.accept ?? '').includes('text/event-stream');
   const outcome = await router.exchange(text, body, urlMethod, wantsSse ? (frame) => startSse(res, frame) : undefined);
@@ -81,7 +105,7 @@ const server = createServer(async (req, res) => {
     return;
   }
   reply(res, 200, outcome.frame);
-});
+}
 
 /** Switches a response to SSE on its first progress frame (§5.2). */
 function startSse(res: ServerResponse, frame: string): void {

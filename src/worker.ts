@@ -14,7 +14,7 @@ import { LOG_LEVELS } from './server/log-levels.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
-import { createInpageHandlers, INPAGE_CAPABILITIES } from './server/vendor-handlers.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/vendor-handlers.ts';
 import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import type { ControlApi, WorkerStatus } from './transport/control.ts';
@@ -85,7 +85,11 @@ async function start(): Promise<Runtime> {
     subscribe: models ? (listener) => models.subscribe(listener) : undefined,
     mapError,
   });
-  runtime.backend = { ...backend, vendorHandlers: createInpageHandlers({ engine: ready, mapError }) };
+  runtime.backend = {
+    ...backend,
+    vendorHandlers: createInpageHandlers({ engine: ready, mapError }),
+    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
+  };
   return runtime;
 }
 
@@ -97,7 +101,13 @@ const control: ControlApi = {
     const { backend } = await runtime;
     const { port1, port2 } = new MessageChannel();
     sessions++;
-    serve(new PortTransport(port1), backend);
+    const transport = new PortTransport(port1);
+    serve(transport, backend);
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      sessions--;
+      closed?.();
+    };
     return Comlink.transfer(port2, [port2]);
   },
   async status(): Promise<WorkerStatus> {

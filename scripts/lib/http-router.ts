@@ -41,6 +41,7 @@ export class HttpSessionRouter {
       const ids = body.filter((m) => isObj(m) && isId(m.id)).map((m) => key((m as { id: unknown }).id));
       const invalid = body.some((m) => !isObj(m) || ('id' in m && !isId(m.id)));
       if (ids.length === 0 && !invalid) return this.forwardSilently(text);
+      for (const m of body) if (isObj(m) && m.method === 'shutdown' && isId(m.id)) this.shutdownIds.add(key(m.id));
       return this.forward(text, ids, true);
     }
     if (!isObj(body)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: not a JSON-RPC object') };
@@ -54,6 +55,7 @@ export class HttpSessionRouter {
     if (this.waiters.some((w) => w.ids.includes(id))) {
       return { kind: 'frame', frame: JSON.stringify(rpcError(-32600, 'invalid request: id is already in flight', body.id)) };
     }
+    if (body.method === 'shutdown') this.shutdownIds.add(id);
     const meta = isObj(body.params) && isObj(body.params._meta) ? body.params._meta : undefined;
     const token = meta && isId(meta.progressToken) ? key(meta.progressToken) : undefined;
     if (token && onProgress) this.progress.set(token, onProgress);
@@ -76,6 +78,7 @@ export class HttpSessionRouter {
       const ids = new Set(msg.filter((m) => isObj(m) && isId(m.id)).map((m) => key((m as { id: unknown }).id)));
       const i = this.waiters.findIndex((w) => w.batch && (w.ids.length === 0 || w.ids.some((id) => ids.has(id))));
       if (i >= 0) this.waiters.splice(i, 1)[0].resolve({ kind: 'frame', frame });
+      if ([...ids].some((id) => this.shutdownIds.has(id))) this.close();
       return;
     }
     if (!isObj(msg)) return;
@@ -88,7 +91,7 @@ export class HttpSessionRouter {
     const i = this.waiters.findIndex((w) => !w.batch && w.ids[0] === id);
     if (i >= 0) {
       this.waiters.splice(i, 1)[0].resolve({ kind: 'frame', frame });
-      if (isObj(msg.result) && this.isShutdown(frame)) this.close();
+      if (isObj(msg.result) && this.shutdownIds.has(id)) this.close();
     } else if (msg.id === null) {
       // A framing-level error for a batch with only malformed members.
       const j = this.waiters.findIndex((w) => w.batch && w.ids.length === 0);
@@ -96,17 +99,11 @@ export class HttpSessionRouter {
     }
   }
 
-  private shutdownIds = new Set<string>();
-  private isShutdown(frame: string): boolean {
-    const m = JSON.parse(frame) as { id: unknown };
-    return this.shutdownIds.has(key(m.id));
-  }
+  /** Ids of `shutdown` requests sent on this session: their answer ends it. */
+  private readonly shutdownIds = new Set<string>();
 
   private async forward(text: string, ids: string[], batch: boolean): Promise<Outcome> {
-    if (!batch) {
-      const m = JSON.parse(text) as { method?: unknown; id?: unknown };
-      if (m.method === 'shutdown') this.shutdownIds.add(key(m.id));
-    }
+    if (this.closed) return { kind: 'invalid', status: 503, body: rpcError(-32010, 'backend unavailable: the session was shut down') };
     const done = new Promise<Outcome>((resolve) => this.waiters.push({ ids, batch, resolve }));
     await this.sendFrame(text);
     return done;
@@ -119,7 +116,10 @@ export class HttpSessionRouter {
 
   /** After `shutdown` the session is gone; the next request opens a fresh one. */
   private close(): void {
+    if (this.closed) return;
     this.closed = true;
+    // Nothing more will answer on this session: exchanges still waiting get a transport error.
+    for (const w of this.waiters.splice(0)) w.resolve({ kind: 'invalid', status: 503, body: rpcError(-32010, 'backend unavailable: the session was shut down') });
     this.onClose();
   }
 }

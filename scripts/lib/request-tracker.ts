@@ -10,7 +10,8 @@ export class RequestTracker {
 
   sent(frame: string): void {
     for (const m of parseAll(frame)) {
-      if (m.id === undefined || m.id === null || typeof m.method !== 'string') continue;
+      // Only well-formed ids: the server answers a bad one with id null, which can't be matched.
+      if (!(typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id))) || typeof m.method !== 'string') continue;
       const key = JSON.stringify(m.id);
       this.open.add(key);
       if (m.method === 'shutdown') this.shutdownId = key;

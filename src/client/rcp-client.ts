@@ -58,7 +58,10 @@ export class RcpClient {
     this.transport = transport;
     this.opts = opts;
     transport.onmessage = (frame) => this.receive(frame);
-    transport.onclose = () => this.failAll(new RcpError(ErrorCode.InternalError, 'transport closed'));
+    transport.onclose = () => {
+      this.closed = true; // later calls fail at once instead of waiting for their timeout
+      this.failAll(new RcpError(ErrorCode.InternalError, 'transport closed'));
+    };
     transport.start();
   }
 

@@ -27,6 +27,8 @@ export interface Backend {
   /** The current maximum capability set; a session snapshots it at `initialize`. */
   capabilities(): Capabilities;
   readonly handlers: HandlerTable;
+  /** Methods that write (default `index/add`, `index/delete`): see RcpSession's write ordering. */
+  readonly writeMethods?: readonly string[];
   /** Extension methods by full name; each is callable only while its `x-<vendor>` capability is advertised. */
   readonly vendorHandlers?: Readonly<Record<string, VendorHandler>>;
   /**

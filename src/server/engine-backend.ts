@@ -1,5 +1,4 @@
-import { ErrorCode } from '../protocol/codes.ts';
-import { backendUnavailable, RcpError } from '../protocol/errors.ts';
+import { backendUnavailable, type RcpError } from '../protocol/errors.ts';
 import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult } from '../protocol/types.ts';
 import { validateIndexAdd, validateIndexDelete, validateRetrieve } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
@@ -81,8 +80,3 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     mapError: opts.mapError,
   };
 }
-
-/** A handler for a capability whose backing model is not loaded: keeps it advertised, fails the call (§13.2). */
-export const unavailable = (what: string) => (): never => {
-  throw new RcpError(ErrorCode.BackendUnavailable, `backend unavailable: ${what}`, { detail: what, retryable: true });
-};

@@ -21,8 +21,11 @@ export interface SessionOptions {
 
 type State = 'new' | 'ready' | 'closed';
 
-/** Writes whose completion must be reported truthfully: on cancel we wait for them to settle. */
-const MUTATING = new Set(['index/add', 'index/delete']);
+/**
+ * Writes, unless the backend names its own: on cancel or deadline they settle truthfully (a
+ * committed write is never reported as cancelled), and later requests on the session wait for them.
+ */
+const DEFAULT_WRITES: readonly string[] = ['index/add', 'index/delete'];
 
 /**
  * One RCP/1 session (§13): lifecycle, gating, framing, batching, cancellation, progress, logs and
@@ -60,7 +63,8 @@ export class RcpSession {
       return;
     }
     if (!Array.isArray(msg)) {
-      await this.answering(this.handle(msg).then((response) => response && this.write(response)));
+      const response = await this.handle(msg);
+      if (response) this.write(response);
       return;
     }
     // §11: batches.
@@ -68,18 +72,8 @@ export class RcpSession {
       this.write(errorFrame(null, new RcpError(ErrorCode.InvalidRequest, 'invalid request: empty batch')));
       return;
     }
-    await this.answering(
-      Promise.all(msg.map((m) => this.handle(m))).then((all) => {
-        const responses = all.filter((r) => r !== undefined);
-        if (responses.length > 0) this.write(responses);
-      }),
-    );
-  }
-
-  /** Tracks work whose response is not written yet, so `shutdown` can let it finish first. */
-  private answering(work: Promise<unknown>): Promise<unknown> {
-    this.unanswered.add(work);
-    return work.finally(() => this.unanswered.delete(work));
+    const responses = (await Promise.all(msg.map((m) => this.handle(m)))).filter((r) => r !== undefined);
+    if (responses.length > 0) this.write(responses);
   }
 
   /** Aborts everything in flight (transport died or closed). */
@@ -109,7 +103,17 @@ export class RcpSession {
   }
 
   private write(value: unknown): void {
-    if (!this.ended) this.opts.send(toWire(value));
+    if (this.ended) return;
+    let text: string;
+    try {
+      text = toWire(value);
+    } catch (e) {
+      // A result JSON cannot carry (a BigInt, a cycle) still gets its one answer: -32603.
+      const internal = (id: unknown) => errorFrame(isValidId(id) ? id : null, toErrorObject(e));
+      const ids = (Array.isArray(value) ? value : [value]).map((m) => (isObject(m) ? m.id : null));
+      text = toWire(Array.isArray(value) ? ids.map(internal) : internal(ids[0]));
+    }
+    this.opts.send(text);
   }
 
   /** Handles one message; returns its response, or undefined when none is due. */
@@ -123,14 +127,17 @@ export class RcpSession {
     if (!isValidId(id)) return errorFrame(null, invalidRequest('id must be a string or a finite number'));
     if (msg.jsonrpc !== '2.0') return errorFrame(id, invalidRequest('jsonrpc must be "2.0"'));
     if (typeof msg.method !== 'string') return errorFrame(id, invalidRequest('method must be a string'));
-    if (msg.params !== undefined && msg.params !== null && !isObject(msg.params)) {
-      return errorFrame(id, new RcpError(ErrorCode.InvalidParams, 'invalid params: params must be an object', { field: 'params' }));
-    }
     if (this.inFlight.has(id)) return errorFrame(id, invalidRequest('id is already in flight on this session'));
+    // Tracked so `shutdown` lets it answer first. Added after `dispatch` started, so a shutdown
+    // never waits for itself.
+    const work = this.dispatch(id, msg.method, msg.params ?? {});
+    this.unanswered.add(work);
     try {
-      return { jsonrpc: '2.0', id, result: await this.dispatch(id, msg.method, msg.params ?? {}) };
+      return { jsonrpc: '2.0', id, result: await work };
     } catch (e) {
       return errorFrame(id, toErrorObject(e, this.opts.backend.mapError));
+    } finally {
+      this.unanswered.delete(work);
     }
   }
 
@@ -148,6 +155,7 @@ export class RcpSession {
     if (!OPEN_METHODS.has(method) && this.state !== 'ready') {
       throw new RcpError(ErrorCode.NotInitialized, `not initialized: call initialize before ${method}`);
     }
+    if (OPEN_METHODS.has(method)) checkParamsShape(params);
     switch (method) {
       case 'initialize':
         return this.initialize(params);
@@ -163,9 +171,9 @@ export class RcpSession {
         this.state = 'closed';
         const pending = [...this.unanswered];
         const grace = deadlineFor('shutdown', this.opts.deadlines);
-        await Promise.race([Promise.allSettled(pending), delay(grace)]);
+        await settledWithin(pending, grace);
         this.abortAll();
-        await Promise.race([Promise.allSettled(pending), delay(grace)]); // the cancelled ones answer -32006 first
+        await settledWithin(pending, grace); // the cancelled ones answer -32006 first
         setTimeout(() => {
           this.ended = true;
           this.opts.onShutdown?.();
@@ -176,7 +184,10 @@ export class RcpSession {
     // §12: -32004 (not defined at all) takes precedence over -32003 (defined, not advertised).
     const caps = this.capabilities();
     const vendor = this.vendorHandler(method, caps);
-    if (vendor) return this.run(id, method, params, (ctx) => vendor(params, ctx));
+    if (vendor) {
+      checkParamsShape(params);
+      return this.run(id, method, params, (ctx) => vendor(params, ctx));
+    }
     if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${method}`);
     const gate = METHOD_GATES[method];
     const advertised = gate !== null && caps[gate] !== undefined && (gate !== 'index' || method !== 'index/add' || caps.index?.writable === true);
@@ -184,6 +195,7 @@ export class RcpSession {
     if (!advertised || !handler) {
       throw new RcpError(ErrorCode.CapabilityMissing, `capability missing: ${method} needs '${gate}'`, { option: gate ?? method });
     }
+    checkParamsShape(params);
     return this.run(id, method, params, (ctx) => handler(params, ctx));
   }
 
@@ -206,7 +218,7 @@ export class RcpSession {
     }
     this.caps = structuredClone(this.opts.backend.capabilities());
     deepFreeze(this.caps);
-    const clientLog = params.capabilities?.log !== undefined && this.caps.log !== undefined;
+    const clientLog = params.capabilities?.log != null && this.caps.log !== undefined; // §4.6: null = absent
     const level = params._meta?.logLevel;
     this.logLevel = clientLog ? LOG_LEVELS.indexOf(level && LOG_LEVELS.includes(level) ? level : 'info') : undefined;
     this.state = 'ready';
@@ -236,23 +248,28 @@ export class RcpSession {
       limit,
     );
     this.inFlight.set(id, controller);
-    const ctx = this.context(id, params, controller.signal);
-    const after = this.writes;
-    const work = after.then(() => call(ctx));
-    if (MUTATING.has(method)) this.writes = work.catch(() => undefined);
+    const answered = { done: false };
+    const ctx = this.context(id, params, controller.signal, answered);
+    const mutating = (this.opts.backend.writeMethods ?? DEFAULT_WRITES).includes(method);
+    const work = this.writes.then(() => {
+      controller.signal.throwIfAborted(); // cancelled while waiting behind a write: never starts
+      return call(ctx);
+    });
+    if (mutating) this.writes = work.catch(() => undefined);
     try {
-      if (MUTATING.has(method)) return await work; // settle truthfully: never claim "cancelled" for a committed write
+      if (mutating) return await work; // settle truthfully: never claim "cancelled" for a committed write
       return await Promise.race([work, rejectOnAbort(controller.signal)]);
     } catch (e) {
       throw controller.signal.aborted && !(e instanceof RcpError) ? controller.signal.reason : e;
     } finally {
       clearTimeout(timer);
+      answered.done = true;
       this.inFlight.delete(id);
       work.catch(() => undefined); // a handler finishing after an abort must not surface as unhandled
     }
   }
 
-  private context(id: Id, params: unknown, signal: AbortSignal): HandlerContext {
+  private context(id: Id, params: unknown, signal: AbortSignal, answered: { done: boolean }): HandlerContext {
     const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
     const token = meta && isValidId(meta.progressToken) ? meta.progressToken : undefined;
     const caps = this.capabilities();
@@ -261,7 +278,7 @@ export class RcpSession {
       caps,
       requestId: id,
       progress: (update) => {
-        if (token === undefined || caps.streaming === undefined || signal.aborted) return;
+        if (token === undefined || caps.streaming === undefined || signal.aborted || answered.done) return; // §9: never after the answer
         this.write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, ...update } });
       },
       log: (level: LogLevel, message: string, data?: unknown) => this.emitLog(level, message, data, token, 'rcp-in-page'),
@@ -280,7 +297,19 @@ function optionalReason(reason: unknown): { detail: string } | undefined {
   return typeof reason === 'string' ? { detail: reason } : undefined;
 }
 
-const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+/** Waits until every promise settled or `ms` passed, whichever is first (the timer never outlives it). */
+async function settledWithin(pending: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.allSettled(pending), new Promise((ok) => (timer = setTimeout(ok, ms)))]);
+  clearTimeout(timer);
+}
+
+/** §4.1: params, when present, is an object (`null` counts as absent, §4.6). */
+function checkParamsShape(params: unknown): void {
+  if (params !== null && !isObject(params)) {
+    throw new RcpError(ErrorCode.InvalidParams, 'invalid params: params must be an object', { field: 'params' });
+  }
+}
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {

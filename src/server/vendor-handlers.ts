@@ -25,6 +25,9 @@ export interface InpageEngine {
 export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true }) });
 
 /** Default and largest page of `x-inpage/documents`. */
+/** The `x-inpage` methods that write (they join the session's write ordering). */
+export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear']);
+
 export const DOCUMENTS_DEFAULT_LIMIT = 100;
 export const DOCUMENTS_MAX_LIMIT = 1000;
 

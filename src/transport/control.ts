@@ -9,6 +9,7 @@ export interface WorkerStatus {
   ready: boolean;
   /** Why the engine could not open, if it could not. */
   error?: string;
+  /** Sessions whose port is open (closed ports are noticed where the browser reports it). */
   sessions: number;
   documents: number;
   chunks: number;

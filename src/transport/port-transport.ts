@@ -3,8 +3,8 @@ import type { Transport } from './transport.ts';
 /** The part of MessagePort this transport uses (a Worker or window endpoint also fits). */
 export interface PortLike {
   postMessage(message: unknown): void;
-  addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
-  removeEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+  addEventListener(type: 'message' | 'close', listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: 'message' | 'close', listener: (event: MessageEvent) => void): void;
   start?(): void;
   close?(): void;
 }
@@ -29,8 +29,12 @@ export class PortTransport implements Transport {
     else this.onerror?.(new TypeError('PortTransport: dropped a non-string frame'));
   };
 
+  /** The other end went away (Chromium fires `close` on an entangled port): end the session. */
+  private readonly closedListener = (): void => this.close();
+
   start(): void {
     this.port.addEventListener('message', this.listener);
+    this.port.addEventListener('close', this.closedListener);
     this.port.start?.();
   }
 
@@ -42,6 +46,7 @@ export class PortTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.port.removeEventListener('message', this.listener);
+    this.port.removeEventListener('close', this.closedListener);
     this.port.close?.();
     this.onclose?.();
   }

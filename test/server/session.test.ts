@@ -339,3 +339,79 @@ describe('orderly shutdown (§7.12, §13.1)', () => {
     expect(JSON.parse(t.received[ids.indexOf('slow')]).error.code).toBe(-32006);
   });
 });
+
+describe('review fixes', () => {
+  it('§13.1 a batch with a write and shutdown answers both before closing', async () => {
+    const b = fakeBackend();
+    const slowAdd = async () => {
+      await new Promise((ok) => setTimeout(ok, 60));
+      return { ids: ['x'] };
+    };
+    const t = connect({ ...b, handlers: { ...b.handlers, 'index/add': slowAdd } });
+    await t.init();
+    t.send([
+      { jsonrpc: '2.0', id: 1, method: 'index/add', params: { documents: [] } },
+      { jsonrpc: '2.0', id: 2, method: 'shutdown' },
+    ]);
+    const batch = await t.waitFor((m) => Array.isArray(m));
+    expect(batch.map((m: { id: number }) => m.id).sort()).toEqual([1, 2]);
+    expect(batch.find((m: { id: number }) => m.id === 1).result).toEqual({ ids: ['x'] });
+  });
+
+  it('§13 / §12 precedence: non-object params before initialize is -32001, for an unknown method -32004', async () => {
+    const t = connect(fakeBackend());
+    expect((await t.call(1, 'retrieve', [1])).error.code).toBe(-32001);
+    await t.init();
+    expect((await t.call(2, 'nope', [1])).error.code).toBe(-32004);
+    expect((await t.call(3, 'retrieve', [1])).error).toMatchObject({ code: -32602, data: { field: 'params' } });
+    expect((await t.call(4, 'ping', 'x')).error.code).toBe(-32602);
+  });
+
+  it('a backend-declared write (vendor clear) is never reported cancelled once it ran, and later reads wait for it', async () => {
+    const b = fakeBackend({ ...TEST_CAPS, 'x-test': {} });
+    let cleared = false;
+    const t = connect({
+      ...b,
+      writeMethods: ['index/add', 'index/delete', 'x-test/clear'],
+      vendorHandlers: {
+        'x-test/clear': async () => {
+          await new Promise((ok) => setTimeout(ok, 60));
+          cleared = true;
+          return { deleted: 1 };
+        },
+      },
+      handlers: { ...b.handlers, retrieve: async () => ({ hits: [{ id: cleared ? 'after' : 'before', score: 1 }] }) },
+    });
+    await t.init();
+    t.send({ jsonrpc: '2.0', id: 'c', method: 'x-test/clear' });
+    t.send({ jsonrpc: '2.0', id: 'r', method: 'retrieve', params: { query: 'q', k: 1 } });
+    await t.quiet(20); // the clear is running now
+    t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 'c' } });
+    expect((await t.response('c')).result).toEqual({ deleted: 1 });
+    expect((await t.response('r')).result.hits[0].id).toBe('after');
+  });
+
+  it('a result JSON cannot carry still gets exactly one answer (-32603)', async () => {
+    const b = fakeBackend({ ...TEST_CAPS, 'x-test': {} });
+    const t = connect({ ...b, vendorHandlers: { 'x-test/big': () => ({ n: 10n }) } });
+    await t.init();
+    expect((await t.call(1, 'x-test/big', {})).error.code).toBe(-32603);
+  });
+
+  it('a request cancelled while waiting behind a write never runs', async () => {
+    const b = fakeBackend();
+    const slowAdd = async () => {
+      await new Promise((ok) => setTimeout(ok, 60));
+      return { ids: [] };
+    };
+    const t = connect({ ...b, handlers: { ...b.handlers, 'index/add': slowAdd } });
+    await t.init();
+    t.send({ jsonrpc: '2.0', id: 'w', method: 'index/add', params: { documents: [] } });
+    t.send({ jsonrpc: '2.0', id: 'q', method: 'retrieve', params: { query: 'queued', k: 1 } });
+    t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 'q' } });
+    expect((await t.response('q')).error.code).toBe(-32006);
+    await t.response('w');
+    await t.quiet(30);
+    expect(b.calls).not.toContain('queued');
+  });
+});
