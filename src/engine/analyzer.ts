@@ -64,15 +64,29 @@ export function foldLatin(word: string): string {
   return w;
 }
 
-/** Character bigrams of a CJK run; a single character yields itself. */
-function pushCjk(run: string, out: string[]): void {
+/**
+ * A CJK run: character bigrams, plus (in documents) every single character so that a
+ * one-character query (猫) still finds 黒猫がいる. A query of two or more characters uses bigrams
+ * only, which keeps it precise; a single character yields itself.
+ */
+function pushCjk(run: string, out: string[], query: boolean): void {
   const chars = Array.from(run);
-  if (chars.length === 1) {
-    out.push(chars[0]);
-    return;
-  }
+  if (chars.length === 1 || !query) out.push(...chars);
   for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
 }
+
+/** Scripts written without spaces between words: split with the platform's word segmenter. */
+const UNSPACED = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'word' }) : undefined;
+
+/**
+ * Greek, Arabic and Hebrew: accents, vowel points and tashkeel are dropped (Αθήνα = ΑΘΗΝΑ,
+ * كَتَبَ = كتب), as Lucene's Greek and Arabic normalisers do; final sigma is folded. Other
+ * scripts keep their marks (in Indic scripts they are letters' vowels).
+ */
+const FOLDED_SCRIPTS = /[\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}]/u;
+const NONSPACING = /\p{Mn}+/gu;
+const foldMarks = (w: string): string => w.normalize('NFD').replace(NONSPACING, '').normalize('NFC').replace(/ς/g, 'σ');
 
 /** Builds an analyzer; defaults are the measured ones (see docs/eval.md). */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
@@ -82,11 +96,11 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stops = stopwordSet(stopName);
   const stopAt = options.stopwordsAt ?? 'query';
   const stemName = typeof stemOpt === 'function' ? 'custom' : stemOpt;
-  const id = `a1/${stemName}/${stopAt === 'both' ? stopName : 'none'}`;
+  const id = `a2/${stemName}/${stopAt === 'both' ? stopName : 'none'}`;
   const cache = new Map<string, string>();
 
   /** One word (already lowercased) → terms, appended to `out`; `drop` removes stopwords. */
-  const pushWord = (word: string, out: string[], drop: boolean): void => {
+  const pushWord = (word: string, out: string[], drop: boolean, query: boolean): void => {
     if (ASCII_WORD.test(word)) {
       pushLatin(word, out, drop);
       return;
@@ -94,8 +108,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     if (HAS_CJK.test(word)) {
       for (const m of word.matchAll(CJK_SPLIT)) {
         const part = m[0];
-        if (IS_CJK_RUN.test(part)) pushCjk(part, out);
-        else for (const w of part.matchAll(WORD)) pushWord(w[0], out, drop);
+        if (IS_CJK_RUN.test(part)) pushCjk(part, out, query);
+        else for (const w of part.matchAll(WORD)) pushWord(w[0], out, drop, query);
       }
       return;
     }
@@ -106,7 +120,11 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       if (w.length > 0) pushLatin(w, out, drop);
       return;
     }
-    out.push(word.replace(APOSTROPHES, ''));
+    if (segmenter && UNSPACED.test(word)) {
+      for (const seg of segmenter.segment(word)) if (seg.isWordLike) out.push(seg.segment);
+      return;
+    }
+    out.push((FOLDED_SCRIPTS.test(word) ? foldMarks(word) : word).replace(APOSTROPHES, ''));
   };
 
   const pushLatin = (w: string, out: string[], drop: boolean): void => {
@@ -124,19 +142,19 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     out.push(s);
   };
 
-  const analyze = (text: string, drop: boolean): string[] => {
+  const analyze = (text: string, drop: boolean, query: boolean): string[] => {
     const out: string[] = [];
     const norm = text.normalize('NFKC').toLowerCase();
-    for (const m of norm.matchAll(WORD)) pushWord(m[0], out, drop);
+    for (const m of norm.matchAll(WORD)) pushWord(m[0], out, drop, query);
     return out;
   };
 
   return Object.freeze({
     id,
-    indexTerms: (text: string) => analyze(text, stopAt === 'both'),
+    indexTerms: (text: string) => analyze(text, stopAt === 'both', false),
     queryTerms: (text: string) => {
-      const terms = analyze(text, stops.size > 0);
-      return terms.length > 0 || stops.size === 0 ? terms : analyze(text, false);
+      const terms = analyze(text, stops.size > 0, true);
+      return terms.length > 0 || stops.size === 0 ? terms : analyze(text, false, true);
     },
   });
 }

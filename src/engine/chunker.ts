@@ -59,7 +59,7 @@ function pushLong(text: string, s: number, e: number, size: number, out: Unit[])
     let cut = s + size;
     const ws = text.slice(s + Math.floor(size / 2), cut).search(/\s\S*$/);
     if (ws >= 0) cut = s + Math.floor(size / 2) + ws;
-    else if (/[\udc00-\udfff]/.test(text[cut])) cut--;
+    else if (/[\udc00-\udfff]/.test(text[cut]) && cut - 1 > s) cut--; // keep surrogate pairs whole, but always advance
     const [a, b] = trimRange(text, s, cut);
     if (a < b) out.push({ start: a, end: b });
     s = trimRange(text, cut, e)[0];

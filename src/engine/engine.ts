@@ -26,6 +26,7 @@ import { loadViews } from './load.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument } from './prepare.ts';
 import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
 import { denseModel } from './recall.ts';
+import { DocumentRewritten } from './hits.ts';
 import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
 import { makeView, type DocEntry, type IndexView } from './view.ts';
@@ -318,6 +319,23 @@ export class Engine {
   async retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     this.assertOpen();
     await this.refresh();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.retrieveOnce(params, ctx);
+      } catch (e) {
+        if (!(e instanceof DocumentRewritten)) throw e;
+        // A cursor names a snapshot whose text is gone: that cursor has expired (§10, -32015).
+        if (params.cursor !== undefined) throw new RcpError(ErrorCode.NotFound, 'cursor expired', { field: 'cursor', detail: e.data?.detail });
+        // A pinned version is served or refused, never another (§7.7.1).
+        if (params.indexVersion !== undefined || attempt >= 3) throw e;
+        // Unpinned: a write (here or in another tab) committed while this query ran. Catch up, run again.
+        this.stale = true;
+        await this.refresh();
+      }
+    }
+  }
+
+  private retrieveOnce(params: RetrieveParams, ctx: RetrieveContext): Promise<RetrieveResult> {
     return runRetrieve(
       {
         analyzer: this.analyzer,

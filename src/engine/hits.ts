@@ -22,6 +22,9 @@ export function bodyRange(c: Candidate, unit: 'chunk' | 'document'): [number, nu
 /** Approximate tokens of a body: ceil(chars / 4). */
 export const approxTokens = (chars: number): number => Math.ceil(chars / 4);
 
+/** -32010: a document of the served snapshot was rewritten since, so its text is gone (§7.7.1). */
+export class DocumentRewritten extends RcpError {}
+
 /**
  * Fetches the body texts of `cands` (one store read for all their documents). A document whose
  * stored version differs from the candidate's was rewritten after the served snapshot, so its text
@@ -34,7 +37,7 @@ export async function loadTexts(store: IndexStore, cands: readonly Candidate[], 
   return cands.map((c) => {
     const d = byId.get(c.doc.id);
     if (!d || d.version !== c.doc.version) {
-      throw new RcpError(ErrorCode.BackendUnavailable, 'indexVersion no longer available', {
+      throw new DocumentRewritten(ErrorCode.BackendUnavailable, 'indexVersion no longer available', {
         detail: `the text of document '${c.doc.id}' at index version ${c.doc.version} is no longer retained`,
         retryable: false,
       });

@@ -24,7 +24,8 @@ export function mmrOrder(scores: readonly number[], lambda: number, sim: (i: num
     for (let i = 0; i < n; i++) {
       if (picked[i]) continue;
       const v = lambda * rel[i] - (1 - lambda) * (round === 0 ? 0 : maxSim[i]);
-      if (v > bestVal) [best, bestVal] = [i, v];
+      // The first unpicked candidate is always taken as a start, so a NaN can never leave best at -1.
+      if (best < 0 || v > bestVal) [best, bestVal] = [i, v];
     }
     picked[best] = 1;
     order.push(best);

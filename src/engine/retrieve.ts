@@ -79,7 +79,9 @@ function applyRecency(cands: Candidate[], field: string, halfLifeDays: number, f
     const t = dates[i];
     if (t === undefined) return void undated++;
     const m = Math.pow(2, -(ref - t) / hl);
-    c.score = floor !== undefined ? floor + (c.score - floor) * m : c.score >= 0 ? c.score * m : c.score / m;
+    const decayed = floor !== undefined ? floor + (c.score - floor) * m : c.score >= 0 ? c.score * m : c.score / m;
+    // A negative score divided by a decay that underflowed to 0 must stay finite and ordered (§4.6).
+    c.score = Math.max(-Number.MAX_VALUE, Number.isNaN(decayed) ? -Number.MAX_VALUE : decayed);
   });
   if (undated > 0) notes.push(`recency: ${undated} candidates without a date in '${field}' were not decayed`);
   cands.sort(compareCandidates);

@@ -159,7 +159,10 @@ export class ModelRuntime {
     };
     // One quick second try hides a transient fetch failure (several tabs loading at once).
     const loadTwice = () => load().catch(() => delay(500).then(load));
-    const loading = (options.loadAfter ?? Promise.resolve()).catch(() => undefined).then(loadTwice);
+    // Without a known width the first inference tells it, and `open` must wait for that load: it
+    // cannot also wait for `loadAfter` (the index opens only after this returns).
+    const gate = folder.dimension === undefined ? Promise.resolve() : (options.loadAfter ?? Promise.resolve()).catch(() => undefined);
+    const loading = gate.then(loadTwice);
     loading.catch(() => undefined);
 
     let crossEncoder: CrossEncoderReranker | undefined;

@@ -4,13 +4,30 @@ import { createAnalyzer, foldLatin } from '../../src/engine/analyzer.ts';
 const a = createAnalyzer();
 
 describe('analyzer', () => {
-  it('emits CJK character bigrams, and a unigram for a lone character', () => {
-    expect(a.indexTerms('东京大学')).toEqual(['东京', '京大', '大学']);
-    expect(a.indexTerms('日本語のテキスト')).toEqual(['日本', '本語', '語の', 'のテ', 'テキ', 'キス', 'スト']);
-    expect(a.indexTerms('한국어')).toEqual(['한국', '국어']);
-    expect(a.indexTerms('中')).toEqual(['中']);
+  it('emits CJK bigrams; documents also index single characters, multi-character queries use bigrams only', () => {
+    expect(a.indexTerms('东京大学')).toEqual(['东', '京', '大', '学', '东京', '京大', '大学']);
+    expect(a.queryTerms('东京大学')).toEqual(['东京', '京大', '大学']);
+    expect(a.queryTerms('日本語のテキスト')).toEqual(['日本', '本語', '語の', 'のテ', 'テキ', 'キス', 'スト']);
+    expect(a.queryTerms('한국어')).toEqual(['한국', '국어']);
+    expect(a.queryTerms('中')).toEqual(['中']);
     // Mixed runs split at the script boundary.
-    expect(a.indexTerms('GPU加速')).toEqual(['gpu', '加速']);
+    expect(a.queryTerms('GPU加速')).toEqual(['gpu', '加速']);
+  });
+
+  it('a one-character CJK query finds a document containing that character', () => {
+    const doc = new Set(a.indexTerms('黒猫がいる'));
+    expect(a.queryTerms('猫').every((t) => doc.has(t))).toBe(true);
+  });
+
+  it('Greek, Arabic and Hebrew fold accents and points; Thai is split into words', () => {
+    expect(a.queryTerms('ΑΘΗΝΑ')).toEqual(a.indexTerms('Αθήνα'));
+    expect(a.queryTerms('λόγος')).toEqual(a.indexTerms('ΛΟΓΟΣ'));
+    expect(a.queryTerms('كتب')).toEqual(a.indexTerms('كَتَبَ'));
+    expect(a.queryTerms('שלום')).toEqual(a.indexTerms('שָׁלוֹם'));
+    const thai = a.indexTerms('ภาษาไทยเป็นภาษาที่สวยงาม');
+    expect(thai.length).toBeGreaterThan(3);
+    expect(thai).toContain(a.queryTerms('ภาษา')[0]);
+    expect(thai.join('')).toBe('ภาษาไทยเป็นภาษาที่สวยงาม'); // nothing dropped
   });
 
   it('a Chinese query matches a Chinese document through shared bigrams', () => {

@@ -148,6 +148,11 @@ describe('model folders: dtype choice and dimension discovery', () => {
     } finally {
       await m.dispose();
     }
+    // The worker gates the weights on the index having opened, which happens only after `open`
+    // returns: with no width to read, `open` must not wait on that gate (it would never settle).
+    const never = new Promise<never>(() => undefined);
+    const runtime = await ModelRuntime.open({ modelBase: base, config: { embedder: 'no-width', dtype: 'q8', device: 'auto' }, loadAfter: never });
+    expect(runtime?.dimension).toBe(32);
   });
 
   it('another seed is another model: another identity', async () => {

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { chunkText } from '../../src/engine/chunker.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { MemoryStore } from '../../src/engine/memory-store.ts';
+import type { Reranker } from '../../src/engine/contracts.ts';
+import { HashEmbedder } from './helpers.ts';
+
+/** A query embedder that stalls until released, so a write can commit while a retrieve runs. */
+class StallingEmbedder extends HashEmbedder {
+  release: (() => void) | undefined;
+  override async embed(texts: string[], kind?: 'query' | 'document'): Promise<Float32Array[]> {
+    if (kind === 'query') await new Promise<void>((ok) => (this.release = ok));
+    return super.embed(texts);
+  }
+}
+
+describe('engine review fixes', () => {
+  it('§7.7.1 an unpinned retrieve overlapping an upsert answers from the new state instead of -32010', async () => {
+    const embedder = new StallingEmbedder();
+    const engine = new Engine({ store: new MemoryStore(), embedder });
+    await engine.open();
+    await engine.add([{ id: 'a', text: 'the white whale' }]);
+    const pending = engine.retrieve({ query: 'white whale', k: 3, mode: 'dense', includeText: true });
+    await new Promise((ok) => setTimeout(ok, 10));
+    const release = embedder.release!;
+    embedder.release = undefined;
+    await engine.add([{ id: 'a', text: 'the white whale, rewritten' }]);
+    release();
+    // The retry embeds the query again: let that one through too.
+    const timer = setInterval(() => embedder.release?.(), 5);
+    const result = await pending.finally(() => clearInterval(timer));
+    expect(result.hits[0].text).toBe('the white whale, rewritten');
+  });
+
+  it('§7.7.1 a pinned version whose text was rewritten is still refused with -32010', async () => {
+    const engine = new Engine({ store: new MemoryStore() });
+    await engine.open();
+    const v1 = (await engine.add([{ id: 'a', text: 'first albatross' }])).indexVersion;
+    await engine.add([{ id: 'a', text: 'second albatross' }]);
+    await expect(engine.retrieve({ query: 'albatross', k: 1, indexVersion: v1, includeText: true })).rejects.toMatchObject({ code: -32010 });
+  });
+
+  it('§4.6 recency after a rerank with negative scores never yields -Infinity, and MMR on top still works', async () => {
+    const negative: Reranker = { method: 'cross-encoder', identity: 'neg', score: async (_q, ps) => ps.map((_, i) => -3 - i) };
+    const engine = new Engine({ store: new MemoryStore(), reranker: [negative], embedder: new HashEmbedder() });
+    await engine.open();
+    await engine.add(['1790-01-01', '1900-01-01', '2020-01-01'].map((date, i) => ({ id: `d${i}`, text: `union address ${i}`, meta: { date } })));
+    const params = { query: 'union address', k: 3, rerank: { method: 'cross-encoder' as const, topN: 3 }, recency: { field: 'date', halfLifeDays: 30 } };
+    const r = await engine.retrieve(params);
+    expect(r.hits.every((h) => Number.isFinite(h.score))).toBe(true);
+    const scores = r.hits.map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    const withMmr = await engine.retrieve({ ...params, mmr: { lambda: 0.5 } });
+    expect(withMmr.hits).toHaveLength(3);
+  });
+
+  it('the chunker always advances, even with a size smaller than a surrogate pair', () => {
+    const chunks = chunkText('😀😀', 1, 0);
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(chunks.at(-1)!.end).toBe(4);
+  });
+});
