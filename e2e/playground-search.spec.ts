@@ -54,12 +54,16 @@ test.describe('playground: sample corpus and search', () => {
 
   test('a newer query cancels the one in flight with notifications/cancel', async ({ page }) => {
     await openPlayground(page);
-    // While the sample is seeding, a search waits behind the write before it (read-your-writes),
-    // so it is still in flight when the next query replaces it.
     await page.locator('#q').fill('whale');
     await expect(page.locator('#hits li').first()).toBeVisible({ timeout: 30_000 });
+    // A large pasted import holds the session's write barrier for a while; a search sent after it
+    // waits behind it (read-your-writes), so it is surely still in flight when the next query
+    // replaces it.
+    await page.locator('#paste-text').fill('Long pasted text about rigging and sails. '.repeat(40_000));
+    await page.getByRole('button', { name: 'Add pasted text' }).click();
     await page.locator('#q').fill('harpoon');
-    await page.waitForTimeout(200);
+    await expect(page.locator('#frames li summary', { hasText: 'request retrieve' }).last()).toBeAttached();
+    await page.waitForTimeout(300);
     await page.locator('#q').fill('ship');
     await expect(page.locator('#hits[data-request*="ship"]')).toBeAttached({ timeout: 30_000 });
     const frames = await page.evaluate(() => [...document.querySelectorAll('#frames li details')].map((d) => d.querySelector('summary')?.textContent ?? ''));
