@@ -31,6 +31,7 @@ import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
 import { makeView, type DocEntry, type IndexView } from './view.ts';
 import { planWrite, type PlannedWrite } from './writer.ts';
+import { SerialQueue } from './serial-queue.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './documents.ts';
@@ -118,9 +119,9 @@ export class Engine {
   private sortedIds: string[] | undefined;
   private opened = false;
   /** Writes, one at a time in call order (preparation included). */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writeQueue = new SerialQueue();
   /** Sync, planning, commit and publish: never interleaved (a read's reload waits only for a commit, not a preparation). */
-  private stateQueue: Promise<unknown> = Promise.resolve();
+  private readonly stateQueue = new SerialQueue();
   private mintCounter = 0;
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
   /** The background re-embedding pass, while one runs. */
@@ -152,8 +153,8 @@ export class Engine {
 
   /** Loads manifest, segments and document meta (never document text). Idempotent. */
   async open(): Promise<void> {
-    await this.exclusive(() =>
-      this.serial(async () => {
+    await this.writeQueue.run(() =>
+      this.stateQueue.run(async () => {
         if (this.opened) return;
         const loaded = await this.store.load();
         if (loaded) this.warnings.push(...this.install(loaded, false));
@@ -205,7 +206,7 @@ export class Engine {
 
   /** Adds or replaces documents (§7.10) in one atomic commit. */
   add(docs: AddDocument[], opts: AddOptions = {}): Promise<AddResult> {
-    return this.exclusive(async () => {
+    return this.writeQueue.run(async () => {
       this.assertOpen();
       checkAborted(opts.signal);
       checkAddDocuments(docs, this.limits.maxDocumentsPerAdd);
@@ -255,7 +256,7 @@ export class Engine {
 
   /** Deletes documents by id (§7.11); idempotent, counts only documents actually removed. */
   delete(ids: string[], opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
-    return this.exclusive(async () => {
+    return this.writeQueue.run(async () => {
       this.assertOpen();
       checkAborted(opts.signal);
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
@@ -281,7 +282,7 @@ export class Engine {
    * -32015. Resolves only after the clear is durable.
    */
   clear(opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
-    return this.exclusive(async () => {
+    return this.writeQueue.run(async () => {
       this.assertOpen();
       checkAborted(opts.signal);
       return this.locked(opts.signal, async () => {
@@ -410,7 +411,7 @@ export class Engine {
   }
 
   /**
-   * Catches up with the store when another engine may have written. Must run inside `serial`
+   * Catches up with the store when another engine may have written. Must run inside `stateQueue`
    * (never concurrently with a write's planning). Without coordination it reads nothing unless
    * the engine was invalidated.
    */
@@ -435,7 +436,7 @@ export class Engine {
 
   /** Before a read: reloads first when another engine committed since (lazily, not on every message). */
   private refresh(): Promise<void> {
-    return this.stale ? this.serial(() => this.sync()) : Promise.resolve();
+    return this.stale ? this.stateQueue.run(() => this.sync()) : Promise.resolve();
   }
 
   /**
@@ -444,7 +445,7 @@ export class Engine {
    */
   private locked<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
     const run = (): Promise<T> =>
-      this.serial(async () => {
+      this.stateQueue.run(async () => {
         await this.sync();
         checkAborted(signal);
         return fn();
@@ -469,7 +470,7 @@ export class Engine {
         store: this.store,
         batch: this.limits.embedBatch,
         signal: this.background.signal,
-        sync: () => this.serial(async () => (await this.sync(), this.current())),
+        sync: () => this.stateQueue.run(async () => (await this.sync(), this.current())),
         replace: (id, dense) =>
           this.locked(undefined, async () => {
             const view = this.current();
@@ -516,19 +517,5 @@ export class Engine {
     do id = `doc-${this.mintPrefix}-${(++this.mintCounter).toString(36)}`;
     while (docs.has(id));
     return id;
-  }
-
-  /** Runs writes one at a time, in call order; a failed write does not block later ones. */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Runs `fn` after every earlier `serial` section settled (same contract as `exclusive`, other queue). */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.stateQueue.then(fn, fn);
-    this.stateQueue = run.catch(() => undefined);
-    return run;
   }
 }

@@ -13,13 +13,14 @@ import { forgetPrefetched, resolveModelFolder, type ModelFolder } from './model-
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
+import { SerialQueue } from '../engine/serial-queue.ts';
 
 /** Pairs per inference call: bounds padding waste (pairs are longer than queries). */
 export const CROSS_ENCODER_BATCH = 16;
 
 export class CrossEncoderReranker implements Reranker {
   readonly method = 'cross-encoder' as const;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly calls = new SerialQueue();
 
   private constructor(
     /** `<folder>@sha256:<12 hex>` of the ONNX file in use (§15.7). */
@@ -59,7 +60,7 @@ export class CrossEncoderReranker implements Reranker {
 
   /** One relevance logit per passage, in passage order. */
   score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]> {
-    return this.serial(async () => {
+    return this.calls.run(async () => {
       const out: number[] = [];
       for (let at = 0; at < passages.length; at += this.batchSize) {
         signal?.throwIfAborted();
@@ -71,14 +72,8 @@ export class CrossEncoderReranker implements Reranker {
   }
 
   async dispose(): Promise<void> {
-    await this.queue.catch(() => undefined);
+    await this.calls.idle();
     await this.model.dispose();
-  }
-
-  private serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

@@ -15,13 +15,14 @@ import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
+import { SerialQueue } from '../engine/serial-queue.ts';
 
 const POOLING = { pooling: 'mean', normalize: true } as const;
 
 /** A loaded model. Calls are serialised: one inference at a time per instance. */
 export class TransformersEmbedder implements Embedder {
   readonly normalized = true;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly calls = new SerialQueue();
 
   private constructor(
     /** §15.7 identity, see `resolveModelFolder`. */
@@ -78,7 +79,7 @@ export class TransformersEmbedder implements Embedder {
 
   /** One unit vector per text (a text with no known word gives the zero vector). `kind` is ignored: the model is symmetric. */
   embed(texts: string[], _kind: 'query' | 'document' = 'document', signal?: AbortSignal): Promise<Float32Array[]> {
-    return this.serial(async () => {
+    return this.calls.run(async () => {
       const out: Float32Array[] = [];
       for (let at = 0; at < texts.length; at += this.batchSize) {
         signal?.throwIfAborted();
@@ -99,7 +100,7 @@ export class TransformersEmbedder implements Embedder {
    * carry no signal. Rows are L2-normalised, so MaxSim with dot = cosine.
    */
   tokenVectors(texts: string[], signal?: AbortSignal): Promise<TokenMatrix[]> {
-    return this.serial(async () => {
+    return this.calls.run(async () => {
       const out: TokenMatrix[] = [];
       for (let at = 0; at < texts.length; at += this.batchSize) {
         signal?.throwIfAborted();
@@ -115,14 +116,8 @@ export class TransformersEmbedder implements Embedder {
 
   /** Releases the inference session. The instance must not be used afterwards. */
   async dispose(): Promise<void> {
-    await this.queue.catch(() => undefined);
+    await this.calls.idle();
     await this.extractor.dispose();
-  }
-
-  private serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 
