@@ -4,11 +4,12 @@
  * It never parses or rewrites a frame.
  */
 import { bootWorker } from './client/boot.ts';
+import type { RcpBridge } from './transport/control.ts';
 
 declare global {
   interface Window {
     __rcpFrame?(sid: number, frame: string): void;
-    rcpBridge: { open(): Promise<number>; send(sid: number, frame: string): void; close(sid: number): void };
+    rcpBridge: RcpBridge;
   }
 }
 

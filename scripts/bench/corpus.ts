@@ -10,6 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchCorpus, BenchPassage } from '../../src/bench/types.ts';
+import { rng } from '../lib/prng.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const pkg = (name: string): string => join(root, 'node_modules', '@stdlib', name, 'data');
@@ -117,17 +118,6 @@ export function passagesOf(text: string): string[] {
   return out;
 }
 
-/** mulberry32: a small seeded PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffle<T>(xs: T[], rand: () => number): T[] {
   for (let i = xs.length - 1; i > 0; i--) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { serveStatic } from './static-server.ts';
+import type { RcpBridge } from '../../src/transport/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = process.env.RCP_CHROMIUM ?? '/usr/bin/chromium';
@@ -98,7 +99,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
 }
 
 interface BridgeWindow {
-  rcpBridge: { open(): Promise<number>; send(sid: number, frame: string): void; close(sid: number): void };
+  rcpBridge: RcpBridge;
 }
 
 async function listenRemembered(dist: string, portFile: string): Promise<Server> {

@@ -3,6 +3,8 @@
  * bearing its id, a batch for the array answering its ids, and progress frames are routed to the
  * exchange whose request carried the token (for SSE). Pure logic, no I/O: unit-testable.
  */
+import { isObject, isValidId } from '../../src/protocol/json.ts';
+
 export type Outcome =
   | { kind: 'none' }
   | { kind: 'frame'; frame: string }
@@ -15,8 +17,6 @@ interface Waiter {
 }
 
 const key = (id: unknown) => JSON.stringify(id);
-const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', id, error: { code, message } });
 
 export class HttpSessionRouter {
@@ -38,15 +38,15 @@ export class HttpSessionRouter {
   async exchange(text: string, body: unknown, urlMethod: string, onProgress?: (frame: string) => void): Promise<Outcome> {
     if (Array.isArray(body)) {
       if (body.length === 0) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: empty batch') };
-      const ids = body.filter((m) => isObj(m) && isId(m.id)).map((m) => key((m as { id: unknown }).id));
-      const invalid = body.some((m) => !isObj(m) || ('id' in m && !isId(m.id)));
+      const ids = body.filter((m) => isObject(m) && isValidId(m.id)).map((m) => key((m as { id: unknown }).id));
+      const invalid = body.some((m) => !isObject(m) || ('id' in m && !isValidId(m.id)));
       if (ids.length === 0 && !invalid) return this.forwardSilently(text);
-      for (const m of body) if (isObj(m) && m.method === 'shutdown' && isId(m.id)) this.shutdownIds.add(key(m.id));
+      for (const m of body) if (isObject(m) && m.method === 'shutdown' && isValidId(m.id)) this.shutdownIds.add(key(m.id));
       return this.forward(text, ids, true);
     }
-    if (!isObj(body)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: not a JSON-RPC object') };
+    if (!isObject(body)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: not a JSON-RPC object') };
     if (!('id' in body)) return this.forwardSilently(text);
-    if (!isId(body.id)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: bad id') };
+    if (!isValidId(body.id)) return { kind: 'invalid', status: 400, body: rpcError(-32600, 'invalid request: bad id') };
     // §5.2: the method in the path MUST match the body; a mismatch is -32600.
     if (urlMethod !== '' && body.method !== urlMethod) {
       return { kind: 'frame', frame: JSON.stringify(rpcError(-32600, `invalid request: path method '${urlMethod}' does not match body method`, body.id)) };
@@ -56,8 +56,8 @@ export class HttpSessionRouter {
       return { kind: 'frame', frame: JSON.stringify(rpcError(-32600, 'invalid request: id is already in flight', body.id)) };
     }
     if (body.method === 'shutdown') this.shutdownIds.add(id);
-    const meta = isObj(body.params) && isObj(body.params._meta) ? body.params._meta : undefined;
-    const token = meta && isId(meta.progressToken) ? key(meta.progressToken) : undefined;
+    const meta = isObject(body.params) && isObject(body.params._meta) ? body.params._meta : undefined;
+    const token = meta && isValidId(meta.progressToken) ? key(meta.progressToken) : undefined;
     if (token && onProgress) this.progress.set(token, onProgress);
     try {
       return await this.forward(text, [id], false);
@@ -75,14 +75,14 @@ export class HttpSessionRouter {
       return;
     }
     if (Array.isArray(msg)) {
-      const ids = new Set(msg.filter((m) => isObj(m) && isId(m.id)).map((m) => key((m as { id: unknown }).id)));
+      const ids = new Set(msg.filter((m) => isObject(m) && isValidId(m.id)).map((m) => key((m as { id: unknown }).id)));
       const i = this.waiters.findIndex((w) => w.batch && (w.ids.length === 0 || w.ids.some((id) => ids.has(id))));
       if (i >= 0) this.waiters.splice(i, 1)[0].resolve({ kind: 'frame', frame });
       if ([...ids].some((id) => this.shutdownIds.has(id))) this.close();
       return;
     }
-    if (!isObj(msg)) return;
-    if (msg.method === 'notifications/progress' && isObj(msg.params) && isId(msg.params.progressToken)) {
+    if (!isObject(msg)) return;
+    if (msg.method === 'notifications/progress' && isObject(msg.params) && isValidId(msg.params.progressToken)) {
       this.progress.get(key(msg.params.progressToken))?.(frame);
       return;
     }
@@ -91,7 +91,7 @@ export class HttpSessionRouter {
     const i = this.waiters.findIndex((w) => !w.batch && w.ids[0] === id);
     if (i >= 0) {
       this.waiters.splice(i, 1)[0].resolve({ kind: 'frame', frame });
-      if (isObj(msg.result) && this.shutdownIds.has(id)) this.close();
+      if (isObject(msg.result) && this.shutdownIds.has(id)) this.close();
     } else if (msg.id === null) {
       // A framing-level error for a batch with only malformed members.
       const j = this.waiters.findIndex((w) => w.batch && w.ids.length === 0);

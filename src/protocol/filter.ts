@@ -1,4 +1,5 @@
 import { toEpochMs } from './dates.ts';
+import { isObject as isRecord } from './json.ts';
 import { invalidParams, optionUnsupported, type RcpError } from './errors.ts';
 import type { Capabilities, FilterFieldType, FilterNode, FilterOperator } from './types.ts';
 
@@ -83,8 +84,6 @@ export function validateFilter(node: unknown, cap: Capabilities['filter'] | unde
   return walk(node, path, 1, { fields: filterFieldTypes(cap), operators, nodes: 0 });
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An own, non-null member (§4.6: null is absent). */
 const member = (o: Record<string, unknown>, key: string): unknown =>

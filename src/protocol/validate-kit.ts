@@ -1,4 +1,5 @@
 import { invalidParams } from './errors.ts';
+import { isObject as isRecord } from './json.ts';
 import type { Meta } from './types.ts';
 
 /**
@@ -14,7 +15,7 @@ import type { Meta } from './types.ts';
 export type Obj = Record<string, unknown>;
 
 /** True for a JSON object (not null, not an array). */
-export const isRecord = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isRecord };
 
 /** `base.key` or `base[i]`; an empty base yields the bare key. */
 export const fieldPath = (base: string, key: string | number): string =>

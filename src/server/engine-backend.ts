@@ -1,8 +1,9 @@
-import { backendUnavailable, type RcpError } from '../protocol/errors.ts';
+import type { RcpError } from '../protocol/errors.ts';
 import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult } from '../protocol/types.ts';
 import { validateIndexAdd, validateIndexDelete, validateRetrieve } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
 import type { RetrievalEngine } from './retrieval-engine.ts';
+import { engineReady } from './engine-ready.ts';
 
 export interface EngineBackendOptions {
   serverInfo: PeerInfo;
@@ -24,13 +25,7 @@ const PROGRESS_SLICE = 64;
  * happens here (protocol rules); retrieval semantics live in the engine.
  */
 export function createEngineBackend(opts: EngineBackendOptions): Backend {
-  const ready = async (): Promise<RetrievalEngine> => {
-    try {
-      return await opts.engine;
-    } catch (e) {
-      throw opts.mapError?.(e) ?? backendUnavailable(`index storage could not be opened: ${(e as Error).message}`);
-    }
-  };
+  const ready = engineReady(opts.engine, opts.mapError);
 
   const handlers: HandlerTable = {
     ...opts.extraHandlers,

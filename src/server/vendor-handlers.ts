@@ -7,9 +7,10 @@
  *   x-inpage/clear      {} → { deleted: int }   (acknowledged once the clear is durable)
  */
 import { ErrorCode } from '../protocol/codes.ts';
-import { backendUnavailable, RcpError } from '../protocol/errors.ts';
+import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
 import type { VendorHandler } from './backend.ts';
+import { engineReady } from './engine-ready.ts';
 
 /** What the extension needs from the engine (src/engine's Engine implements it). */
 export interface InpageEngine {
@@ -40,13 +41,7 @@ export interface InpageHandlerOptions {
 
 /** The `x-inpage/*` handlers by full method name, for `Backend.vendorHandlers`. */
 export function createInpageHandlers(opts: InpageHandlerOptions): Record<string, VendorHandler> {
-  const ready = async (): Promise<InpageEngine> => {
-    try {
-      return await opts.engine;
-    } catch (e) {
-      throw opts.mapError?.(e) ?? backendUnavailable(`index storage could not be opened: ${(e as Error).message}`);
-    }
-  };
+  const ready = engineReady(opts.engine, opts.mapError);
   return {
     async 'x-inpage/documents'(raw) {
       const p = paramsObject(raw);

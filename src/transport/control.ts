@@ -23,3 +23,10 @@ export interface ControlApi {
   connect(): Promise<MessagePort>;
   status(): Promise<WorkerStatus>;
 }
+
+/** What bridge.html exposes to the stdio/HTTP bridges: raw session ports, frames relayed untouched. */
+export interface RcpBridge {
+  open(): Promise<number>;
+  send(sid: number, frame: string): void;
+  close(sid: number): void;
+}

@@ -64,14 +64,20 @@ async function writtenWithV1(): Promise<MemoryStore> {
   return store;
 }
 
+/** Opens an engine on `store` with model v2, whose embedding waits until `release()` is called. */
+async function openWithGatedV2(store: MemoryStore): Promise<{ engine: Engine; v2: FakeEmbedder; release: () => void }> {
+  const v2 = new FakeEmbedder('fake/v2', 2);
+  let release!: () => void;
+  v2.gate = new Promise((ok) => (release = ok));
+  const engine = new Engine({ store, embedder: v2 });
+  await engine.open();
+  return { engine, v2, release };
+}
+
 describe('re-embedding on model identity change (§15.7)', () => {
   it('re-embeds stale segments in the background with the index-time text; a later open with the same model re-embeds nothing', async () => {
     const store = await writtenWithV1();
-    const v2 = new FakeEmbedder('fake/v2', 2);
-    let release!: () => void;
-    v2.gate = new Promise((ok) => (release = ok));
-    const engine = new Engine({ store, embedder: v2 });
-    await engine.open();
+    const { engine, v2, release } = await openWithGatedV2(store);
     expect(engine.warnings.some((w) => w.includes("'fake/v1'") && w.includes('re-embedded'))).toBe(true);
 
     // Before the pass finishes: dense queries work, sparse too, and the skipped chunks are noted.
@@ -127,11 +133,7 @@ describe('re-embedding on model identity change (§15.7)', () => {
 
   it('writes during the pass are kept: an upsert of a document being re-embedded wins, nothing is lost', async () => {
     const store = await writtenWithV1();
-    const v2 = new FakeEmbedder('fake/v2', 2);
-    let release!: () => void;
-    v2.gate = new Promise((ok) => (release = ok));
-    const engine = new Engine({ store, embedder: v2 });
-    await engine.open();
+    const { engine, v2, release } = await openWithGatedV2(store);
     const write = engine.add([{ id: 'short', text: 'rewritten: a note about submarines' }]); // embeds too, waits on the gate
     await new Promise((ok) => setTimeout(ok, 5));
     release();
