@@ -69,11 +69,12 @@ test.describe('RCP server in the worker, driven from the page', () => {
       type Client = { request(m: string, p: unknown, o?: unknown): Promise<any>; capabilities: any };
       const c = (window as unknown as { rcpClient: Client }).rcpClient;
       const ping = await c.request('ping', { nonce: 3 });
-      await c.request('index/add', { documents: [{ id: 'pg', text: 'Playground document about harpoons.' }] });
-      const r = await c.request('retrieve', { query: 'harpoons', k: 1 });
+      // A word the sample corpus (seeding in the background) cannot contain, so only 'pg' can match.
+      await c.request('index/add', { documents: [{ id: 'pg', text: 'Playground document about zyxquorbels.' }] });
+      const r = await c.request('retrieve', { query: 'zyxquorbels', k: 1, mode: 'sparse' });
       const gated = await c.request('graph', { op: 'local' }).catch((e: { code: number }) => e.code);
       const ctrl = new AbortController();
-      const pending = c.request('retrieve', { query: 'harpoons', k: 1 }, { signal: ctrl.signal });
+      const pending = c.request('retrieve', { query: 'zyxquorbels', k: 1 }, { signal: ctrl.signal });
       ctrl.abort();
       const aborted = await pending.then(() => 'resolved', (e: { code: number }) => e.code);
       return { ping, top: r.hits[0]?.id, gated, aborted };
