@@ -44,6 +44,8 @@ export interface Manifest {
   segmentIds: number[];
   /** Chunk keys deleted since their segment was written (segments are immutable). */
   tombstones: number[];
+  /** Version of the last clear: older versions' texts are gone, so no engine keeps them pinnable. */
+  clearedAt?: number;
 }
 
 /** Everything one mutation writes; a store MUST apply it atomically (all or nothing). */

@@ -3,93 +3,40 @@
  * write as ONE atomic `Change` through the IndexStore before publishing it. No DOM, no JSON-RPC:
  * it runs in a Web Worker and in Node alike.
  *
- * Several engines may share one store (one per tab). With a `Coordination` every write runs under
- * a cross-engine lock and first reloads from the store if another engine advanced its version, so
- * segment ids, chunk keys and upserts never conflict; commits are announced, and an engine that
- * hears of a newer version (or whose store connection was lost) reloads before its next read.
+ * Several engines may share one store (one per tab): `IndexState` keeps this engine's versions in
+ * step with the store and, with a `Coordination`, runs every write under a cross-engine lock on
+ * up-to-date state, so segment ids, chunk keys and upserts never conflict.
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
 import type { Capabilities, FilterFieldType, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { checkAborted } from './abort.ts';
-import { createAnalyzer, type Analyzer, type AnalyzerOptions } from './analyzer.ts';
-import { Bm25, type Bm25Params } from './bm25.ts';
+import { createAnalyzer, type Analyzer } from './analyzer.ts';
+import { Bm25 } from './bm25.ts';
 import {
   DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
-import type { Embedder, IndexStore, LoadedIndex, Manifest, Reranker } from './contracts.ts';
-import { LOCKS, type Coordination } from './coordination.ts';
+import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
+import type { Coordination } from './coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './documents.ts';
-import { loadViews } from './load.ts';
+import { IndexState } from './index-state.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument } from './prepare.ts';
-import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
-import { denseModel } from './recall.ts';
+import { BackgroundReembed } from './background-reembed.ts';
 import { DocumentRewritten } from './hits.ts';
 import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
-import { makeView, type DocEntry, type IndexView } from './view.ts';
 import { planWrite, type PlannedWrite } from './writer.ts';
 import { SerialQueue } from './serial-queue.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './documents.ts';
-
-export interface EngineOptions {
-  store: IndexStore;
-  embedder?: Embedder;
-  /** One reranker, or several with distinct methods (retrieve's `rerank.method` picks one). */
-  reranker?: Reranker | readonly Reranker[];
-  limits?: Partial<EngineLimits>;
-  /** Filterable meta fields, name → type (§8). Default DEFAULT_FIELDS. */
-  fields?: Record<string, FilterFieldType>;
-  analyzer?: AnalyzerOptions;
-  bm25?: Partial<Bm25Params>;
-  /** BM25F-style weight of context terms (title, heading path). */
-  contextWeight?: number;
-  chunkSize?: number;
-  chunkOverlap?: number;
-  /**
-   * Mode when a request names none. Default 'sparse': with the project's GloVe embedder, hybrid
-   * measured below BM25 on every dev collection (docs/eval.md). Dense/hybrid need an embedder.
-   */
-  defaultMode?: RetrieveMode;
-  /** Clock for session TTLs (tests). */
-  now?: () => number;
-  /**
-   * Sharing the store with other engines (other tabs): a cross-engine write lock and commit
-   * announcements. Absent (Node, a single tab): this engine assumes it is the only writer.
-   */
-  coordination?: Coordination;
-}
-
-export interface AddOptions {
-  chunk?: boolean;
-  contextual?: boolean;
-  chunkSize?: number;
-  chunkOverlap?: number;
-  idempotencyKey?: string;
-  onProgress?: (done: number, total: number) => void;
-  signal?: AbortSignal;
-}
-
-export interface AddResult {
-  ids: string[];
-  chunks: number;
-  indexVersion: string;
-}
-
-export interface DeleteResult {
-  deleted: number;
-  indexVersion: string;
-}
+export type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 
 /** Page size of `documents()` when none is given. */
 export const DEFAULT_DOCUMENT_PAGE = 100;
-
-
-const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
 
 export class Engine {
   readonly analyzer: Analyzer;
@@ -105,29 +52,14 @@ export class Engine {
   private readonly sessions: Sessions;
   private readonly defaultMode: RetrieveMode;
   private readonly coordination?: Coordination;
-  private readonly unsubscribe: () => void;
-  /** Another engine may have committed: compare with the store (and reload) before the next use. */
-  private stale = false;
-  /** The store may have been replaced (deleted, upgraded): reload even at an equal version. */
-  private reset = false;
-  private manifest: Manifest = EMPTY_MANIFEST;
-  /** Retained versions, oldest first; the last is current. */
-  private views: IndexView[] = [makeView(0, [], [])];
-  /** Live documents of the current version by id. */
-  private docs = new Map<string, DocEntry>();
-  /** Ids of `docs` in code-unit order, built on first listing after a change. */
-  private sortedIds: string[] | undefined;
+  private readonly state: IndexState;
   private opened = false;
   /** Writes, one at a time in call order (preparation included). */
   private readonly writeQueue = new SerialQueue();
-  /** Sync, planning, commit and publish: never interleaved (a read's reload waits only for a commit, not a preparation). */
-  private readonly stateQueue = new SerialQueue();
   private mintCounter = 0;
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
-  /** The background re-embedding pass, while one runs. */
-  private reembedding: Promise<number> | undefined;
-  /** Aborts background work when the engine closes. */
-  private readonly background = new AbortController();
+  /** Re-embeds, in the background, segments the embedder cannot search (absent without an embedder). */
+  private readonly reembed?: BackgroundReembed;
   /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
 
@@ -145,23 +77,36 @@ export class Engine {
     this.defaultMode = this.embedder ? (options.defaultMode ?? 'sparse') : 'sparse';
     this.sessions = new Sessions(this.limits.sessionTtlSeconds * 1000, this.limits.maxSessions, options.now);
     this.coordination = options.coordination;
-    this.unsubscribe =
-      this.coordination?.subscribe((version) => {
-        if (version !== this.manifest.version) this.stale = true;
-      }) ?? (() => undefined);
+    this.state = new IndexState({
+      store: this.store,
+      analyzerId: this.analyzer.id,
+      embedder: this.embedder,
+      retainVersions: this.limits.retainVersions,
+      coordination: this.coordination,
+      onReload: () => this.reembed?.schedule(),
+    });
+    if (this.embedder) {
+      this.reembed = new BackgroundReembed({
+        embedder: this.embedder,
+        store: this.store,
+        state: this.state,
+        batch: this.limits.embedBatch,
+        coordination: this.coordination,
+        warnings: this.warnings,
+      });
+    }
   }
 
   /** Loads manifest, segments and document meta (never document text). Idempotent. */
   async open(): Promise<void> {
     await this.writeQueue.run(() =>
-      this.stateQueue.run(async () => {
+      this.state.exclusive(async () => {
         if (this.opened) return;
-        const loaded = await this.store.load();
-        if (loaded) this.warnings.push(...this.install(loaded, false));
+        this.warnings.push(...(await this.state.load()));
         this.opened = true;
       }),
     );
-    this.scheduleReembed();
+    this.reembed?.schedule();
   }
 
   /**
@@ -170,7 +115,7 @@ export class Engine {
    * that stopped it (also recorded in `warnings`).
    */
   whenReembedded(): Promise<number> {
-    return this.reembedding ?? Promise.resolve(0);
+    return this.reembed?.whenDone() ?? Promise.resolve(0);
   }
 
   /**
@@ -178,30 +123,30 @@ export class Engine {
    * connection was lost (another tab deleted or upgraded the database).
    */
   invalidate(): void {
-    this.stale = this.reset = true;
+    this.state.invalidate();
   }
 
   /** Stops listening to other engines and stops background re-embedding. The store stays open (its owner closes it). */
   close(): void {
-    this.unsubscribe();
-    this.background.abort(new RcpError(ErrorCode.Cancelled, 'engine closed'));
+    this.state.close();
+    this.reembed?.close();
   }
 
   /** The current index version token. */
   get indexVersion(): string {
-    return String(this.current().version);
+    return String(this.state.current().version);
   }
 
   /** Live document count. */
   get size(): number {
-    return this.docs.size;
+    return this.state.docs.size;
   }
 
   /** Counts for status displays; when another engine committed since, a reload starts in the background. */
   stats(): { documents: number; chunks: number; indexVersion: string } {
-    if (this.stale && this.opened) this.refresh().catch(() => undefined);
-    const v = this.current();
-    return { documents: this.docs.size, chunks: v.live, indexVersion: String(v.version) };
+    if (this.state.needsRefresh && this.opened) this.state.refresh().catch(() => undefined);
+    const v = this.state.current();
+    return { documents: this.state.docs.size, chunks: v.live, indexVersion: String(v.version) };
   }
 
   /** Adds or replaces documents (§7.10) in one atomic commit. */
@@ -232,13 +177,13 @@ export class Engine {
         onProgress: opts.onProgress,
         signal: opts.signal,
       });
-      return this.locked(opts.signal, async () => {
+      return this.state.locked(opts.signal, async () => {
         if (key !== undefined && this.coordination) {
           const prior = await this.store.getIdempotent(key); // another engine may have applied it meanwhile
           if (prior !== undefined) return prior as AddResult;
         }
         this.checkRoom(effective);
-        const plan = planWrite(this.current(), this.docs, this.manifest, prepared.docs, [], {
+        const plan = planWrite(this.state.current(), this.state.docs, this.state.manifest, prepared.docs, [], {
           analyzerId: this.analyzer.id,
           contextWeight: this.contextWeight,
           maxSegments: this.limits.maxSegments,
@@ -260,11 +205,11 @@ export class Engine {
       this.assertOpen();
       checkAborted(opts.signal);
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
-      return this.locked(opts.signal, async () => {
-        const current = this.current();
-        const present = [...new Set(ids)].filter((id) => this.docs.has(id));
+      return this.state.locked(opts.signal, async () => {
+        const current = this.state.current();
+        const present = [...new Set(ids)].filter((id) => this.state.docs.has(id));
         if (present.length === 0) return { deleted: 0, indexVersion: String(current.version) };
-        const plan = planWrite(current, this.docs, this.manifest, [], present, {
+        const plan = planWrite(current, this.state.docs, this.state.manifest, [], present, {
           analyzerId: this.analyzer.id,
           contextWeight: this.contextWeight,
           maxSegments: this.limits.maxSegments,
@@ -285,16 +230,13 @@ export class Engine {
     return this.writeQueue.run(async () => {
       this.assertOpen();
       checkAborted(opts.signal);
-      return this.locked(opts.signal, async () => {
-        const deleted = this.docs.size;
-        const m = this.manifest;
-        const next: Manifest = { version: m.version + 1, nextChunkKey: m.nextChunkKey, nextSegmentId: m.nextSegmentId, segmentIds: [], tombstones: [] };
+      return this.state.locked(opts.signal, async () => {
+        const deleted = this.state.docs.size;
+        const m = this.state.manifest;
+        const version = m.version + 1;
+        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], clearedAt: version };
         await this.store.clear(next);
-        this.manifest = next;
-        this.views = [makeView(next.version, [], [])];
-        this.docs = new Map();
-        this.sortedIds = undefined;
-        this.coordination?.announce(next.version);
+        this.state.publishCleared(next);
         return { deleted, indexVersion: String(next.version) };
       });
     });
@@ -303,23 +245,23 @@ export class Engine {
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */
   async documents(offset = 0, limit = DEFAULT_DOCUMENT_PAGE): Promise<DocumentPage> {
     this.assertOpen();
-    await this.refresh();
-    const ids = (this.sortedIds ??= [...this.docs.keys()].sort());
-    const page = ids.slice(offset, offset + limit).map((id) => this.docs.get(id)!);
-    return { documents: summarize(this.current(), page), total: ids.length };
+    await this.state.refresh();
+    const ids = this.state.sortedDocIds();
+    const page = ids.slice(offset, offset + limit).map((id) => this.state.docs.get(id)!);
+    return { documents: summarize(this.state.current(), page), total: ids.length };
   }
 
   /** One live document with its text and chunk ranges, or undefined when there is none with this id. */
   async document(id: string): Promise<DocumentDetail | undefined> {
     this.assertOpen();
-    await this.refresh();
+    await this.state.refresh();
     return readDocument(this.store, id);
   }
 
   /** Runs a retrieve (§7.7) over the current or a pinned/cursor version. */
   async retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     this.assertOpen();
-    await this.refresh();
+    await this.state.refresh();
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.retrieveOnce(params, ctx);
@@ -330,8 +272,8 @@ export class Engine {
         // A pinned version is served or refused, never another (§7.7.1).
         if (params.indexVersion !== undefined || attempt >= 3) throw e;
         // Unpinned: a write (here or in another tab) committed while this query ran. Catch up, run again.
-        this.stale = true;
-        await this.refresh();
+        this.state.markStale();
+        await this.state.refresh();
       }
     }
   }
@@ -347,8 +289,8 @@ export class Engine {
         fields: this.fields,
         caps: this.gateCapabilities(),
         sessions: this.sessions,
-        viewAt: (v) => this.views.find((x) => x.version === v),
-        current: () => this.current(),
+        viewAt: (v) => this.state.viewAt(v),
+        current: () => this.state.current(),
         defaultMode: this.defaultMode,
       },
       params,
@@ -375,135 +317,18 @@ export class Engine {
     return caps;
   }
 
-  private current(): IndexView {
-    return this.views[this.views.length - 1];
-  }
-
-  /** Makes a committed write current and announces it to the other engines. */
+  /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */
   private publish(plan: PlannedWrite): void {
-    this.manifest = plan.change.manifest;
-    plan.applyDocs(this.docs);
-    this.sortedIds = undefined;
-    this.retain(plan.view);
-    this.coordination?.announce(plan.view.version);
-  }
-
-  private retain(view: IndexView): void {
-    this.views.push(view);
-    while (this.views.length > this.limits.retainVersions) this.views.shift();
-  }
-
-  /**
-   * Replaces the in-memory state with what the store holds. A reload is a new version: older
-   * versions stay pinnable only when the store moved forward from ours; otherwise (the database
-   * was replaced, `keep` false) they are dropped and pins on them are -32010. Returns load warnings.
-   */
-  private install(loaded: LoadedIndex | undefined, keep: boolean): string[] {
-    const { view, docs, warnings } = loaded
-      ? loadViews(loaded, this.analyzer.id, this.embedder)
-      : { view: makeView(0, [], []), docs: new Map<string, DocEntry>(), warnings: [] };
-    if (keep && view.version > this.current().version) this.retain(view);
-    else this.views = [view];
-    this.manifest = loaded?.manifest ?? EMPTY_MANIFEST;
-    this.docs = docs;
-    this.sortedIds = undefined;
-    return warnings;
-  }
-
-  /**
-   * Catches up with the store when another engine may have written. Must run inside `stateQueue`
-   * (never concurrently with a write's planning). Without coordination it reads nothing unless
-   * the engine was invalidated.
-   */
-  private async sync(): Promise<void> {
-    if (!this.coordination && !this.stale) return;
-    const reset = this.reset;
-    // Cleared first: an announcement that arrives while we read marks the engine stale again.
-    this.stale = this.reset = false;
-    try {
-      if (!reset) {
-        const stored = await this.store.readManifest();
-        if ((stored?.version ?? 0) === this.manifest.version) return;
-      }
-      this.install(await this.store.load(), !reset);
-    } catch (e) {
-      this.stale = true;
-      this.reset ||= reset;
-      throw e;
-    }
-    this.scheduleReembed();
-  }
-
-  /** Before a read: reloads first when another engine committed since (lazily, not on every message). */
-  private refresh(): Promise<void> {
-    return this.stale ? this.stateQueue.run(() => this.sync()) : Promise.resolve();
-  }
-
-  /**
-   * Runs a write's planning and commit under the cross-engine write lock, on up-to-date state and
-   * with the in-memory state to itself.
-   */
-  private locked<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    const run = (): Promise<T> =>
-      this.stateQueue.run(async () => {
-        await this.sync();
-        checkAborted(signal);
-        return fn();
-      });
-    return this.coordination ? this.coordination.withLock(LOCKS.write, run, signal) : run();
-  }
-
-  /**
-   * Starts re-embedding, in the background, the segments whose vectors the embedder cannot use
-   * (another identity or dimension, or none), unless a pass is already running (it re-checks the
-   * view after every segment). With coordination only one engine re-embeds at a time; the others
-   * find the work done when they get the lock.
-   */
-  private scheduleReembed(): void {
-    const embedder = this.embedder;
-    if (!embedder || this.reembedding || this.background.signal.aborted) return;
-    const model = denseModel(embedder);
-    if (!this.current().segments.some((seg) => needsVectors(seg, model))) return;
-    const pass = (): Promise<number> =>
-      runReembedPass({
-        embedder,
-        store: this.store,
-        batch: this.limits.embedBatch,
-        signal: this.background.signal,
-        sync: () => this.stateQueue.run(async () => (await this.sync(), this.current())),
-        replace: (id, dense) =>
-          this.locked(undefined, async () => {
-            const view = this.current();
-            const s = view.segments.findIndex((seg) => seg.id === id);
-            if (s < 0 || !needsVectors(view.segments[s], model)) return false;
-            const plan = planReembed(view, this.manifest, s, dense);
-            await this.store.commit(plan.change);
-            this.manifest = plan.change.manifest;
-            this.retain(plan.view);
-            this.coordination?.announce(plan.view.version);
-            return true;
-          }),
-      });
-    const run = (this.coordination ? this.coordination.withLock(LOCKS.reembed, pass, this.background.signal) : pass()).then(
-      (n) => {
-        this.reembedding = undefined;
-        return n;
-      },
-      (e: unknown) => {
-        this.reembedding = undefined;
-        this.warnings.push(`re-embedding stopped: ${e instanceof Error ? e.message : String(e)}`);
-        throw e;
-      },
-    );
-    run.catch(() => undefined);
-    this.reembedding = run;
+    this.state.publish(plan.change.manifest, plan.view, plan.applyDocs);
+    this.reembed?.schedule();
   }
 
   /** -32013 when adding `docs` would exceed `maxDocuments`. */
   private checkRoom(docs: readonly { id: string }[]): void {
     const max = this.limits.maxDocuments;
     if (max === undefined) return;
-    const after = this.docs.size + docs.filter((d) => !this.docs.has(d.id)).length;
+    const live = this.state.docs;
+    const after = live.size + docs.filter((d) => !live.has(d.id)).length;
     if (after > max) throw new RcpError(ErrorCode.PayloadTooLarge, `index full: ${after} documents > ${max}`, { detail: `at most ${max} documents` });
   }
 
@@ -512,7 +337,7 @@ export class Engine {
   }
 
   private mintId(): string {
-    const docs = this.docs;
+    const docs = this.state.docs;
     let id: string;
     do id = `doc-${this.mintPrefix}-${(++this.mintCounter).toString(36)}`;
     while (docs.has(id));

@@ -202,6 +202,7 @@ export function planWrite(
   const tombstones: number[] = [];
   segments.forEach((seg, s) => dead[s].forEach((d, c) => void (d && tombstones.push(seg.record.chunkKeys[c]))));
   const next: Manifest = {
+    ...manifest,
     version,
     nextChunkKey,
     nextSegmentId,

@@ -92,6 +92,22 @@ describe('several engines over one store', () => {
     await checkStore(store);
   });
 
+  it('after a clear, every engine refuses pins to the versions before it (-32010), not only the one that cleared', async () => {
+    const { engines: [a, b] } = await tabs(2);
+    await a.add([{ id: 'w', text: 'the white whale' }]);
+    await tick();
+    const before = await b.retrieve({ query: 'whale', includeText: false });
+    expect(ids(before)).toEqual(['w']);
+    await a.clear();
+    await tick();
+    const pinned = { query: 'whale', includeText: false, indexVersion: before.indexVersion };
+    await expect(a.retrieve(pinned)).rejects.toMatchObject({ code: -32010 });
+    await expect(b.retrieve(pinned)).rejects.toMatchObject({ code: -32010 });
+    await a.add([{ id: 'x', text: 'a whale after the clear' }]);
+    await tick();
+    await expect(b.retrieve(pinned)).rejects.toMatchObject({ code: -32010 });
+  });
+
   it('a reload keeps this engine’s older versions pinnable (the store moved forward) and cursors keep paging', async () => {
     const { engines: [a, b] } = await tabs(2);
     await a.add(Array.from({ length: 6 }, (_, i) => ({ id: `d${i}`, text: `whale number ${i}` })));

@@ -182,4 +182,28 @@ describe('re-embedding on model identity change (§15.7)', () => {
     expect(engine.warnings.at(-1)).toContain('re-embedding stopped: model failed to load');
     expect(ids(await engine.retrieve({ query: 'harpoons', k: 2, mode: 'sparse' }))).toHaveLength(2);
   });
+
+  it('a pass that stopped is tried again after the next write, so no segment stays invisible to dense search', async () => {
+    const store = await writtenWithV1();
+    let failing = true;
+    const flaky = new FakeEmbedder('fake/v2', 2);
+    const embedder: Embedder = {
+      identity: flaky.identity,
+      dimension: flaky.dimension,
+      normalized: true,
+      embed: async (texts, kind) => {
+        if (kind === 'document' && failing) throw new Error('transient failure');
+        return flaky.embed(texts, kind);
+      },
+    };
+    const engine = new Engine({ store, embedder });
+    await engine.open();
+    await expect(engine.whenReembedded()).rejects.toThrow('transient failure');
+    expect(ids(await engine.retrieve(DENSE))).toEqual([]);
+    failing = false;
+    await engine.add([{ id: 'new', text: 'A new note about harpoons.' }]);
+    expect(await engine.whenReembedded()).toBe(2);
+    const docs = new Set(ids(await engine.retrieve({ ...DENSE, k: 100 })).map((id) => id.split('#')[0]));
+    expect([...docs].sort()).toEqual(['new', 'pequod', 'rachel', 'short']);
+  });
 });

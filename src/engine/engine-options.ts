@@ -1,0 +1,56 @@
+/** What the Engine is built with, and what its writes take and return. */
+import type { FilterFieldType, RetrieveMode } from '../protocol/types.ts';
+import type { AnalyzerOptions } from './analyzer.ts';
+import type { Bm25Params } from './bm25.ts';
+import type { EngineLimits } from './config.ts';
+import type { Embedder, IndexStore, Reranker } from './contracts.ts';
+import type { Coordination } from './coordination.ts';
+
+export interface EngineOptions {
+  store: IndexStore;
+  embedder?: Embedder;
+  /** One reranker, or several with distinct methods (retrieve's `rerank.method` picks one). */
+  reranker?: Reranker | readonly Reranker[];
+  limits?: Partial<EngineLimits>;
+  /** Filterable meta fields, name → type (§8). Default DEFAULT_FIELDS. */
+  fields?: Record<string, FilterFieldType>;
+  analyzer?: AnalyzerOptions;
+  bm25?: Partial<Bm25Params>;
+  /** BM25F-style weight of context terms (title, heading path). */
+  contextWeight?: number;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  /**
+   * Mode when a request names none. Default 'sparse': with the project's GloVe embedder, hybrid
+   * measured below BM25 on every dev collection (docs/eval.md). Dense/hybrid need an embedder.
+   */
+  defaultMode?: RetrieveMode;
+  /** Clock for session TTLs (tests). */
+  now?: () => number;
+  /**
+   * Sharing the store with other engines (other tabs): a cross-engine write lock and commit
+   * announcements. Absent (Node, a single tab): this engine assumes it is the only writer.
+   */
+  coordination?: Coordination;
+}
+
+export interface AddOptions {
+  chunk?: boolean;
+  contextual?: boolean;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  idempotencyKey?: string;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface AddResult {
+  ids: string[];
+  chunks: number;
+  indexVersion: string;
+}
+
+export interface DeleteResult {
+  deleted: number;
+  indexVersion: string;
+}
