@@ -14,7 +14,7 @@ import { forgetPrefetched, prefetchingFetch, resolveModelFolder, type ModelFolde
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
-import { toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
+import { meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 import { SerialQueue } from '../engine/serial-queue.ts';
 
 const POOLING = { pooling: 'mean', normalize: true } as const;
@@ -83,15 +83,24 @@ export class TransformersEmbedder implements Embedder {
       const out: Float32Array[] = [];
       for (let at = 0; at < texts.length; at += this.batchSize) {
         signal?.throwIfAborted();
-        const batch = texts.slice(at, at + this.batchSize);
-        const tensor = (await this.extractor(batch.map(nonEmpty), POOLING)) as Tensor;
-        const data = tensor.data as Float32Array;
-        const d = this.dimension;
-        for (let r = 0; r < batch.length; r++) out.push(zeroNonFinite(data.slice(r * d, (r + 1) * d)));
+        out.push(...(await this.embedBatch(texts.slice(at, at + this.batchSize).map(nonEmpty))));
       }
       signal?.throwIfAborted();
       return out;
     });
+  }
+
+  /** Mean pooling in one typed-array pass when the model outputs float32 (the pipeline's own pooling otherwise, e.g. fp16). */
+  private async embedBatch(batch: string[]): Promise<Float32Array[]> {
+    const inputs = this.extractor.tokenizer(batch, { padding: true, truncation: true }) as { attention_mask: Tensor };
+    const outputs = (await this.extractor.model(inputs)) as Record<string, Tensor | undefined>;
+    // The output the feature-extraction pipeline pools, in its order of preference.
+    const hidden = outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings;
+    if (hidden && hidden.dims.length === 3 && hidden.data instanceof Float32Array) return meanPooled(hidden, inputs.attention_mask);
+    const tensor = (await this.extractor(batch, POOLING)) as Tensor;
+    const data = tensor.data as Float32Array;
+    const d = this.dimension;
+    return batch.map((_, r) => zeroNonFinite(Float32Array.from(data.subarray(r * d, (r + 1) * d))));
   }
 
   /**

@@ -45,6 +45,16 @@ describe('TransformersEmbedder (Node, cpu)', () => {
     expect(Array.from(single[0])).toEqual(Array.from(a[1]));
   });
 
+  it('pools exactly as the transformers.js feature-extraction pipeline does (mean over the mask, L2 norm)', async () => {
+    const texts = ['The whale and the harpoon', 'short', 'a much longer text about the measurement of dielectric constants in microwave cavities'];
+    const ours = await q8.embed(texts, 'document');
+    const { pipeline } = await import('@huggingface/transformers');
+    const extractor = await pipeline('feature-extraction', 'glove-static-100d', { dtype: 'q8', device: 'cpu' });
+    const theirs = (await extractor(texts, { pooling: 'mean', normalize: true })).tolist() as number[][];
+    await extractor.dispose();
+    texts.forEach((_, i) => theirs[i].forEach((x, j) => expect(ours[i][j]).toBeCloseTo(x, 6)));
+  });
+
   it('returns unit vectors, and the zero vector for text without known words', async () => {
     const [v, empty, punct] = await q8.embed(['operating systems and compilers', '', '?!.'], 'document');
     expect(v).toBeInstanceOf(Float32Array);
