@@ -21,8 +21,13 @@ export interface FrameRecord {
 
 const encoder = new TextEncoder();
 
+/** Frames kept: the newest, at most this many and this many bytes (imports send 250 KB frames). */
+export const MAX_FRAMES = 5000;
+export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+
 export class FrameLog {
   readonly records: FrameRecord[] = [];
+  private bytes = 0;
   private readonly started = performance.now();
   private readonly sent = new Map<string | number, { method: string; at: number }>();
   private seq = 0;
@@ -62,7 +67,8 @@ export class FrameLog {
       }
     }
     this.records.push(rec);
-    if (this.records.length > 5000) this.records.splice(0, 1000); // bounded memory on long sessions
+    this.bytes += rec.bytes;
+    this.trim();
     for (const fn of this.listeners) fn(rec);
     return rec;
   }
@@ -74,6 +80,22 @@ export class FrameLog {
 
   clear(): void {
     this.records.length = 0;
+    this.bytes = 0;
+  }
+
+  /** Sequence number of the oldest frame still kept (views drop rows older than it). */
+  get oldestSeq(): number {
+    return this.records[0]?.seq ?? this.seq + 1;
+  }
+
+  /** Bounded memory on long sessions: drops the oldest frames beyond the count or byte budget (never the newest). */
+  private trim(): void {
+    let drop = 0;
+    let bytes = this.bytes;
+    while (this.records.length - drop > 1 && (this.records.length - drop > MAX_FRAMES || bytes > MAX_FRAME_BYTES)) bytes -= this.records[drop++].bytes;
+    if (drop === 0) return;
+    this.records.splice(0, drop);
+    this.bytes = bytes;
   }
 }
 

@@ -72,9 +72,10 @@ export function mountInspector(log: FrameLog): void {
     const li = row(r);
     rows.set(li, r);
     list.append(li);
-    while (rows.size > MAX_ROWS) {
-      const first = list.firstElementChild as HTMLLIElement | null;
-      if (!first) break;
+    // Rows follow the log's own bounds (so their frame texts can be freed) and MAX_ROWS.
+    for (let first = list.firstElementChild as HTMLLIElement | null; first; first = list.firstElementChild as HTMLLIElement | null) {
+      const rec = rows.get(first);
+      if (rows.size <= MAX_ROWS && rec && rec.seq >= log.oldestSeq) break;
       rows.delete(first);
       first.remove();
     }

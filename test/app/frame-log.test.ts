@@ -1,0 +1,40 @@
+/** The inspector's frame log: classification, latency matching and bounded memory. */
+import { describe, expect, it } from 'vitest';
+import { FrameLog, MAX_FRAME_BYTES, MAX_FRAMES } from '../../src/app/frame-log.ts';
+
+describe('FrameLog', () => {
+  it('classifies frames and matches a response to its request', () => {
+    const log = new FrameLog();
+    log.add('out', '{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}');
+    log.add('in', '{"jsonrpc":"2.0","method":"notifications/log","params":{}}');
+    const res = log.add('in', '{"jsonrpc":"2.0","id":1,"result":{}}');
+    expect(log.records.map((r) => r.kind)).toEqual(['request', 'notification', 'response']);
+    expect(res.method).toBe('ping');
+    expect(res.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(log.add('in', 'not json').kind).toBe('invalid');
+  });
+
+  it('keeps at most MAX_FRAME_BYTES of frames, dropping the oldest, but always the newest', () => {
+    const log = new FrameLog();
+    const big = `{"jsonrpc":"2.0","method":"x","params":{"t":"${'a'.repeat(1024 * 1024)}"}}`;
+    for (let i = 0; i < 40; i++) log.add('out', big);
+    const kept = log.records.reduce((n, r) => n + r.bytes, 0);
+    expect(kept).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+    expect(log.records.length).toBeLessThan(40);
+    expect(log.records.at(-1)!.seq).toBe(40);
+    expect(log.oldestSeq).toBe(log.records[0].seq);
+    const huge = `"${'b'.repeat(MAX_FRAME_BYTES + 10)}"`;
+    log.add('in', huge);
+    expect(log.records).toHaveLength(1);
+    expect(log.records[0].text).toBe(huge);
+  });
+
+  it('keeps at most MAX_FRAMES frames', () => {
+    const log = new FrameLog();
+    for (let i = 0; i < MAX_FRAMES + 7; i++) log.add('out', '{"jsonrpc":"2.0","method":"n"}');
+    expect(log.records).toHaveLength(MAX_FRAMES);
+    expect(log.oldestSeq).toBe(8);
+    log.clear();
+    expect(log.records).toHaveLength(0);
+  });
+});
