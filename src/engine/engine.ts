@@ -30,6 +30,7 @@ import { runRetrieve, type RetrieveContext } from './retrieve.ts';
 import { Sessions } from './sessions.ts';
 import { planWrite, type PlannedWrite } from './writer.ts';
 import { SerialQueue } from './serial-queue.ts';
+import { TextCache } from './text-cache.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './documents.ts';
@@ -53,6 +54,8 @@ export class Engine {
   private readonly defaultMode: RetrieveMode;
   private readonly coordination?: Coordination;
   private readonly state: IndexState;
+  /** Hit texts of live documents, from memory when recently read. */
+  private readonly texts: TextCache;
   private opened = false;
   /** Writes, one at a time in call order (preparation included). */
   private readonly writeQueue = new SerialQueue();
@@ -85,6 +88,7 @@ export class Engine {
       coordination: this.coordination,
       onReload: () => this.reembed?.schedule(),
     });
+    this.texts = new TextCache(this.store, (id) => this.state.docs.get(id)?.version);
     if (this.embedder) {
       this.reembed = new BackgroundReembed({
         embedder: this.embedder,
@@ -237,6 +241,7 @@ export class Engine {
         const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
+        this.texts.clear();
         return { deleted, indexVersion: String(next.version) };
       });
     });
@@ -285,7 +290,7 @@ export class Engine {
         bm25: this.bm25,
         embedder: this.embedder,
         rerankers: this.rerankers,
-        store: this.store,
+        texts: this.texts,
         fields: this.fields,
         caps: this.gateCapabilities(),
         sessions: this.sessions,

@@ -5,7 +5,7 @@
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import type { Hit, Unit } from '../protocol/types.ts';
-import type { IndexStore } from './contracts.ts';
+import type { DocumentReader } from './text-cache.ts';
 import type { Candidate } from './view.ts';
 
 /** Stable hit id: the document id for unit "document" or a one-chunk document, else `docId#index`. */
@@ -30,7 +30,7 @@ export class DocumentRewritten extends RcpError {}
  * stored version differs from the candidate's was rewritten after the served snapshot, so its text
  * is no longer retained: that is -32010 (§7.7.1), never another version's text.
  */
-export async function loadTexts(store: IndexStore, cands: readonly Candidate[], unit: 'chunk' | 'document'): Promise<string[]> {
+export async function loadTexts(store: DocumentReader, cands: readonly Candidate[], unit: 'chunk' | 'document'): Promise<string[]> {
   const ids = [...new Set(cands.map((c) => c.doc.id))];
   const docs = await store.getDocuments(ids);
   const byId = new Map(ids.map((id, i) => [id, docs[i]]));

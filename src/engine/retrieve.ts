@@ -13,7 +13,8 @@ import { clampFunnel, gateRetrieve } from '../protocol/retrieve-gating.ts';
 import { encodeVectors } from '../protocol/vector-codec.ts';
 import type { Capabilities, FilterFieldType, Hit, RetrieveMode, RetrieveParams, RetrieveResult, Unit } from '../protocol/types.ts';
 import { checkAborted } from './abort.ts';
-import type { IndexStore, Reranker } from './contracts.ts';
+import type { Reranker } from './contracts.ts';
+import type { DocumentReader } from './text-cache.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
 import { candidateVector, cosine } from './dense.ts';
 import { hitId, loadTexts, packBudget, toHit } from './hits.ts';
@@ -23,7 +24,8 @@ import type { Sessions } from './sessions.ts';
 import { compareCandidates, type Candidate, type IndexView } from './view.ts';
 
 export interface RetrieveDeps extends RecallDeps {
-  store: IndexStore;
+  /** Where hit texts are read (the store, through the engine's TextCache). */
+  texts: DocumentReader;
   /** The rerank stage uses the one whose method (and, when named, model) the request asks for. */
   rerankers?: readonly Reranker[];
   fields: Record<string, FilterFieldType>;
@@ -138,7 +140,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
   if (params.rerank && funnel.topN !== undefined && reranker) {
     ctx.onStage?.('rerank', 0.5);
     const pool = list.slice(0, funnel.topN);
-    const texts = await loadTexts(deps.store, pool, 'chunk');
+    const texts = await loadTexts(deps.texts, pool, 'chunk');
     checkAborted(signal);
     const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
     const scores = await reranker.score(text, passages, signal);
@@ -163,7 +165,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     if (model && vecs.every((v) => v !== undefined)) {
       sim = (i, j) => cosine(vecs[i]!, vecs[j]!);
     } else {
-      const texts = await loadTexts(deps.store, pool, 'chunk');
+      const texts = await loadTexts(deps.texts, pool, 'chunk');
       const sets = texts.map((t) => new Set(deps.analyzer.indexTerms(t)));
       sim = (i, j) => jaccard(sets[i], sets[j]);
     }
@@ -190,7 +192,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
 
   const hits: Hit[] = page.map((c) => toHit(c, unit, unitOut));
   if (params.includeText !== false && page.length > 0) {
-    const texts = await loadTexts(deps.store, page, unit);
+    const texts = await loadTexts(deps.texts, page, unit);
     hits.forEach((h, i) => (h.text = texts[i]));
   }
   if (params.includeVectors && deps.embedder) {

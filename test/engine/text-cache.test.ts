@@ -1,0 +1,68 @@
+/** Hit texts from memory: only live versions, bounded, and never changing what a pinned query gets. */
+import { describe, expect, it } from 'vitest';
+import type { StoredDocument } from '../../src/engine/contracts.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { TextCache, type DocumentReader } from '../../src/engine/text-cache.ts';
+import { ids } from './helpers.ts';
+
+const doc = (id: string, version: number, text: string): StoredDocument => ({ id, text, meta: {}, chunkKeys: [], version });
+
+/** A reader over fixed documents that counts the ids it was asked for. */
+function reader(docs: StoredDocument[]): DocumentReader & { asked: string[] } {
+  const byId = new Map(docs.map((d) => [d.id, d]));
+  const asked: string[] = [];
+  return { asked, getDocuments: async (list) => (asked.push(...list), list.map((id) => byId.get(id))) };
+}
+
+describe('TextCache', () => {
+  it('serves a live document from memory after the first read', async () => {
+    const store = reader([doc('a', 1, 'alpha'), doc('b', 2, 'beta')]);
+    const cache = new TextCache(store, (id) => ({ a: 1, b: 2 })[id]);
+    expect((await cache.getDocuments(['a', 'b'])).map((d) => d?.text)).toEqual(['alpha', 'beta']);
+    expect((await cache.getDocuments(['b', 'a', 'zz'])).map((d) => d?.text)).toEqual(['beta', 'alpha', undefined]);
+    expect(store.asked).toEqual(['a', 'b', 'zz']);
+  });
+
+  it('reads from the store when the cached version is no longer the live one', async () => {
+    let live = 1;
+    const store = reader([doc('a', 1, 'old')]);
+    const cache = new TextCache(store, () => live);
+    await cache.getDocuments(['a']);
+    live = 2;
+    await cache.getDocuments(['a']);
+    expect(store.asked).toEqual(['a', 'a']);
+  });
+
+  it('keeps within its character budget, least recently used out, and never caches a larger document', async () => {
+    const store = reader([doc('a', 1, 'x'.repeat(40)), doc('b', 1, 'y'.repeat(40)), doc('c', 1, 'z'.repeat(40)), doc('big', 1, 'w'.repeat(200))]);
+    const cache = new TextCache(store, () => 1, 100);
+    await cache.getDocuments(['a', 'b']);
+    await cache.getDocuments(['a']); // a is now the most recently used
+    await cache.getDocuments(['c']); // evicts b
+    store.asked.length = 0;
+    await cache.getDocuments(['a', 'c', 'b', 'big', 'big']);
+    expect(store.asked).toEqual(['b', 'big', 'big']);
+  });
+});
+
+describe('Engine hit texts', () => {
+  it('a repeated query reads no document from the store; an upsert is seen at once; a pin to the old version still gets -32010', async () => {
+    const store = new MemoryStore();
+    let reads = 0;
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
+    const engine = new Engine({ store });
+    await engine.open();
+    await engine.add([{ id: 'w', text: 'the white whale swims' }, { id: 's', text: 'a ship and a whale' }]);
+    const first = await engine.retrieve({ query: 'whale' });
+    expect(reads).toBe(2);
+    await engine.retrieve({ query: 'whale' });
+    expect(reads).toBe(2);
+    await engine.add([{ id: 'w', text: 'the grey whale now' }]);
+    const after = await engine.retrieve({ query: 'whale', k: 5 });
+    expect(after.hits.find((h) => h.id === 'w')?.text).toBe('the grey whale now');
+    await expect(engine.retrieve({ query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
+    expect(ids(after).sort()).toEqual(['s', 'w']);
+  });
+});
