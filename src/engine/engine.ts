@@ -86,7 +86,11 @@ export class Engine {
       embedder: this.embedder,
       retainVersions: this.limits.retainVersions,
       coordination: this.coordination,
-      onReload: () => this.reembed?.schedule(),
+      onReload: () => {
+        // The store may have been replaced (same ids and versions, other texts): forget cached texts.
+        this.texts.clear();
+        this.reembed?.schedule();
+      },
     });
     this.texts = new TextCache(this.store, (id) => this.state.docs.get(id)?.version);
     if (this.embedder) {

@@ -27,6 +27,22 @@ async function checkStore(store: MemoryStore): Promise<void> {
   expect(Math.max(0, ...loaded.manifest.segmentIds)).toBeLessThan(loaded.manifest.nextSegmentId);
 }
 
+/** What a tab sees when another one deleted and re-created the database: `replace` swaps it. */
+function replaceableStore(): { store: IndexStore; replace(next: MemoryStore): void } {
+  let inner = new MemoryStore();
+  const store: IndexStore = {
+    load: () => inner.load(),
+    readManifest: () => inner.readManifest(),
+    commit: (c) => inner.commit(c),
+    getDocuments: (d) => inner.getDocuments(d),
+    getChunks: (k) => inner.getChunks(k),
+    getIdempotent: (k) => inner.getIdempotent(k),
+    clear: (m) => inner.clear(m),
+    close: () => undefined,
+  };
+  return { store, replace: (next) => void (inner = next) };
+}
+
 describe('several engines over one store', () => {
   it('an engine sees documents another one added (reload before the next read)', async () => {
     const { engines: [a, b] } = await tabs(2);
@@ -125,18 +141,7 @@ describe('several engines over one store', () => {
   });
 
   it('invalidate() reloads even at an equal version and drops older versions (the database was replaced)', async () => {
-    let inner = new MemoryStore();
-    // What a tab sees when another one deleted and re-created the database.
-    const store: IndexStore = {
-      load: () => inner.load(),
-      readManifest: () => inner.readManifest(),
-      commit: (c) => inner.commit(c),
-      getDocuments: (d) => inner.getDocuments(d),
-      getChunks: (k) => inner.getChunks(k),
-      getIdempotent: (k) => inner.getIdempotent(k),
-      clear: (m) => inner.clear(m),
-      close: () => undefined,
-    };
+    const { store, replace } = replaceableStore();
     const engine = new Engine({ store });
     await engine.open();
     await engine.add([{ id: 'old', text: 'old whale' }]);
@@ -146,11 +151,26 @@ describe('several engines over one store', () => {
     await other.open();
     await other.add([{ id: 'new', text: 'new whale' }]);
     expect(other.indexVersion).toBe(v); // same version number, different database
-    inner = replacement;
+    replace(replacement);
     engine.invalidate();
     expect(ids(await engine.retrieve({ query: 'whale' }))).toEqual(['new']);
     expect((await engine.documents()).documents.map((d) => d.id)).toEqual(['new']);
     await expect(engine.retrieve({ query: 'whale', indexVersion: String(Number(v) - 1) })).rejects.toMatchObject({ code: -32010 });
+  });
+
+  it('after invalidate(), a document with the same id and version in the new database shows its own text, not a cached one', async () => {
+    const { store, replace } = replaceableStore();
+    const engine = new Engine({ store });
+    await engine.open();
+    await engine.add([{ id: 'd', text: 'the first whale' }]);
+    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the first whale');
+    const replacement = new MemoryStore();
+    const other = new Engine({ store: replacement });
+    await other.open();
+    await other.add([{ id: 'd', text: 'the second whale' }]);
+    replace(replacement);
+    engine.invalidate();
+    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
   });
 
   it('without coordination an engine never reads the store back on writes', async () => {
