@@ -42,7 +42,8 @@ export function accepts(doc: DocEntry, o: SelectOptions): boolean {
 
 /**
  * Selects the best k from `score(segIndex, local)` over live chunks; for unit "document" only each
- * document's best chunk competes. Shared by BM25 and dense search.
+ * document's best chunk competes. Shared by BM25 and dense search. With `positions` (global chunk
+ * positions, `view.bases[s] + local`), only those chunks are considered instead of every chunk.
  */
 export function selectTop(
   view: IndexView,
@@ -50,34 +51,46 @@ export function selectTop(
   scoreOf: (s: number, local: number) => number,
   field: 'sparse' | 'dense',
   skipZero: boolean,
+  positions?: { at: Int32Array; length: number },
 ): Candidate[] {
   const top = new TopK<Candidate>(o.k, compareCandidates);
   const perDoc = o.unit === 'document';
   const bests: Candidate[] = [];
-  view.segments.forEach((seg, si) => {
-    const dead = view.dead[si];
-    for (let c = 0; c < seg.size; c++) {
-      if (dead[c]) continue;
-      const score = scoreOf(si, c);
-      if (score !== score || (skipZero && score <= 0)) continue; // NaN: no score for this chunk
-      const doc = seg.docs[c];
-      if (doc === undefined || !accepts(doc, o)) continue;
-      if (perDoc) {
-        const b = doc.best;
-        const cand: Candidate = { seg, local: c, doc, score, scores: { [field]: score } };
-        if (b === undefined) {
-          doc.best = cand;
-          bests.push(cand);
-        } else if (compareCandidates(cand, b) < 0) {
-          Object.assign(b, cand);
-        }
-        continue;
+  const consider = (si: number, c: number): void => {
+    const seg = view.segments[si];
+    if (view.dead[si][c]) return;
+    const score = scoreOf(si, c);
+    if (score !== score || (skipZero && score <= 0)) return; // NaN: no score for this chunk
+    const doc = seg.docs[c];
+    if (doc === undefined || !accepts(doc, o)) return;
+    if (perDoc) {
+      const b = doc.best;
+      const cand: Candidate = { seg, local: c, doc, score, scores: { [field]: score } };
+      if (b === undefined) {
+        doc.best = cand;
+        bests.push(cand);
+      } else if (compareCandidates(cand, b) < 0) {
+        Object.assign(b, cand);
       }
-      const w = top.worst;
-      if (w !== undefined && score < w.score) continue;
-      top.push({ seg, local: c, doc, score, scores: { [field]: score } });
+      return;
     }
-  });
+    const w = top.worst;
+    if (w !== undefined && score < w.score) return;
+    top.push({ seg, local: c, doc, score, scores: { [field]: score } });
+  };
+  if (positions) {
+    const { bases } = view;
+    for (let i = 0; i < positions.length; i++) {
+      const g = positions.at[i];
+      let si = 0;
+      while (si + 1 < bases.length && bases[si + 1] <= g) si++; // a handful of segments
+      consider(si, g - bases[si]);
+    }
+  } else {
+    view.segments.forEach((seg, si) => {
+      for (let c = 0; c < seg.size; c++) consider(si, c);
+    });
+  }
   if (perDoc) for (const b of bests) top.push(b);
   return top.drain();
 }
@@ -85,6 +98,8 @@ export function selectTop(
 /** Reusable BM25 scorer; one per engine (retrieves are synchronous inside `search`). */
 export class Bm25 {
   private acc = new Float32Array(0);
+  /** Positions with a non-zero score in `acc`, so selection and reset touch only those. */
+  private touched = new Int32Array(0);
 
   constructor(public params: Bm25Params) {}
 
@@ -95,16 +110,22 @@ export class Bm25 {
     return this.searchWeighted(view, qtf, o);
   }
 
-  /** Top-k for weighted query terms (term → weight, e.g. an expanded query). */
+  /** Top-k for weighted query terms (term → weight > 0, e.g. an expanded query; other weights are skipped). */
   searchWeighted(view: IndexView, qtf: ReadonlyMap<string, number>, o: SelectOptions): Candidate[] {
     if (view.live === 0 || qtf.size === 0) return [];
-    if (this.acc.length < view.total) this.acc = new Float32Array(Math.max(view.total, this.acc.length * 2));
+    if (this.acc.length < view.total) {
+      this.acc = new Float32Array(Math.max(view.total, this.acc.length * 2));
+      this.touched = new Int32Array(this.acc.length);
+    }
     const acc = this.acc;
+    const touched = this.touched;
+    let count = 0;
     const { k1, b } = this.params;
     const N = view.live;
     const avgdl = view.liveLength / N || 1;
     let any = false;
     for (const [term, weight] of qtf) {
+      if (!(weight > 0)) continue;
       const found = view.segments.map((s) => findTerm(s.lex.terms, term));
       let df = 0;
       view.segments.forEach((s, i) => {
@@ -126,13 +147,17 @@ export class Bm25 {
         for (let p = offsets[t], end = offsets[t + 1]; p < end; p++) {
           const local = postings[p];
           const tf = tfs[p];
-          acc[base + local] += (idf * tf * k1p1) / (tf + c0 + c1 * lengths[local]);
+          const g = base + local;
+          const before = acc[g];
+          acc[g] = before + (idf * tf * k1p1) / (tf + c0 + c1 * lengths[local]);
+          // Contributions are ≥ 0 (positive weights), so a position turns non-zero once: listed once.
+          if (before === 0 && acc[g] !== 0) touched[count++] = g;
         }
       });
     }
     if (!any) return [];
-    const out = selectTop(view, o, (si, c) => acc[view.bases[si] + c], 'sparse', true);
-    acc.fill(0, 0, view.total);
+    const out = selectTop(view, o, (si, c) => acc[view.bases[si] + c], 'sparse', true, { at: touched, length: count });
+    for (let i = 0; i < count; i++) acc[touched[i]] = 0;
     return out;
   }
 }

@@ -3,6 +3,7 @@
  * page of document summaries from in-memory state only, and one document with its text and chunk
  * ranges from the store.
  */
+import { copyJson } from '../protocol/json.ts';
 import type { IndexStore } from './contracts.ts';
 import type { DocEntry, IndexView } from './view.ts';
 import { localOf } from './writer.ts';
@@ -47,7 +48,7 @@ function charsOf(view: IndexView, entry: DocEntry): number {
 /** Summaries of `entries` against `view` (meta is cloned: callers may mutate results). */
 export function summarize(view: IndexView, entries: readonly DocEntry[]): DocumentSummary[] {
   return entries.map((e) => {
-    const s: DocumentSummary = { id: e.id, meta: structuredClone(e.meta), chunks: e.chunkKeys.length, chars: charsOf(view, e) };
+    const s: DocumentSummary = { id: e.id, meta: copyJson(e.meta), chunks: e.chunkKeys.length, chars: charsOf(view, e) };
     if (typeof e.meta.title === 'string') s.title = e.meta.title;
     return s;
   });

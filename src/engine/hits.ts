@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
+import { copyJson } from '../protocol/json.ts';
 import type { Hit, Unit } from '../protocol/types.ts';
 import type { DocumentReader } from './text-cache.ts';
 import type { Candidate } from './view.ts';
@@ -73,6 +74,6 @@ export function toHit(c: Candidate, unit: 'chunk' | 'document', unitOut: Unit): 
   const chunk: NonNullable<Hit['chunk']> = { docId: c.doc.id, index: lex.chunkIndex[c.local] };
   if (lex.contexts[c.local]) chunk.context = lex.contexts[c.local];
   const hit: Hit = { id: hitId(c, unit), score: c.score, unit: unitOut, scores: { ...c.scores }, citation, chunk };
-  if (Object.keys(meta).length > 0) hit.meta = structuredClone(meta); // callers may mutate hits
+  if (Object.keys(meta).length > 0) hit.meta = copyJson(meta); // callers may mutate hits
   return hit;
 }

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { contentText } from '../protocol/content.ts';
+import { copyJson } from '../protocol/json.ts';
 import { toEpochMs } from '../protocol/dates.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { compileFilter } from './filter-eval.ts';
@@ -101,7 +102,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
   const { signal } = ctx;
   checkAborted(signal);
   const notes: string[] = [...(ctx.notes ?? [])];
-  const params: RetrieveParams = structuredClone(input);
+  const params: RetrieveParams = copyJson(input);
   gateRetrieve(params, deps.caps, { strict: params.strict ?? true, notes, filterRequested: params.filter !== undefined });
   const funnel = clampFunnel(params, deps.caps);
   notes.push(...funnel.notes);

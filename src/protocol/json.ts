@@ -18,3 +18,17 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
 /** §4.7: a request id is a string or a finite number; `null` is reserved for unparseable requests. */
 export const isValidId = (v: unknown): v is string | number =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * A deep copy of JSON-shaped data (plain objects, arrays, primitives), several times faster than
+ * `structuredClone` on the small objects of every hit; anything else (a Date, a typed array)
+ * is copied by `structuredClone`.
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) out[k] = copyJson((value as Record<string, unknown>)[k]);
+  return out as T;
+}
