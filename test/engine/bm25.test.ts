@@ -53,6 +53,29 @@ describe('BM25 over segments', () => {
     expect(r3.hits[0].score).toBeCloseTo(bm25(1, 1, 2, 2, 2), 5);
   });
 
+  it('every scored chunk across segments is a candidate exactly once, with the formula’s score; unscored chunks never appear', async () => {
+    const { engine } = await makeEngine(plain);
+    const words = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig'];
+    const docs = Array.from({ length: 60 }, (_, i) => ({ id: `d${i}`, text: Array.from({ length: 1 + (i % 5) }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ') }));
+    for (let i = 0; i < docs.length; i += 15) await engine.add(docs.slice(i, i + 15)); // four segments
+    const r = await engine.retrieve({ query: 'apple apple fig', k: 100 });
+    const matching = docs.filter((d) => /\b(apple|fig)\b/.test(d.text));
+    expect(new Set(ids(r)).size).toBe(r.hits.length);
+    expect(ids(r).sort()).toEqual(matching.map((d) => d.id).sort());
+    const N = docs.length;
+    const avgdl = docs.reduce((n, d) => n + d.text.split(' ').length, 0) / N;
+    const df = (w: string) => docs.filter((d) => d.text.split(' ').includes(w)).length;
+    for (const h of r.hits) {
+      const toks = docs.find((d) => d.id === h.id)!.text.split(' ');
+      const tf = (w: string) => toks.filter((t) => t === w).length;
+      const expected = ['apple', 'fig'].reduce((sum, w, i) => sum + (tf(w) ? (i === 0 ? 2 : 1) * bm25(tf(w), df(w), toks.length, N, avgdl) : 0), 0);
+      expect(h.score).toBeCloseTo(expected, 4);
+    }
+    // A second query reuses the scorer: nothing of the first leaks into it.
+    const r2 = await engine.retrieve({ query: 'banana', k: 100 });
+    expect(ids(r2).sort()).toEqual(docs.filter((d) => d.text.split(' ').includes('banana')).map((d) => d.id).sort());
+  });
+
   it('merging segments keeps results identical and drops dead chunks', async () => {
     const docs = Array.from({ length: 12 }, (_, i) => ({ id: `d${i}`, text: `whale ${'sea '.repeat(i % 4)} ship ${i % 3 ? 'harpoon' : ''}` }));
     const single = await makeEngine(plain);
