@@ -92,7 +92,11 @@ export class Engine {
         this.reembed?.schedule();
       },
     });
-    this.texts = new TextCache(this.store, (id) => this.state.docs.get(id)?.version);
+    this.texts = new TextCache(
+      this.store,
+      (id) => this.state.docs.get(id)?.version,
+      this.coordination && (() => this.state.storeUnchanged()),
+    );
     if (this.embedder) {
       this.reembed = new BackgroundReembed({
         embedder: this.embedder,

@@ -85,6 +85,19 @@ export class IndexState {
     return loaded ? this.install(loaded, false) : [];
   }
 
+  /**
+   * Whether the store is still at this state's version, i.e. no other engine committed since (a
+   * commit is announced, but the announcement may not have arrived yet). If it moved, the state
+   * is marked stale so the next use reloads.
+   */
+  async storeUnchanged(): Promise<boolean> {
+    if (this.stale) return false;
+    const stored = await this.opts.store.readManifest();
+    if ((stored?.version ?? 0) === this._manifest.version) return true;
+    this.stale = true;
+    return false;
+  }
+
   /** Reload at the next use: another engine wrote, or an unpinned query saw a newer commit. */
   markStale(): void {
     this.stale = true;

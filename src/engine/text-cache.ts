@@ -5,7 +5,9 @@
  *
  * Only a document's live version is served from memory; any other version (a pinned snapshot
  * after an upsert, a deleted document) is read from the store as before, so what a pinned query
- * gets (its text, or -32010 once it is gone) does not depend on what happens to be cached.
+ * gets (its text, or -32010 once it is gone) does not depend on what happens to be cached. When
+ * other engines (tabs) share the store, `fresh()` first confirms that none of them has committed
+ * since this engine's state: otherwise the store is read, which reveals their writes.
  */
 import type { IndexStore, StoredDocument } from './contracts.ts';
 
@@ -17,16 +19,24 @@ export const TEXT_CACHE_CHARS = 8_000_000;
 export class TextCache implements DocumentReader {
   private readonly docs = new Map<string, StoredDocument>();
   private chars = 0;
+  /** Bumped by `clear()`: a read that began before it must not refill the cache. */
+  private generation = 0;
 
-  /** `liveVersion(id)`: the version of the live document with that id, or undefined. */
+  /**
+   * `liveVersion(id)`: the version of the live document with that id in this engine, or undefined.
+   * `fresh()`: whether the store is still at this engine's version (absent: this engine is its only writer).
+   */
   constructor(
     private readonly store: DocumentReader,
     private readonly liveVersion: (id: string) => number | undefined,
+    private readonly fresh?: () => Promise<boolean>,
     private readonly maxChars = TEXT_CACHE_CHARS,
   ) {}
 
   async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
-    const out: (StoredDocument | undefined)[] = ids.map((id) => this.hit(id));
+    const generation = this.generation;
+    const usable = this.docs.size > 0 && ids.some((id) => this.docs.has(id)) && (!this.fresh || (await this.fresh()));
+    const out: (StoredDocument | undefined)[] = ids.map((id) => (usable && generation === this.generation ? this.hit(id) : undefined));
     const missing = ids.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out;
     const read = await this.store.getDocuments(missing);
@@ -34,14 +44,16 @@ export class TextCache implements DocumentReader {
     return ids.map((id, i) => {
       if (out[i]) return out[i];
       const doc = byId.get(id);
-      if (doc && doc.version === this.liveVersion(id)) this.put(doc);
+      if (doc && generation === this.generation && doc.version === this.liveVersion(id)) this.put(doc);
       return doc;
     });
   }
 
+  /** Forgets every text; reads under way when it is called do not refill the cache. */
   clear(): void {
     this.docs.clear();
     this.chars = 0;
+    this.generation++;
   }
 
   private hit(id: string): StoredDocument | undefined {

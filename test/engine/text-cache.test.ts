@@ -1,6 +1,7 @@
 /** Hit texts from memory: only live versions, bounded, and never changing what a pinned query gets. */
 import { describe, expect, it } from 'vitest';
-import type { StoredDocument } from '../../src/engine/contracts.ts';
+import type { IndexStore, StoredDocument } from '../../src/engine/contracts.ts';
+import { createCoordinationHub } from '../../src/engine/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/engine/memory-store.ts';
 import { TextCache, type DocumentReader } from '../../src/engine/text-cache.ts';
@@ -36,7 +37,7 @@ describe('TextCache', () => {
 
   it('keeps within its character budget, least recently used out, and never caches a larger document', async () => {
     const store = reader([doc('a', 1, 'x'.repeat(40)), doc('b', 1, 'y'.repeat(40)), doc('c', 1, 'z'.repeat(40)), doc('big', 1, 'w'.repeat(200))]);
-    const cache = new TextCache(store, () => 1, 100);
+    const cache = new TextCache(store, () => 1, undefined, 100);
     await cache.getDocuments(['a', 'b']);
     await cache.getDocuments(['a']); // a is now the most recently used
     await cache.getDocuments(['c']); // evicts b
@@ -64,5 +65,73 @@ describe('Engine hit texts', () => {
     expect(after.hits.find((h) => h.id === 'w')?.text).toBe('the grey whale now');
     await expect(engine.retrieve({ query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
     expect(ids(after).sort()).toEqual(['s', 'w']);
+  });
+});
+
+describe('Engine hit texts with other engines and replaced stores', () => {
+  const tabs = async () => {
+    const store = new MemoryStore();
+    const hub = createCoordinationHub();
+    const a = new Engine({ store, coordination: hub() });
+    const b = new Engine({ store, coordination: hub() });
+    await a.open();
+    await b.open();
+    return { a, b };
+  };
+
+  it('a delete in another tab is never hidden by this tab’s cache, even before its announcement arrives', async () => {
+    const { a, b } = await tabs();
+    await a.add([{ id: 'secret', text: 'the secret whale' }, { id: 'x', text: 'another whale' }]);
+    await a.retrieve({ query: 'whale' }); // warms A's cache
+    await b.delete(['secret']);
+    const r = await a.retrieve({ query: 'secret whale' }); // no tick: A has not heard of the delete
+    expect(ids(r)).toEqual(['x']);
+  });
+
+  it('a pin to a version before another tab’s clear is -32010 whether or not the text was cached', async () => {
+    for (const warm of [false, true]) {
+      const { a, b } = await tabs();
+      const { indexVersion } = await a.add([{ id: 'secret', text: 'the secret whale' }]);
+      if (warm) await a.retrieve({ query: 'whale' });
+      await b.clear();
+      await expect(a.retrieve({ query: 'whale', indexVersion })).rejects.toMatchObject({ code: -32010 });
+    }
+  });
+
+  it('a read that was under way when the store was replaced does not refill the cache with the old text', async () => {
+    let inner = new MemoryStore();
+    let gate: Promise<void> | undefined;
+    const store: IndexStore = {
+      load: () => inner.load(),
+      readManifest: () => inner.readManifest(),
+      commit: (c) => inner.commit(c),
+      getDocuments: async (d) => {
+        const r = await inner.getDocuments(d);
+        await gate;
+        return r;
+      },
+      getChunks: (k) => inner.getChunks(k),
+      getIdempotent: (k) => inner.getIdempotent(k),
+      clear: (m) => inner.clear(m),
+      close: () => undefined,
+    };
+    const engine = new Engine({ store });
+    await engine.open();
+    await engine.add([{ id: 'd', text: 'the first whale' }]);
+    let release!: () => void;
+    gate = new Promise((ok) => (release = ok));
+    const slow = engine.retrieve({ query: 'whale' }); // reads the old database, then waits
+    await new Promise((ok) => setTimeout(ok, 5));
+    gate = undefined;
+    const replacement = new MemoryStore();
+    const other = new Engine({ store: replacement });
+    await other.open();
+    await other.add([{ id: 'd', text: 'the second whale' }]);
+    inner = replacement;
+    engine.invalidate();
+    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
+    release();
+    await slow;
+    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
   });
 });
