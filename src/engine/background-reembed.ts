@@ -1,8 +1,9 @@
 /**
  * Runs re-embedding passes (§15.7) in the background: one at a time, started when the engine opens,
  * reloads from the store, or commits a write (so a segment a stopped pass left behind is retried).
- * With coordination only one engine re-embeds at a time; the others find the work done when they
- * get the lock.
+ * After a pass fails, writes retry it only after a back-off (1 s, doubling, at most 5 min), so a
+ * segment the model keeps failing on is not re-embedded on every write. With coordination only
+ * one engine re-embeds at a time; the others find the work done when they get the lock.
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
@@ -21,12 +22,20 @@ export interface BackgroundReembedOptions {
   coordination?: Coordination;
   /** Where a stopped pass is reported (said once while it keeps stopping for the same reason). */
   warnings: string[];
+  /** Clock for the back-off (tests). */
+  now?: () => number;
 }
+
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 5 * 60_000;
 
 export class BackgroundReembed {
   private readonly opts: BackgroundReembedOptions;
   private running: Promise<number> | undefined;
   private readonly stop = new AbortController();
+  /** Consecutive failed passes, and before when a write may not start another. */
+  private failures = 0;
+  private retryAt = 0;
 
   constructor(opts: BackgroundReembedOptions) {
     this.opts = opts;
@@ -41,11 +50,15 @@ export class BackgroundReembed {
     this.stop.abort(new RcpError(ErrorCode.Cancelled, 'engine closed'));
   }
 
-  /** Starts a pass unless one runs (it re-checks the view after every segment) or nothing needs vectors. */
-  schedule(): void {
+  /**
+   * Starts a pass unless one runs (it re-checks the view after every segment) or nothing needs
+   * vectors; for a write (`afterWrite`), not while backing off after a failed pass.
+   */
+  schedule(afterWrite = false): void {
     const { embedder, store, state, coordination, warnings } = this.opts;
     const signal = this.stop.signal;
-    if (this.running || signal.aborted) return;
+    const now = this.opts.now ?? Date.now;
+    if (this.running || signal.aborted || (afterWrite && now() < this.retryAt)) return;
     const model = denseModel(embedder);
     if (!state.current().segments.some((seg) => needsVectors(seg, model))) return;
     const pass = (): Promise<number> =>
@@ -69,10 +82,14 @@ export class BackgroundReembed {
     const run = (coordination ? coordination.withLock(LOCKS.reembed, pass, signal) : pass()).then(
       (n) => {
         this.running = undefined;
+        this.failures = 0;
+        this.retryAt = 0;
         return n;
       },
       (e: unknown) => {
         this.running = undefined;
+        this.failures++;
+        this.retryAt = now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
         const warning = `re-embedding stopped: ${e instanceof Error ? e.message : String(e)}`;
         if (warnings.at(-1) !== warning) warnings.push(warning);
         throw e;

@@ -25,7 +25,7 @@ export interface EngineOptions {
    * measured below BM25 on every dev collection (docs/eval.md). Dense/hybrid need an embedder.
    */
   defaultMode?: RetrieveMode;
-  /** Clock for session TTLs (tests). */
+  /** Clock for session TTLs and the re-embedding back-off (tests). */
   now?: () => number;
   /**
    * Sharing the store with other engines (other tabs): a cross-engine write lock and commit

@@ -105,6 +105,7 @@ export class Engine {
         batch: this.limits.embedBatch,
         coordination: this.coordination,
         warnings: this.warnings,
+        now: options.now,
       });
     }
   }
@@ -333,7 +334,7 @@ export class Engine {
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */
   private publish(plan: PlannedWrite): void {
     this.state.publish(plan.change.manifest, plan.view, plan.applyDocs);
-    this.reembed?.schedule();
+    this.reembed?.schedule(true);
   }
 
   /** -32013 when adding `docs` would exceed `maxDocuments`. */

@@ -183,9 +183,10 @@ describe('re-embedding on model identity change (§15.7)', () => {
     expect(ids(await engine.retrieve({ query: 'harpoons', k: 2, mode: 'sparse' }))).toHaveLength(2);
   });
 
-  it('a pass that stopped is tried again after the next write, so no segment stays invisible to dense search', async () => {
+  it('a pass that stopped is tried again by a write after a back-off, so no segment stays invisible to dense search', async () => {
     const store = await writtenWithV1();
     let failing = true;
+    let clock = 1_000_000;
     const flaky = new FakeEmbedder('fake/v2', 2);
     const embedder: Embedder = {
       identity: flaky.identity,
@@ -196,14 +197,43 @@ describe('re-embedding on model identity change (§15.7)', () => {
         return flaky.embed(texts, kind);
       },
     };
-    const engine = new Engine({ store, embedder });
+    const engine = new Engine({ store, embedder, now: () => clock });
     await engine.open();
     await expect(engine.whenReembedded()).rejects.toThrow('transient failure');
     expect(ids(await engine.retrieve(DENSE))).toEqual([]);
     failing = false;
+    const documentCalls = () => flaky.documents.length;
     await engine.add([{ id: 'new', text: 'A new note about harpoons.' }]);
+    expect(await engine.whenReembedded()).toBe(0); // backing off: this write does not retry
+    const before = documentCalls();
+    clock += 1000;
+    await engine.add([{ id: 'newer', text: 'Another note about harpoons.' }]);
     expect(await engine.whenReembedded()).toBe(2);
+    expect(documentCalls()).toBeGreaterThan(before + 1);
     const docs = new Set(ids(await engine.retrieve({ ...DENSE, k: 100 })).map((id) => id.split('#')[0]));
-    expect([...docs].sort()).toEqual(['new', 'pequod', 'rachel', 'short']);
+    expect([...docs].sort()).toEqual(['new', 'newer', 'pequod', 'rachel', 'short']);
+  });
+
+  it('a segment the model keeps failing on is not re-embedded on every write', async () => {
+    const store = await writtenWithV1();
+    let calls = 0;
+    const broken: Embedder = {
+      identity: 'fake/broken',
+      dimension: 32,
+      normalized: true,
+      embed: async (texts, kind) => {
+        if (kind === 'document' && texts.some((t) => t.includes('island'))) {
+          calls++;
+          throw new Error('cannot embed this text');
+        }
+        return texts.map(() => new Float32Array(32).fill(1 / Math.sqrt(32)));
+      },
+    };
+    const engine = new Engine({ store, embedder: broken, now: () => 5_000 });
+    await engine.open();
+    await expect(engine.whenReembedded()).rejects.toThrow('cannot embed');
+    for (let i = 0; i < 10; i++) await engine.add([{ id: `n${i}`, text: 'a plain note' }]);
+    expect(calls).toBe(1);
+    expect(engine.warnings.filter((w) => w.startsWith('re-embedding stopped'))).toHaveLength(1);
   });
 });
