@@ -61,6 +61,10 @@ export function selectTop(
     if (view.dead[si][c]) return;
     const score = scoreOf(si, c);
     if (score !== score || (skipZero && score <= 0)) return; // NaN: no score for this chunk
+    if (!perDoc) {
+      const w = top.worst; // below the current k-th: out whatever the filter says
+      if (w !== undefined && score < w.score) return;
+    }
     const doc = seg.docs[c];
     if (doc === undefined || !accepts(doc, o)) return;
     if (perDoc) {
@@ -74,8 +78,6 @@ export function selectTop(
       }
       return;
     }
-    const w = top.worst;
-    if (w !== undefined && score < w.score) return;
     top.push({ seg, local: c, doc, score, scores: { [field]: score } });
   };
   if (positions) {
