@@ -3,25 +3,13 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
+import type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/documents.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
-export interface InpageDocumentSummary {
-  id: string;
-  title?: string;
-  meta: Record<string, unknown>;
-  chunks: number;
-  chars: number;
-}
-export interface InpageDocumentsResult {
-  documents: InpageDocumentSummary[];
-  total: number;
-}
-export interface InpageDocument {
-  id: string;
-  text: string;
-  meta: Record<string, unknown>;
-  chunks: { index: number; start: number; end: number }[];
-}
+// The wire shapes are the engine's own results, which the x-inpage handlers send as they are.
+export type InpageDocumentSummary = DocumentSummary;
+export type InpageDocumentsResult = DocumentPage;
+export type InpageDocument = DocumentDetail;
 
 /** The vendor capability key. */
 export const INPAGE_CAPABILITY = 'x-inpage';

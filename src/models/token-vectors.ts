@@ -25,12 +25,7 @@ export function toTokenMatrices(hidden: Tensor, mask: Tensor): TokenMatrix[] {
     for (let s = 0; s < seq; s++) {
       if (Number(m[b * seq + s]) === 0) continue;
       const row = h.slice((b * seq + s) * dim, (b * seq + s + 1) * dim);
-      let norm = 0;
-      for (let j = 0; j < dim; j++) norm += row[j] * row[j];
-      if (!(norm > 0) || !Number.isFinite(norm)) continue;
-      norm = Math.sqrt(norm);
-      for (let j = 0; j < dim; j++) row[j] /= norm;
-      rows.push(row);
+      if (normalize(row)) rows.push(row);
     }
     const data = new Float32Array(rows.length * dim);
     rows.forEach((r, i) => data.set(r, i * dim));
@@ -77,14 +72,20 @@ export function meanPooled(hidden: Tensor, mask: Tensor): Float32Array[] {
       const at = (b * seq + s) * dim;
       for (let j = 0; j < dim; j++) v[j] += h[at + j];
     }
-    // The mean's divisor cancels in the normalisation.
-    let norm = 0;
-    for (let j = 0; j < dim; j++) norm += v[j] * v[j];
-    norm = Math.sqrt(norm);
-    if (norm > 0 && Number.isFinite(norm)) for (let j = 0; j < dim; j++) v[j] /= norm;
+    normalize(v); // the mean's divisor cancels in the normalisation
     out.push(zeroNonFinite(v));
   }
   return out;
+}
+
+/** Scales `v` to unit length in place; false (and `v` unchanged) when its norm is 0 or not finite. */
+function normalize(v: Float32Array): boolean {
+  let norm = 0;
+  for (let j = 0; j < v.length; j++) norm += v[j] * v[j];
+  if (!(norm > 0) || !Number.isFinite(norm)) return false;
+  norm = Math.sqrt(norm);
+  for (let j = 0; j < v.length; j++) v[j] /= norm;
+  return true;
 }
 
 /** Replaces NaN/±Infinity (e.g. 0/0 from normalising an all-zero mean) with 0, in place. */

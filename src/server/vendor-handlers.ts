@@ -9,26 +9,24 @@
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
+import type { DocumentDetail, DocumentPage } from '../engine/documents.ts';
 import type { VendorHandler } from './backend.ts';
 import { engineReady } from './engine-ready.ts';
 
 /** What the extension needs from the engine (src/engine's Engine implements it). */
 export interface InpageEngine {
-  documents(offset: number, limit: number): Promise<{
-    documents: { id: string; title?: string; meta: Record<string, unknown>; chunks: number; chars: number }[];
-    total: number;
-  }>;
-  document(id: string): Promise<{ id: string; text: string; meta: Record<string, unknown>; chunks: { index: number; start: number; end: number }[] } | undefined>;
+  documents(offset: number, limit: number): Promise<DocumentPage>;
+  document(id: string): Promise<DocumentDetail | undefined>;
   clear(opts: { signal?: AbortSignal }): Promise<{ deleted: number }>;
 }
 
 /** The capability advertising the three methods. */
 export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true }) });
 
-/** Default and largest page of `x-inpage/documents`. */
 /** The `x-inpage` methods that write (they join the session's write ordering). */
 export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear']);
 
+/** Default and largest page of `x-inpage/documents`. */
 export const DOCUMENTS_DEFAULT_LIMIT = 100;
 export const DOCUMENTS_MAX_LIMIT = 1000;
 
