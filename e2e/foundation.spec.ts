@@ -8,7 +8,7 @@ test.describe('RCP server in the worker, driven from the page', () => {
   test('initialize, ping, add, retrieve and cancel from the page', async ({ page }) => {
     const external: string[] = [];
     page.on('request', (r) => {
-      if (!r.url().startsWith('http://localhost:4173/') && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) external.push(r.url());
+      if (!r.url().startsWith(`http://localhost:${process.env.E2E_PORT ?? 4173}/`) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) external.push(r.url());
     });
     await page.goto('/bridge.html');
     const result = await page.evaluate(async () => {

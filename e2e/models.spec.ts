@@ -21,7 +21,7 @@ const ROOT = join(import.meta.dirname, '..');
 const DIST_MODELS = join(ROOT, 'dist', 'models');
 const ENCODER = 'e2e-tiny-bert-encoder';
 const CROSS = 'e2e-tiny-bert-cross-encoder';
-const ORIGIN = 'http://localhost:4173';
+const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 
 type LogParams = { level: string; message: string; data?: any };
 

@@ -1,6 +1,6 @@
 import { expect, type BrowserContext, type Page, type Request } from '@playwright/test';
 
-export const ORIGIN = 'http://localhost:4173';
+export const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 
 /**
  * Records every request the page (and its workers and service worker) makes and fails the test if
