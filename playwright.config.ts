@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM, CHROMIUM_ARGS } from './scripts/lib/browser.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from './bridges/browser-host.ts';
 
 /** Port of the preview server; E2E_PORT lets several checkouts run e2e side by side. */
 const PORT = Number(process.env.E2E_PORT ?? 4173);

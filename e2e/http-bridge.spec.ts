@@ -8,7 +8,7 @@ const base = `http://127.0.0.1:${PORT}/rcp`;
 let bridge: ChildProcess;
 
 test.beforeAll(async () => {
-  bridge = spawn('node', ['--import', 'tsx', 'scripts/rcp-http.ts', '--port', String(PORT)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  bridge = spawn('node', ['--import', 'tsx', 'bridges/rcp-http.ts', '--port', String(PORT)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   await new Promise<void>((ok, fail) => {
     bridge.stderr!.on('data', (d) => {

@@ -9,7 +9,7 @@ const root = join(import.meta.dirname, '..');
 
 /** Runs `rcp:stdio` with `lines` on stdin (then EOF) and returns what it wrote to stdout. */
 async function runBridge(lines: string[], args: string[] = []): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const child = spawn('node', ['--import', 'tsx', 'scripts/rcp-stdio.ts', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('node', ['--import', 'tsx', 'bridges/rcp-stdio.ts', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine, type EngineOptions } from '../src/engine/engine.ts';
-import { MemoryStore } from '../src/engine/memory-store.ts';
+import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 

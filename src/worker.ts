@@ -4,7 +4,7 @@
  * carries the control plane (connect / status), never RCP frames.
  */
 import * as Comlink from 'comlink';
-import { browserCoordination } from './engine/coordination.ts';
+import { browserCoordination } from './engine/state/coordination.ts';
 import { Engine } from './engine/engine.ts';
 import { ModelRuntime } from './models/runtime.ts';
 import type { Capabilities } from './protocol/types.ts';
@@ -14,7 +14,7 @@ import { LOG_LEVELS } from './server/log-levels.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
-import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/vendor-handlers.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import type { ControlApi, WorkerStatus } from './transport/control.ts';
@@ -94,18 +94,18 @@ async function start(): Promise<Runtime> {
 }
 
 const runtime = start();
-let sessions = 0;
+let openPorts = 0;
 
 const control: ControlApi = {
   async connect() {
     const { backend } = await runtime;
     const { port1, port2 } = new MessageChannel();
-    sessions++;
+    openPorts++;
     const transport = new PortTransport(port1);
     serve(transport, backend);
     const closed = transport.onclose;
     transport.onclose = () => {
-      sessions--;
+      openPorts--;
       closed?.();
     };
     return Comlink.transfer(port2, [port2]);
@@ -114,7 +114,7 @@ const control: ControlApi = {
     const rt = await runtime;
     const ready = await Promise.race([rt.opened.then(() => true, () => false), new Promise<boolean>((ok) => setTimeout(ok, 0, false))]);
     const stats = ready ? rt.engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
-    return { ready, error: rt.openError, sessions, ...stats, model: rt.models?.status() };
+    return { ready, error: rt.openError, sessions: openPorts, ...stats, model: rt.models?.status() };
   },
 };
 

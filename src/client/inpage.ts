@@ -3,7 +3,7 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
-import type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/documents.ts';
+import type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/query/documents.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
 // The wire shapes are the engine's own results, which the x-inpage handlers send as they are.

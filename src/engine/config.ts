@@ -2,8 +2,8 @@
  * Engine settings and their defaults. Every number here was either measured (docs/eval.md) or is a
  * resource bound; each says which.
  */
-import type { AnalyzerOptions } from './analyzer.ts';
-import type { Bm25Params } from './bm25.ts';
+import type { AnalyzerOptions } from './analysis/analyzer.ts';
+import type { Bm25Params } from './index/bm25.ts';
 import type { FilterFieldType } from '../protocol/types.ts';
 
 /** Resource bounds. */

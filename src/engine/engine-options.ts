@@ -1,10 +1,10 @@
 /** What the Engine is built with, and what its writes take and return. */
 import type { FilterFieldType, RetrieveMode } from '../protocol/types.ts';
-import type { AnalyzerOptions } from './analyzer.ts';
-import type { Bm25Params } from './bm25.ts';
+import type { AnalyzerOptions } from './analysis/analyzer.ts';
+import type { Bm25Params } from './index/bm25.ts';
 import type { EngineLimits } from './config.ts';
 import type { Embedder, IndexStore, Reranker } from './contracts.ts';
-import type { Coordination } from './coordination.ts';
+import type { Coordination } from './state/coordination.ts';
 
 export interface EngineOptions {
   store: IndexStore;

@@ -10,30 +10,30 @@
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
 import type { Capabilities, FilterFieldType, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
-import { checkAborted } from './abort.ts';
-import { createAnalyzer, type Analyzer } from './analyzer.ts';
-import { Bm25 } from './bm25.ts';
+import { checkAborted } from '../util/abort.ts';
+import { createAnalyzer, type Analyzer } from './analysis/analyzer.ts';
+import { Bm25 } from './index/bm25.ts';
 import {
   DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
 import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
 import type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
-import type { Coordination } from './coordination.ts';
+import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
-import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './documents.ts';
-import { IndexState } from './index-state.ts';
-import { checkAddDocuments, prepareDocuments, type AddDocument } from './prepare.ts';
-import { BackgroundReembed } from './background-reembed.ts';
-import { DocumentRewritten } from './hits.ts';
-import { runRetrieve, type RetrieveContext } from './retrieve.ts';
-import { Sessions } from './sessions.ts';
-import { planWrite, type PlannedWrite } from './writer.ts';
-import { SerialQueue } from './serial-queue.ts';
-import { TextCache } from './text-cache.ts';
+import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
+import { IndexState } from './state/index-state.ts';
+import { checkAddDocuments, prepareDocuments, type AddDocument } from './index/prepare.ts';
+import { BackgroundReembed } from './state/background-reembed.ts';
+import { DocumentRewritten } from './query/hits.ts';
+import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
+import { Sessions } from './query/dedup-sessions.ts';
+import { planWrite, type PlannedWrite } from './index/write-plan.ts';
+import { SerialQueue } from '../util/serial-queue.ts';
+import { TextCache } from './state/text-cache.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
-export type { DocumentDetail, DocumentPage, DocumentSummary } from './documents.ts';
+export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
 export type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 
 /** Page size of `documents()` when none is given. */

@@ -13,7 +13,7 @@ import { forgetPrefetched, resolveModelFolder, type ModelFolder } from './model-
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
-import { SerialQueue } from '../engine/serial-queue.ts';
+import { SerialQueue } from '../util/serial-queue.ts';
 
 /** Pairs per inference call: bounds padding waste (pairs are longer than queries). */
 export const CROSS_ENCODER_BATCH = 16;

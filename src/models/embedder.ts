@@ -15,7 +15,7 @@ import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
-import { SerialQueue } from '../engine/serial-queue.ts';
+import { SerialQueue } from '../util/serial-queue.ts';
 
 const POOLING = { pooling: 'mean', normalize: true } as const;
 

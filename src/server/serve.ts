@@ -1,7 +1,7 @@
 import type { Transport } from '../transport/transport.ts';
 import type { Backend } from './backend.ts';
 import type { Deadlines } from './deadlines.ts';
-import { RcpSession } from './session.ts';
+import { RcpSession } from './rcp-session.ts';
 
 /** Binds a fresh, uninitialized RCP session to a transport. One transport = one session. */
 export function serve(transport: Transport, backend: Backend, deadlines?: Partial<Deadlines>): RcpSession {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpSessionRouter } from '../../scripts/lib/http-router.ts';
+import { HttpSessionRouter } from '../../bridges/http-router.ts';
 
 /** A router wired to a fake session that answers what the test tells it to. */
 function setup() {

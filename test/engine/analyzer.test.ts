@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAnalyzer, foldLatin } from '../../src/engine/analyzer.ts';
+import { createAnalyzer, foldLatin } from '../../src/engine/analysis/analyzer.ts';
 
 const a = createAnalyzer();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ids, makeEngine } from './helpers.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { Engine } from '../../src/engine/engine.ts';
 
 const plain = { analyzer: { stem: 'none' as const, stopwords: 'none' as const }, bm25: { k1: 1.2, b: 0.75 } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareCodePoints, compileFilter } from '../../src/engine/filter-eval.ts';
+import { compareCodePoints, compileFilter } from '../../src/engine/query/filter-eval.ts';
 import { filterFieldTypes, validateFilter } from '../../src/protocol/filter.ts';
 import type { Capabilities } from '../../src/protocol/types.ts';
 

@@ -1,6 +1,6 @@
 /** Shared fixtures for engine tests: an engine on a memory store, a toy embedder and reranker. */
 import { Engine, type EngineOptions } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Embedder, Reranker } from '../../src/engine/contracts.ts';
 
 export async function makeEngine(opts: Partial<EngineOptions> = {}): Promise<{ engine: Engine; store: MemoryStore }> {

@@ -3,7 +3,7 @@ import 'fake-indexeddb/auto';
 import { deleteDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexStore } from '../../src/engine/contracts.ts';
-import { createCoordinationHub } from '../../src/engine/coordination.ts';
+import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { openIndexedDbStore, type IdbStoreOptions } from '../../src/storage/index.ts';
 import { ids } from './helpers.ts';

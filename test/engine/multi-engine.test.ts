@@ -1,9 +1,9 @@
 /** Several engines over one store (one per tab), coordinated by a lock and commit announcements. */
 import { describe, expect, it } from 'vitest';
 import type { Embedder, IndexStore } from '../../src/engine/contracts.ts';
-import { createCoordinationHub } from '../../src/engine/coordination.ts';
+import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { ids } from './helpers.ts';
 
 const tick = (): Promise<void> => new Promise((ok) => setTimeout(ok, 5));

@@ -1,9 +1,9 @@
 /** Re-embedding after a model identity change (§15.7). */
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../src/engine/contracts.ts';
-import { createCoordinationHub } from '../../src/engine/coordination.ts';
+import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { RetrieveParams } from '../../src/protocol/types.ts';
 import { ids } from './helpers.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText } from '../../src/engine/chunker.ts';
+import { chunkText } from '../../src/engine/analysis/chunker.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Reranker } from '../../src/engine/contracts.ts';
 import { HashEmbedder } from './helpers.ts';
 

@@ -1,10 +1,10 @@
 /** Hit texts from memory: only live versions, bounded, and never changing what a pinned query gets. */
 import { describe, expect, it } from 'vitest';
 import type { IndexStore, StoredDocument } from '../../src/engine/contracts.ts';
-import { createCoordinationHub } from '../../src/engine/coordination.ts';
+import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
-import { TextCache, type DocumentReader } from '../../src/engine/text-cache.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
+import { TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
 import { ids } from './helpers.ts';
 
 const doc = (id: string, version: number, text: string): StoredDocument => ({ id, text, meta: {}, chunkKeys: [], version });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText } from '../../src/engine/chunker.ts';
+import { chunkText } from '../../src/engine/analysis/chunker.ts';
 import { ids, makeEngine } from './helpers.ts';
 
 describe('index writes', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Reranker } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { parseModelConfig } from '../../src/models/model-config.ts';
 
 /** Scores by passage length (longer first) or its inverse; counts calls. */

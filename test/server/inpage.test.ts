@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.ts';
-import { MemoryStore } from '../../src/engine/memory-store.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Backend } from '../../src/server/backend.ts';
 import { createEngineBackend } from '../../src/server/engine-backend.ts';
-import { createInpageHandlers, INPAGE_CAPABILITIES } from '../../src/server/vendor-handlers.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES } from '../../src/server/inpage-handlers.ts';
 import { connect } from './harness.ts';
 
 async function inpageBackend(opts: { advertise?: boolean; openFails?: boolean } = {}): Promise<{ backend: Backend; engine: Engine }> {

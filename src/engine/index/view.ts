@@ -1,0 +1,90 @@
+/**
+ * In-memory state of one index version: the live segments and which of their chunks are
+ * tombstoned. Views are immutable once published, so a retrieve pinned to an older version reads
+ * exactly what that version contained (its segments, its tombstones and, through each segment's
+ * DocEntry objects, its documents' meta). The id → document map exists only for the current
+ * version (the engine owns it), so retaining versions costs O(changed segments), not O(corpus).
+ */
+import type { SegmentRecord } from '../contracts.ts';
+import type { LexicalSegmentData } from './segment.ts';
+
+/** A document as the engine keeps it in memory (no text). One object per written version of a document. */
+export interface DocEntry {
+  readonly id: string;
+  readonly meta: Record<string, unknown>;
+  readonly version: number;
+  readonly chunkKeys: readonly number[];
+  /** Per-query scratch (filter cache, best chunk for unit:"document"); valid only when `stamp` matches. */
+  stamp: number;
+  ok: boolean;
+  best: Candidate | undefined;
+}
+
+/** A segment loaded in memory. Immutable apart from lazily computed caches. */
+export interface LiveSegment {
+  readonly id: number;
+  readonly record: SegmentRecord;
+  readonly lex: LexicalSegmentData;
+  readonly size: number;
+  /** Local ordinal → document (undefined for chunks already dead when loaded). */
+  readonly docs: (DocEntry | undefined)[];
+  /** Vector norms, when the segment has dense vectors (computed once). */
+  norms?: Float32Array;
+}
+
+/** One published index version. */
+export interface IndexView {
+  readonly version: number;
+  readonly segments: readonly LiveSegment[];
+  /** Per segment: 1 = tombstoned chunk. Shared between views until a segment gains tombstones. */
+  readonly dead: readonly Uint8Array[];
+  /** Per segment: global ordinal of its first chunk. */
+  readonly bases: readonly number[];
+  readonly total: number;
+  readonly live: number;
+  /** Sum of BM25 lengths of live chunks. */
+  readonly liveLength: number;
+}
+
+/** A scored chunk flowing through the pipeline. */
+export interface Candidate {
+  seg: LiveSegment;
+  local: number;
+  doc: DocEntry;
+  score: number;
+  scores: { dense?: number; sparse?: number; rerank?: number };
+}
+
+/** Chunk key of a candidate. */
+export const keyOf = (c: { seg: LiveSegment; local: number }): number => c.seg.record.chunkKeys[c.local];
+
+/** Deterministic order: higher score first, then document id, then chunk index. */
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  if (a.score !== b.score) return b.score - a.score;
+  if (a.doc.id !== b.doc.id) return a.doc.id < b.doc.id ? -1 : 1;
+  return a.seg.lex.chunkIndex[a.local] - b.seg.lex.chunkIndex[b.local];
+}
+
+/** Builds a view, deriving bases and live statistics. */
+export function makeView(
+  version: number,
+  segments: LiveSegment[],
+  dead: Uint8Array[],
+): IndexView {
+  const bases: number[] = [];
+  let total = 0;
+  let live = 0;
+  let liveLength = 0;
+  segments.forEach((s, i) => {
+    bases.push(total);
+    total += s.size;
+    const d = dead[i];
+    const len = s.lex.lengths;
+    for (let c = 0; c < s.size; c++) {
+      if (d[c]) continue;
+      live++;
+      liveLength += len[c];
+    }
+  });
+  return { version, segments, dead, bases, total, live, liveLength };
+}

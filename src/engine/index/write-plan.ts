@@ -1,0 +1,228 @@
+/**
+ * Plans one mutation: from the current view and manifest plus the prepared documents to write and
+ * ids to delete, computes the single atomic `Change` for the store and the view to publish once
+ * that change is durable. Pure: nothing here touches the store or the published state.
+ */
+import type { Change, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
+import { buildLexical, mergeLexical, type ChunkTerms } from './segment.ts';
+import { makeView, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
+
+/** A document analysed and ready to write. */
+export interface PreparedDoc {
+  id: string;
+  text: string;
+  meta: Record<string, unknown>;
+  chunks: ChunkTerms[];
+}
+
+export interface WriteOptions {
+  analyzerId: string;
+  contextWeight: number;
+  maxSegments: number;
+  /** Dense vectors of all prepared chunks in order (n × dimension), when an embedder is present. */
+  dense?: { identity: string; dimension: number; vectors: Float32Array };
+}
+
+export interface PlannedWrite {
+  change: Change;
+  view: IndexView;
+  /** Documents that existed and were removed by `deletes`. */
+  deleted: number;
+  /** Applies this write to the current id → document map (call once the change is durable). */
+  applyDocs(docs: Map<string, DocEntry>): void;
+}
+
+export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[]): DocEntry {
+  return { id, meta, version, chunkKeys, stamp: 0, ok: false, best: undefined };
+}
+
+/** Local ordinal of `key` in a segment (chunk keys ascend within a segment), or -1. */
+export function localOf(seg: LiveSegment, key: number): number {
+  const keys = seg.record.chunkKeys;
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] === key) return mid;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Wraps a segment record for in-memory use. */
+export function liveSegment(record: SegmentRecord, docs: (DocEntry | undefined)[]): LiveSegment {
+  const lex = record.lexical as LiveSegment['lex'];
+  return { id: record.id, record, lex, size: record.chunkKeys.length, docs };
+}
+
+function mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: number): LiveSegment {
+  const { data, remap } = mergeLexical(parts.map(({ seg, dead }) => ({ data: seg.lex, keep: dead.map((d) => 1 - d) })));
+  const n = data.lengths.length;
+  const chunkKeys = new Uint32Array(n);
+  const docs = new Array<DocEntry | undefined>(n);
+  const d0 = parts[0].seg.record.dense;
+  const vectors = d0 ? new Float32Array(n * d0.dimension) : undefined;
+  parts.forEach(({ seg }, pi) => {
+    remap[pi].forEach((to, c) => {
+      if (to < 0) return;
+      chunkKeys[to] = seg.record.chunkKeys[c];
+      docs[to] = seg.docs[c];
+      if (vectors && d0) vectors.set(seg.record.dense!.vectors.subarray(c * d0.dimension, (c + 1) * d0.dimension), to * d0.dimension);
+    });
+  });
+  const record: SegmentRecord = { id, chunkKeys, lexical: data };
+  if (d0 && vectors) record.dense = { identity: d0.identity, dimension: d0.dimension, vectors };
+  return liveSegment(record, docs);
+}
+
+const compatible = (a: LiveSegment, b: LiveSegment): boolean =>
+  a.lex.analyzer === b.lex.analyzer &&
+  a.lex.contextWeight === b.lex.contextWeight &&
+  a.record.dense?.identity === b.record.dense?.identity &&
+  a.record.dense?.dimension === b.record.dense?.dimension;
+
+const liveCount = (dead: Uint8Array): number => dead.length - dead.reduce((s, d) => s + d, 0);
+
+/** Plans a write of `puts` (upserts) and `deletes`, in one new index version. */
+export function planWrite(
+  view: IndexView,
+  current: ReadonlyMap<string, DocEntry>,
+  manifest: Manifest,
+  puts: PreparedDoc[],
+  deletes: string[],
+  o: WriteOptions,
+): PlannedWrite {
+  const version = manifest.version + 1;
+  let nextChunkKey = manifest.nextChunkKey;
+  let nextSegmentId = manifest.nextSegmentId;
+  const segments = [...view.segments];
+  const dead = [...view.dead];
+  const copied = new Set<number>();
+  // Document changes as an overlay on `current` (null = removed); applied only after commit.
+  const overlay = new Map<string, DocEntry | null>();
+  const lookup = (id: string): DocEntry | undefined => (overlay.has(id) ? (overlay.get(id) ?? undefined) : current.get(id));
+  const deleteChunkKeys: number[] = [];
+  const deleteDocumentIds: string[] = [];
+  const deleteSegmentIds: number[] = [];
+  const putSegments: SegmentRecord[] = [];
+  let deleted = 0;
+
+  const tombstone = (entry: DocEntry): void => {
+    for (const key of entry.chunkKeys) {
+      deleteChunkKeys.push(key);
+      for (let s = 0; s < segments.length; s++) {
+        const local = localOf(segments[s], key);
+        if (local < 0) continue;
+        if (!copied.has(s)) {
+          dead[s] = dead[s].slice();
+          copied.add(s);
+        }
+        dead[s][local] = 1;
+        break;
+      }
+    }
+  };
+
+  for (const id of deletes) {
+    const entry = lookup(id);
+    if (!entry) continue;
+    tombstone(entry);
+    overlay.set(id, null);
+    deleteDocumentIds.push(id);
+    deleted++;
+  }
+
+  const putDocuments: StoredDocument[] = [];
+  const putChunks: StoredChunk[] = [];
+  const chunkTerms: ChunkTerms[] = [];
+  const segDocs: DocEntry[] = [];
+  for (const p of puts) {
+    const old = lookup(p.id);
+    if (old) tombstone(old);
+    const keys = p.chunks.map(() => nextChunkKey++);
+    const entry = newDocEntry(p.id, p.meta, version, keys);
+    overlay.set(p.id, entry);
+    putDocuments.push({ id: p.id, text: p.text, meta: p.meta, chunkKeys: keys, version });
+    p.chunks.forEach((c, i) => {
+      const chunk: StoredChunk = { key: keys[i], docId: p.id, index: c.index, start: c.start, end: c.end };
+      if (c.context) chunk.context = c.context;
+      putChunks.push(chunk);
+      chunkTerms.push(c);
+      segDocs.push(entry);
+    });
+  }
+  if (chunkTerms.length > 0) {
+    const record: SegmentRecord = {
+      id: nextSegmentId++,
+      chunkKeys: Uint32Array.from(segDocs, (_, i) => putChunks[i].key),
+      lexical: buildLexical(chunkTerms, o.analyzerId, o.contextWeight),
+    };
+    if (o.dense) record.dense = { ...o.dense };
+    putSegments.push(record);
+    segments.push(liveSegment(record, segDocs));
+    dead.push(new Uint8Array(chunkTerms.length));
+  }
+
+  // Drop fully dead segments; rewrite mostly dead ones; merge adjacent ones while there are too many.
+  for (let s = segments.length - 1; s >= 0; s--) {
+    if (liveCount(dead[s]) === 0) {
+      deleteSegmentIds.push(segments[s].id);
+      segments.splice(s, 1);
+      dead.splice(s, 1);
+    }
+  }
+  const replace = (from: number, count: number): void => {
+    const merged = mergeSegments(
+      segments.slice(from, from + count).map((seg, i) => ({ seg, dead: dead[from + i] })),
+      nextSegmentId++,
+    );
+    for (const seg of segments.slice(from, from + count)) deleteSegmentIds.push(seg.id);
+    segments.splice(from, count, merged);
+    dead.splice(from, count, new Uint8Array(merged.size));
+    putSegments.push(merged.record);
+  };
+  for (let s = 0; s < segments.length; s++) if (liveCount(dead[s]) * 2 < segments[s].size) replace(s, 1);
+  while (segments.length > o.maxSegments) {
+    let best = -1;
+    let bestSize = Infinity;
+    for (let s = 0; s + 1 < segments.length; s++) {
+      if (!compatible(segments[s], segments[s + 1])) continue;
+      const size = liveCount(dead[s]) + liveCount(dead[s + 1]);
+      if (size < bestSize) [best, bestSize] = [s, size];
+    }
+    if (best < 0) break;
+    replace(best, 2);
+  }
+  // A segment planned in this change and merged away again is simply not written.
+  const gone = new Set(deleteSegmentIds);
+  const written = putSegments.filter((r) => !gone.has(r.id));
+  const stillDeleted = deleteSegmentIds.filter((id) => !putSegments.some((r) => r.id === id));
+
+  const tombstones: number[] = [];
+  segments.forEach((seg, s) => dead[s].forEach((d, c) => void (d && tombstones.push(seg.record.chunkKeys[c]))));
+  const next: Manifest = {
+    ...manifest,
+    version,
+    nextChunkKey,
+    nextSegmentId,
+    segmentIds: segments.map((s) => s.id),
+    tombstones,
+  };
+  const change: Change = {
+    putDocuments,
+    deleteDocumentIds,
+    putChunks,
+    deleteChunkKeys,
+    putSegments: written,
+    deleteSegmentIds: stillDeleted,
+    manifest: next,
+  };
+  const applyDocs = (docs: Map<string, DocEntry>): void => {
+    for (const [id, entry] of overlay) {
+      if (entry) docs.set(id, entry);
+      else docs.delete(id);
+    }
+  };
+  return { change, view: makeView(version, segments, dead), deleted, applyDocs };
+}

@@ -1,0 +1,94 @@
+/**
+ * The recall stage: sparse (BM25), dense (exact cosine) or hybrid (both, fused per §16.3), with
+ * the metadata filter applied while candidates are generated and session-excluded hits dropped.
+ */
+import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../../protocol/fusion.ts';
+import { DEFAULT_FUSION } from '../config.ts';
+import type { RetrieveParams } from '../../protocol/types.ts';
+import type { Analyzer } from '../analysis/analyzer.ts';
+import { nextStamp, type Bm25 } from '../index/bm25.ts';
+import type { Embedder } from '../contracts.ts';
+import { denseSearch, missingVectors, type DenseModel } from '../index/dense.ts';
+import { hitId } from './hits.ts';
+import { checkAborted } from '../../util/abort.ts';
+import type { Candidate, DocEntry, IndexView } from '../index/view.ts';
+
+/** Theoretical minimum score per stage (§6.1): BM25 and every fusion ≥ 0, cosine ≥ −1. */
+export const FLOOR = Object.freeze({ sparse: 0, dense: -1, fused: 0 });
+
+export interface RecallInput {
+  view: IndexView;
+  text: string;
+  mode: 'sparse' | 'dense' | 'hybrid';
+  unit: 'chunk' | 'document';
+  depth: number;
+  accept?: (doc: DocEntry) => boolean;
+  exclude: ReadonlySet<string>;
+  fusion?: RetrieveParams['fusion'];
+  signal?: AbortSignal;
+}
+
+export interface RecallDeps {
+  analyzer: Analyzer;
+  bm25: Bm25;
+  embedder?: Embedder;
+}
+
+export interface RecallOutput {
+  candidates: Candidate[];
+  /** Score floor of the candidates' `score`. */
+  floor: number;
+  notes: string[];
+}
+
+export const denseModel = (e: Embedder): DenseModel => ({ identity: e.identity, dimension: e.dimension, normalized: e.normalized });
+
+/** Runs recall; returns candidates best first (deterministic order). */
+export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOutput> {
+  const notes: string[] = [];
+  const depth = r.depth + r.exclude.size;
+  const keep = (cs: Candidate[]): Candidate[] =>
+    (r.exclude.size ? cs.filter((c) => !r.exclude.has(hitId(c, r.unit))) : cs).slice(0, r.depth);
+  const sparse = (): Candidate[] =>
+    keep(deps.bm25.search(r.view, deps.analyzer.queryTerms(r.text), { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+  const dense = async (): Promise<Candidate[]> => {
+    const e = deps.embedder!;
+    const [q] = await e.embed([r.text], 'query', r.signal);
+    checkAborted(r.signal);
+    const model = denseModel(e);
+    const missing = missingVectors(r.view, model);
+    if (missing > 0) notes.push(`${missing} chunks have no vectors from embedder '${e.identity}'; dense search skipped them`);
+    return keep(denseSearch(r.view, q, model, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+  };
+  if (r.mode === 'sparse') return { candidates: sparse(), floor: FLOOR.sparse, notes };
+  if (r.mode === 'dense') return { candidates: await dense(), floor: FLOOR.dense, notes };
+
+  const d = await dense();
+  const s = sparse();
+  const byId = new Map<string, Candidate>();
+  const fusion = r.fusion ?? DEFAULT_FUSION;
+  const weights = fusion.method === 'weighted' && !fusion.weights ? DEFAULT_FUSION.weights : fusion.weights;
+  const lists: RankedList[] = [
+    { name: 'dense', weight: weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.dense },
+    { name: 'sparse', weight: weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.sparse },
+  ];
+  const fused =
+    fusion.method === 'convex'
+      ? fuseConvex(lists, fusion.alpha)
+      : fusion.method === 'weighted'
+        ? fuseWeighted(lists)
+        : fuseRrf(lists, fusion.rrfK);
+  const sparseById = new Map(s.map((c) => [hitId(c, r.unit), c]));
+  for (const c of d) byId.set(hitId(c, r.unit), c);
+  const candidates = fused.slice(0, r.depth).map((f) => {
+    const dc = byId.get(f.id);
+    const sc = sparseById.get(f.id);
+    // unit "document": the two lists may name different best chunks; keep the one that contributed more.
+    const base = dc && sc ? ((f.contributions.dense ?? 0) >= (f.contributions.sparse ?? 0) ? dc : sc) : (dc ?? sc)!;
+    const scores: Candidate['scores'] = {};
+    if (dc) scores.dense = dc.scores.dense;
+    if (sc) scores.sparse = sc.scores.sparse;
+    return { seg: base.seg, local: base.local, doc: base.doc, score: f.score, scores };
+  });
+  return { candidates, floor: FLOOR.fused, notes };
+}

@@ -1,0 +1,101 @@
+/**
+ * Runs re-embedding passes (§15.7) in the background: one at a time, started when the engine opens,
+ * reloads from the store, or commits a write (so a segment a stopped pass left behind is retried).
+ * After a pass fails, writes retry it only after a back-off (1 s, doubling, at most 5 min), so a
+ * segment the model keeps failing on is not re-embedded on every write. With coordination only
+ * one engine re-embeds at a time; the others find the work done when they get the lock.
+ */
+import { ErrorCode } from '../../protocol/codes.ts';
+import { RcpError } from '../../protocol/errors.ts';
+import type { Embedder, IndexStore } from '../contracts.ts';
+import { LOCKS, type Coordination } from './coordination.ts';
+import type { IndexState } from './index-state.ts';
+import { denseModel } from '../query/recall.ts';
+import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
+
+export interface BackgroundReembedOptions {
+  embedder: Embedder;
+  store: IndexStore;
+  state: IndexState;
+  /** Texts per embedder call. */
+  batch: number;
+  coordination?: Coordination;
+  /** Where a stopped pass is reported (said once while it keeps stopping for the same reason). */
+  warnings: string[];
+  /** Clock for the back-off (tests). */
+  now?: () => number;
+}
+
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export class BackgroundReembed {
+  private readonly opts: BackgroundReembedOptions;
+  private running: Promise<number> | undefined;
+  private readonly stop = new AbortController();
+  /** Consecutive failed passes, and before when a write may not start another. */
+  private failures = 0;
+  private retryAt = 0;
+
+  constructor(opts: BackgroundReembedOptions) {
+    this.opts = opts;
+  }
+
+  /** The running pass (segments rewritten, or its error), or 0 when none runs. */
+  whenDone(): Promise<number> {
+    return this.running ?? Promise.resolve(0);
+  }
+
+  close(): void {
+    this.stop.abort(new RcpError(ErrorCode.Cancelled, 'engine closed'));
+  }
+
+  /**
+   * Starts a pass unless one runs (it re-checks the view after every segment) or nothing needs
+   * vectors; for a write (`afterWrite`), not while backing off after a failed pass.
+   */
+  schedule(afterWrite = false): void {
+    const { embedder, store, state, coordination, warnings } = this.opts;
+    const signal = this.stop.signal;
+    const now = this.opts.now ?? Date.now;
+    if (this.running || signal.aborted || (afterWrite && now() < this.retryAt)) return;
+    const model = denseModel(embedder);
+    if (!state.current().segments.some((seg) => needsVectors(seg, model))) return;
+    const pass = (): Promise<number> =>
+      runReembedPass({
+        embedder,
+        store,
+        batch: this.opts.batch,
+        signal,
+        sync: () => state.synced(),
+        replace: (id, dense) =>
+          state.locked(undefined, async () => {
+            const view = state.current();
+            const s = view.segments.findIndex((seg) => seg.id === id);
+            if (s < 0 || !needsVectors(view.segments[s], model)) return false;
+            const plan = planReembed(view, state.manifest, s, dense);
+            await store.commit(plan.change);
+            state.publish(plan.change.manifest, plan.view);
+            return true;
+          }),
+      });
+    const run = (coordination ? coordination.withLock(LOCKS.reembed, pass, signal) : pass()).then(
+      (n) => {
+        this.running = undefined;
+        this.failures = 0;
+        this.retryAt = 0;
+        return n;
+      },
+      (e: unknown) => {
+        this.running = undefined;
+        this.failures++;
+        this.retryAt = now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
+        const warning = `re-embedding stopped: ${e instanceof Error ? e.message : String(e)}`;
+        if (warnings.at(-1) !== warning) warnings.push(warning);
+        throw e;
+      },
+    );
+    run.catch(() => undefined);
+    this.running = run;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The engine's in-memory index state: the retained versions (views), the manifest and the live
+ * documents, kept in step with the store. Planning, commit and publish run inside one queue and
+ * never interleave; with a `Coordination` writes also hold a cross-engine lock and first catch up
+ * with commits other engines (tabs) announced.
+ */
+import { checkAborted } from '../../util/abort.ts';
+import type { Embedder, IndexStore, LoadedIndex, Manifest } from '../contracts.ts';
+import { LOCKS, type Coordination } from './coordination.ts';
+import { loadViews } from '../index/load.ts';
+import { SerialQueue } from '../../util/serial-queue.ts';
+import { makeView, type DocEntry, type IndexView } from '../index/view.ts';
+
+const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
+
+export interface IndexStateOptions {
+  store: IndexStore;
+  analyzerId: string;
+  embedder?: Embedder;
+  /** Versions kept pinnable (§7.7.1), the current one included. */
+  retainVersions: number;
+  coordination?: Coordination;
+  /** Called after a reload from the store (re-embedding may be due). */
+  onReload?: () => void;
+}
+
+export class IndexState {
+  private readonly opts: IndexStateOptions;
+  private readonly unsubscribe: () => void;
+  /** Sync, planning, commit and publish: never interleaved (a read's reload waits only for a commit, not a preparation). */
+  private readonly queue = new SerialQueue();
+  /** Another engine may have committed: compare with the store (and reload) before the next use. */
+  private stale = false;
+  /** The store may have been replaced (deleted, upgraded): reload even at an equal version. */
+  private reset = false;
+  private _manifest: Manifest = EMPTY_MANIFEST;
+  /** Retained versions, oldest first; the last is current. */
+  private views: IndexView[] = [makeView(0, [], [])];
+  private _docs = new Map<string, DocEntry>();
+  /** Ids of `docs` in code-unit order, built on first listing after a change. */
+  private sortedIds: string[] | undefined;
+
+  constructor(opts: IndexStateOptions) {
+    this.opts = opts;
+    this.unsubscribe =
+      opts.coordination?.subscribe((version) => {
+        if (version !== this._manifest.version) this.stale = true;
+      }) ?? (() => undefined);
+  }
+
+  get manifest(): Manifest {
+    return this._manifest;
+  }
+
+  /** Live documents of the current version by id. */
+  get docs(): ReadonlyMap<string, DocEntry> {
+    return this._docs;
+  }
+
+  get needsRefresh(): boolean {
+    return this.stale;
+  }
+
+  current(): IndexView {
+    return this.views[this.views.length - 1];
+  }
+
+  /** A retained version, or undefined when it was never published here or has been dropped. */
+  viewAt(version: number): IndexView | undefined {
+    return this.views.find((x) => x.version === version);
+  }
+
+  sortedDocIds(): readonly string[] {
+    return (this.sortedIds ??= [...this._docs.keys()].sort());
+  }
+
+  /** Runs `fn` in the state queue (never concurrently with a sync, a planning or a commit). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queue.run(fn);
+  }
+
+  /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
+  async load(): Promise<string[]> {
+    const loaded = await this.opts.store.load();
+    return loaded ? this.install(loaded, false) : [];
+  }
+
+  /**
+   * Whether the store is still at this state's version, i.e. no other engine committed since (a
+   * commit is announced, but the announcement may not have arrived yet). If it moved, the state
+   * is marked stale so the next use reloads.
+   */
+  async storeUnchanged(): Promise<boolean> {
+    if (this.stale) return false;
+    const stored = await this.opts.store.readManifest();
+    if ((stored?.version ?? 0) === this._manifest.version) return true;
+    this.stale = true;
+    return false;
+  }
+
+  /** Reload at the next use: another engine wrote, or an unpinned query saw a newer commit. */
+  markStale(): void {
+    this.stale = true;
+  }
+
+  /** Forget what is in memory at the next use, even at an equal version (the store was replaced). */
+  invalidate(): void {
+    this.stale = this.reset = true;
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  /** Before a read: reloads first when another engine committed since (lazily, not on every message). */
+  refresh(): Promise<void> {
+    return this.stale ? this.queue.run(() => this.sync()) : Promise.resolve();
+  }
+
+  /** Catches up with the store, in the queue, and returns the current view. */
+  synced(): Promise<IndexView> {
+    return this.queue.run(async () => (await this.sync(), this.current()));
+  }
+
+  /**
+   * Runs a write's planning and commit under the cross-engine write lock, on up-to-date state and
+   * with the in-memory state to itself.
+   */
+  locked<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    const run = (): Promise<T> =>
+      this.queue.run(async () => {
+        await this.sync();
+        checkAborted(signal);
+        return fn();
+      });
+    const c = this.opts.coordination;
+    return c ? c.withLock(LOCKS.write, run, signal) : run();
+  }
+
+  /** Makes a committed write current and announces it; `applyDocs` updates the live documents. */
+  publish(manifest: Manifest, view: IndexView, applyDocs?: (docs: Map<string, DocEntry>) => void): void {
+    this._manifest = manifest;
+    if (applyDocs) {
+      applyDocs(this._docs);
+      this.sortedIds = undefined;
+    }
+    this.retain(view);
+    this.opts.coordination?.announce(view.version);
+  }
+
+  /**
+   * After the store was cleared to `next`: an empty index at a new version. Older versions are
+   * dropped (their texts are gone), here and, through `clearedAt`, in every other engine.
+   */
+  publishCleared(next: Manifest): void {
+    this._manifest = next;
+    this.views = [makeView(next.version, [], [])];
+    this._docs = new Map();
+    this.sortedIds = undefined;
+    this.opts.coordination?.announce(next.version);
+  }
+
+  private retain(view: IndexView): void {
+    this.views.push(view);
+    while (this.views.length > this.opts.retainVersions) this.views.shift();
+  }
+
+  /**
+   * Replaces the in-memory state with what the store holds. A reload is a new version: older
+   * versions stay pinnable only when the store moved forward from ours without a clear in between;
+   * otherwise (the database was replaced or cleared) they are dropped and pins on them are -32010.
+   */
+  private install(loaded: LoadedIndex | undefined, keep: boolean): string[] {
+    const { view, docs, warnings } = loaded
+      ? loadViews(loaded, this.opts.analyzerId, this.opts.embedder)
+      : { view: makeView(0, [], []), docs: new Map<string, DocEntry>(), warnings: [] };
+    const clearedSince = (loaded?.manifest.clearedAt ?? 0) > this.current().version;
+    if (keep && !clearedSince && view.version > this.current().version) this.retain(view);
+    else this.views = [view];
+    this._manifest = loaded?.manifest ?? EMPTY_MANIFEST;
+    this._docs = docs;
+    this.sortedIds = undefined;
+    return warnings;
+  }
+
+  /**
+   * Catches up with the store when another engine may have written. Runs inside the queue. Without
+   * coordination it reads nothing unless the state was marked stale or invalidated.
+   */
+  private async sync(): Promise<void> {
+    if (!this.opts.coordination && !this.stale) return;
+    const reset = this.reset;
+    // Cleared first: an announcement that arrives while we read marks the state stale again.
+    this.stale = this.reset = false;
+    try {
+      if (!reset) {
+        const stored = await this.opts.store.readManifest();
+        if ((stored?.version ?? 0) === this._manifest.version) return;
+      }
+      this.install(await this.opts.store.load(), !reset);
+    } catch (e) {
+      this.stale = true;
+      this.reset ||= reset;
+      throw e;
+    }
+    this.opts.onReload?.();
+  }
+}

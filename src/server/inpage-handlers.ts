@@ -1,0 +1,65 @@
+/**
+ * The `x-inpage` vendor extension (§6.2): browse and clear the in-page corpus. Callable only while
+ * the `x-inpage` capability is advertised (the session gates vendor methods on it).
+ *
+ *   x-inpage/documents  { offset?: int ≥ 0, limit?: 1..1000 = 100 } → { documents: [{ id, title?, meta, chunks, chars }], total }
+ *   x-inpage/document   { id: string } → { id, text, meta, chunks: [{ index, start, end }] }   (-32015 when absent)
+ *   x-inpage/clear      {} → { deleted: int }   (acknowledged once the clear is durable)
+ */
+import { ErrorCode } from '../protocol/codes.ts';
+import { RcpError } from '../protocol/errors.ts';
+import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
+import type { DocumentDetail, DocumentPage } from '../engine/query/documents.ts';
+import type { VendorHandler } from './backend.ts';
+import { engineReady } from './engine-ready.ts';
+
+/** What the extension needs from the engine (src/engine's Engine implements it). */
+export interface InpageEngine {
+  documents(offset: number, limit: number): Promise<DocumentPage>;
+  document(id: string): Promise<DocumentDetail | undefined>;
+  clear(opts: { signal?: AbortSignal }): Promise<{ deleted: number }>;
+}
+
+/** The capability advertising the three methods. */
+export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true }) });
+
+/** The `x-inpage` methods that write (they join the session's write ordering). */
+export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear']);
+
+/** Default and largest page of `x-inpage/documents`. */
+export const DOCUMENTS_DEFAULT_LIMIT = 100;
+export const DOCUMENTS_MAX_LIMIT = 1000;
+
+export interface InpageHandlerOptions {
+  /** Resolves to the opened engine; rejects if storage could not be opened. */
+  engine: Promise<InpageEngine>;
+  /** Maps storage failures (as the engine backend does); unmapped open failures are -32010. */
+  mapError?(e: unknown): RcpError | undefined;
+}
+
+/** The `x-inpage/*` handlers by full method name, for `Backend.vendorHandlers`. */
+export function createInpageHandlers(opts: InpageHandlerOptions): Record<string, VendorHandler> {
+  const ready = engineReady(opts.engine, opts.mapError);
+  return {
+    async 'x-inpage/documents'(raw) {
+      const p = paramsObject(raw);
+      const offset = optInt(p, 'offset', 'offset', { min: 0 }) ?? 0;
+      const limit = optInt(p, 'limit', 'limit', { min: 1, max: DOCUMENTS_MAX_LIMIT }) ?? DOCUMENTS_DEFAULT_LIMIT;
+      return (await ready()).documents(offset, limit);
+    },
+
+    async 'x-inpage/document'(raw) {
+      const id = reqString(paramsObject(raw), 'id');
+      const doc = await (await ready()).document(id);
+      if (!doc) throw new RcpError(ErrorCode.NotFound, `document not found: ${id.slice(0, 64)}`, { field: 'id', detail: 'no document with this id' });
+      return doc;
+    },
+
+    async 'x-inpage/clear'(raw, ctx) {
+      paramsObject(raw);
+      const { deleted } = await (await ready()).clear({ signal: ctx.signal });
+      ctx.log('info', `x-inpage/clear: ${deleted} documents removed`);
+      return { deleted };
+    },
+  };
+}

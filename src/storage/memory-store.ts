@@ -1,0 +1,83 @@
+/**
+ * An in-memory IndexStore for tests and Node evaluation. Values cross the boundary through
+ * `structuredClone`, as they would through IndexedDB, so neither side can alias the other's objects.
+ */
+import type { Change, IndexStore, LoadedIndex, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+
+export class MemoryStore implements IndexStore {
+  private manifest: Manifest | undefined;
+  private readonly documents = new Map<string, StoredDocument>();
+  private readonly chunks = new Map<number, StoredChunk>();
+  private readonly segments = new Map<number, SegmentRecord>();
+  private readonly idempotency = new Map<string, unknown>();
+  /** Number of successful commits (tests use it to assert one atomic write per mutation). */
+  commits = 0;
+  /** When set, the next commit rejects with this error and changes nothing (tests of atomicity). */
+  failNextCommit: Error | undefined;
+
+  async load(): Promise<LoadedIndex | undefined> {
+    if (!this.manifest) return undefined;
+    return structuredClone({
+      manifest: this.manifest,
+      segments: this.manifest.segmentIds.map((id) => this.segments.get(id)).filter((s): s is SegmentRecord => !!s),
+      documents: [...this.documents.values()].map(({ id, meta, chunkKeys, version }) => ({ id, meta, chunkKeys, version })),
+    });
+  }
+
+  async readManifest(): Promise<Manifest | undefined> {
+    return this.manifest && structuredClone(this.manifest);
+  }
+
+  /** Applies the whole change or nothing: everything is cloned before any map is touched. */
+  async commit(change: Change): Promise<void> {
+    const fail = this.failNextCommit;
+    if (fail) {
+      this.failNextCommit = undefined;
+      throw fail;
+    }
+    const c = structuredClone(change);
+    for (const id of c.deleteDocumentIds) this.documents.delete(id);
+    for (const key of c.deleteChunkKeys) this.chunks.delete(key);
+    for (const id of c.deleteSegmentIds) this.segments.delete(id);
+    for (const d of c.putDocuments) this.documents.set(d.id, d);
+    for (const ch of c.putChunks) this.chunks.set(ch.key, ch);
+    for (const s of c.putSegments) this.segments.set(s.id, s);
+    if (c.idempotency) this.idempotency.set(c.idempotency.key, c.idempotency.result);
+    this.manifest = c.manifest;
+    this.commits++;
+  }
+
+  async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
+    return ids.map((id) => {
+      const d = this.documents.get(id);
+      return d && structuredClone(d);
+    });
+  }
+
+  async getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]> {
+    return keys.map((k) => {
+      const c = this.chunks.get(k);
+      return c && structuredClone(c);
+    });
+  }
+
+  async getIdempotent(key: string): Promise<unknown | undefined> {
+    const r = this.idempotency.get(key);
+    return r === undefined ? undefined : structuredClone(r);
+  }
+
+  async clear(next?: Manifest): Promise<void> {
+    this.manifest = next && structuredClone(next);
+    this.documents.clear();
+    this.chunks.clear();
+    this.segments.clear();
+    this.idempotency.clear();
+  }
+
+  close(): void {}
+
+  /** Counts for tests. */
+  stats(): { documents: number; chunks: number; segments: number } {
+    return { documents: this.documents.size, chunks: this.chunks.size, segments: this.segments.size };
+  }
+}
