@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type BrowserContext } from '@playwright/test';
+import { call, openTab } from './support/rcp-page.ts';
+
+/**
+ * The encoder built by `npm run models` (minilm-l6-v2, ONNX written from the wheel's safetensors)
+ * in the real browser worker, on WASM and on WebGPU (SwiftShader), fp32 and q8: RCP `embed` of the
+ * reference texts must match upstream sentence-transformers (test/models/fixtures/
+ * reference-embeddings.json, made by scripts/models/reference/make-reference.sh): cosine ≥ 0.9999
+ * (fp32) / ≥ 0.99 (q8). The runtime mean-pools, which is this model's pooling. The one text longer
+ * than 256 word pieces loses its final [SEP] to transformers.js's truncation (see
+ * test/models/encoder-parity.test.ts), so it gets a looser bound. Skips when the model is not built.
+ */
+
+const ROOT = join(import.meta.dirname, '..');
+const MODEL = 'minilm-l6-v2';
+const BUILT = existsSync(join(ROOT, 'dist', 'models', MODEL, 'manifest.json'));
+const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
+const REFERENCE = JSON.parse(readFileSync(join(ROOT, 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as {
+  maxSeqLength: number;
+  texts: { text: string; input_ids: number[]; embedding: number[] }[];
+};
+
+const cosine = (a: number[], b: number[]) => {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
+  return dot / Math.sqrt(na * nb);
+};
+
+async function isolate(context: BrowserContext, config: Record<string, unknown>): Promise<string[]> {
+  const external: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (!url.startsWith(`${ORIGIN}/`)) {
+      external.push(url);
+      return route.abort('blockedbyclient');
+    }
+    if (new URL(url).pathname === '/models/config.json') return route.fulfill({ json: config });
+    return route.fallback();
+  });
+  return external;
+}
+
+test.skip(!BUILT, `dist/models/${MODEL} is not built (npm run models && npm run build)`);
+
+for (const device of ['wasm', 'webgpu'] as const) {
+  for (const [dtype, bound] of [['fp32', 0.9999], ['q8', 0.99]] as const) {
+    test(`${MODEL} ${dtype} on ${device} matches sentence-transformers`, async ({ browser }) => {
+      // Not yet passing: on SwiftShader (2 shared cores) even 2 texts per embed exceed the worker's
+      // fixed 30 s embed deadline (src/server/session.ts). Needs a longer deadline for tests or a real GPU.
+      test.fixme(device === 'webgpu', 'SwiftShader WebGPU exceeds the 30 s embed deadline for this 6-layer encoder');
+      test.setTimeout(480_000);
+      const context = await browser.newContext({ baseURL: ORIGIN, serviceWorkers: 'block' });
+      try {
+        const external = await isolate(context, { embedder: MODEL, dtype, device });
+        const page = await context.newPage();
+        const init = await openTab(page, `e2e-encoder-${device}-${dtype}`, {});
+        expect(init.result.capabilities.embed).toMatchObject({ dimension: 384, normalized: true });
+        // The worker's embed deadline is 30 s: SwiftShader WebGPU is slow, so warm up (the model loads
+        // and compiles its shaders on first use; a retryable timeout is retried) and embed a few texts per call.
+        for (let attempt = 0; ; attempt++) {
+          const w = await call(page, 'embed', { inputs: ['warm up'], encoding: 'json' });
+          if (!w.error) break;
+          expect(w.error.data?.retryable && attempt < 3, JSON.stringify(w.error)).toBe(true);
+        }
+        const vectors: number[][] = [];
+        const per = device === 'webgpu' ? 2 : REFERENCE.texts.length;
+        for (let at = 0; at < REFERENCE.texts.length; at += per) {
+          const r = await call(page, 'embed', { inputs: REFERENCE.texts.slice(at, at + per).map((t) => t.text), encoding: 'json' });
+          expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+          vectors.push(...(r.result.vectors as number[][]));
+        }
+        const cosines = vectors.map((v, i) => cosine(v, REFERENCE.texts[i].embedding));
+        console.log(`[encoder e2e] ${MODEL} ${dtype} on ${device}: min cosine ${Math.min(...cosines).toFixed(6)}`);
+        cosines.forEach((c, i) => {
+          const truncated = REFERENCE.texts[i].input_ids.length === REFERENCE.maxSeqLength;
+          expect(c, REFERENCE.texts[i].text.slice(0, 60)).toBeGreaterThanOrEqual(truncated ? bound - 0.005 : bound);
+        });
+        expect(external).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+}
