@@ -74,9 +74,7 @@ export class HttpSessions {
       // Lifecycle methods must not touch the shared pool: they run on a session of their own.
       return this.once(ex, requests, !requests.some((r) => r.method === 'initialize'));
     }
-    const router = await this.poolFor(requests);
-    if (!router) return BUSY;
-    return router.exchange(ex.text, requests, msg.kind === 'batch', ex.onEvent);
+    return this.onPool(ex, requests);
   }
 
   /** Closes every session (the bridge is stopping). */
@@ -151,12 +149,16 @@ export class HttpSessions {
     await router?.forward(text);
   }
 
-  /** A pool session on which none of these ids or tokens is in flight; opens one when needed. */
-  private async poolFor(requests: RequestInfo[]): Promise<HttpSessionRouter | undefined> {
+  /**
+   * Runs the exchange on the least busy pool session where none of its ids or tokens is in flight,
+   * opening one when needed. Picking and starting the exchange happen in one tick, so two
+   * concurrent requests with the same id can never pick the same session.
+   */
+  private async onPool(ex: Exchange, requests: RequestInfo[]): Promise<Outcome> {
     for (;;) {
       const free = this.pool.filter((r) => !r.closing && !r.collides(requests));
-      if (free.length > 0) return free.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
-      if (this.pool.length >= this.limits.maxPool) return undefined;
+      if (free.length > 0) return free.reduce((a, b) => (b.inFlight < a.inFlight ? b : a)).exchange(ex.text, requests, ex.msg.kind === 'batch', ex.onEvent);
+      if (this.pool.length >= this.limits.maxPool) return BUSY;
       this.poolOpening ??= this.openPoolSession().finally(() => (this.poolOpening = undefined));
       await this.poolOpening;
     }
