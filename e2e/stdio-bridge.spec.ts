@@ -142,14 +142,15 @@ test('a rejected shutdown ends nothing: the write in flight is answered, and onl
   const { stdout, stderr, code } = await runBridge([
     req(1, 'initialize', { protocolVersion: 1 }),
     req(2, 'shutdown', [1]),
-    req(3, 'index/add', { documents: [{ id: 'late', text: 'sent right after a rejected shutdown' }] }),
+    // Big enough to be still in flight when a bridge that wrongly exits on the rejection closes.
+    req(3, 'index/add', { documents: [{ id: 'late', text: 'sent right after a rejected shutdown' }, ...Array.from({ length: 3000 }, (_, i) => ({ id: `bulk${i}`, text: `bulk document ${i} of the in-flight write` }))] }),
     req(4, 'retrieve', { query: 'rejected shutdown', k: 1 }),
     req(5, 'shutdown'),
   ]);
   expect(code, stderr).toBe(0);
   const byId = new Map(stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
   expect(byId.get(2).error.code).toBe(-32602);
-  expect(byId.get(3).result.ids).toEqual(['late']);
+  expect(byId.get(3).result.ids).toHaveLength(3001);
   expect(byId.get(4).result.hits[0].id).toContain('late');
   expect(byId.get(5).result).toEqual({});
 });
