@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { serveStatic } from './static-server.ts';
+import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
+import { routeApp } from './static-server.ts';
 import type { RcpBridge } from '../src/transport/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
@@ -51,8 +50,8 @@ export interface HostOptions {
 
 /**
  * Starts Chromium on the built app's bridge page and returns a handle for opening sessions.
- * With a profile, the app is served on a port remembered in the profile so the origin (and so
- * its IndexedDB) is the same on every run.
+ * The app is served by request interception at the origin the profile remembers (profile-origin.ts),
+ * so the origin, and with it the IndexedDB index, is the same on every run and needs no free port.
  */
 export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const log = opts.log ?? (() => {});
@@ -62,20 +61,21 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const temp = opts.profile ? undefined : mkdtempSync(join(tmpdir(), 'rcp-profile-'));
   const profile = resolve(opts.profile ?? temp!);
   mkdirSync(profile, { recursive: true });
-  const server = await listenRemembered(dist, join(profile, 'rcp-origin-port'));
-  const port = (server.address() as AddressInfo).port;
-  log(`serving ${dist} on http://localhost:${port}`);
+  const origin = temp ? DEFAULT_ORIGIN : profileOrigin(profile);
+  log(`serving ${dist} at ${origin} (request interception, no port)`);
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
     args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
+    serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
+  await routeApp(context, origin, dist);
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  await page.goto(`http://localhost:${port}/${pagePath}`);
+  await page.goto(`${origin}/${pagePath}`);
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {
     page,
@@ -92,7 +92,6 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
     },
     async close() {
       await context.close().catch(() => {});
-      server.close();
       if (temp) rmSync(temp, { recursive: true, force: true });
     },
   };
@@ -100,16 +99,4 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
 
 interface BridgeWindow {
   rcpBridge: RcpBridge;
-}
-
-async function listenRemembered(dist: string, portFile: string): Promise<Server> {
-  const remembered = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : 0;
-  let server: Server;
-  try {
-    server = await serveStatic(dist, remembered);
-  } catch {
-    server = await serveStatic(dist, 0); // remembered port taken: a new origin (and an empty index)
-  }
-  writeFileSync(portFile, String((server.address() as AddressInfo).port));
-  return server;
 }

@@ -1,8 +1,9 @@
 /**
  * `npm run --silent rcp:stdio [-- --profile DIR] [--headed] [--verbose]`: the RCP/1 server of the
  * real browser's worker, spoken over stdin/stdout as NDJSON (§5.1). stdout carries frames only;
- * diagnostics go to stderr; EOF on stdin is an implicit shutdown (in-flight requests are answered
- * first, then the process exits).
+ * diagnostics go to stderr. The process ends on EOF (an implicit shutdown) or once a `shutdown`
+ * has been answered SUCCESSFULLY (a rejected one ends nothing); either way every request already
+ * received is answered first, and nothing received after the shutdown answer is forwarded (§13.1).
  */
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
 import { diag, parseArgs } from '../scripts/lib/args.ts';
@@ -18,28 +19,44 @@ await ensureBuilt(diag);
 const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: verbose ? diag : undefined });
 const tracker = new RequestTracker();
 let exiting = false;
+/** A successful shutdown was answered: forward nothing more, answer what is in flight, exit. */
+let stopping = false;
 
 const session = await host.openSession((frame) => {
   tracker.answered(frame);
   process.stdout.write(toLine(frame));
-  if (tracker.shutdownAnswered) void exit(0);
+  if (tracker.shutdownAnswered && !stopping) {
+    stopping = true;
+    void stop();
+  }
 });
 diag(`ready in ${Date.now() - started} ms`);
 
 const lines = new LineBuffer();
 let queue = Promise.resolve();
 const forward = (line: string) => {
-  tracker.sent(line);
-  queue = queue.then(() => session.send(line)).catch((e: Error) => diag(`send failed: ${e.message}`));
+  queue = queue
+    .then(() => {
+      if (stopping) return; // §13.1: never begin a request received after the shutdown answer
+      tracker.sent(line);
+      return session.send(line);
+    })
+    .catch((e: Error) => diag(`send failed: ${e.message}`));
 };
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk: string) => lines.push(chunk).forEach(forward));
-process.stdin.on('end', async () => {
+process.stdin.on('end', () => {
   lines.flush().forEach(forward);
-  await queue;
+  void stop();
+});
+
+async function stop(): Promise<void> {
+  process.stdin.pause();
+  await queue; // on EOF every line received is forwarded; after a shutdown answer, none
+  stopping = true;
   await tracker.drained(30_000); // §5.1: finish in-flight requests and flush their responses
   await exit(0);
-});
+}
 
 async function exit(code: number): Promise<void> {
   if (exiting) return;

@@ -1,7 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import { extname, join, normalize, resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -17,31 +16,51 @@ const TYPES: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
-/**
- * Serves the built app (dist/) on loopback for the bridges. Same-origin only; no directory listing.
- * Resolves with the server once listening on `port` (0 = any free port).
- */
-export function serveStatic(root: string, port: number): Promise<Server> {
+/** The file under `root` that `pathname` names (a directory names its index.html); undefined outside root. */
+export async function resolveStatic(root: string, pathname: string): Promise<string | undefined> {
   const base = resolve(root);
-  const server = createServer(async (req, res) => {
-    try {
-      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
-      let file = normalize(join(base, path));
-      if (!file.startsWith(base)) throw new Error('outside root');
-      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      res.writeHead(200, {
-        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'Cache-Control': 'no-cache',
-        'Cross-Origin-Opener-Policy': 'same-origin',
-        'Cross-Origin-Embedder-Policy': 'require-corp',
+  let path: string;
+  try {
+    path = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  let file = normalize(join(base, path));
+  if (file !== base && !file.startsWith(base + sep)) return undefined;
+  try {
+    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+    return (await stat(file)).isFile() ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves the built app to `context` at `origin` through request interception: no port is opened,
+ * so the origin (and with it the IndexedDB index, which belongs to the origin) never depends on a
+ * free port. Every request outside the origin is aborted: the app makes no network request.
+ */
+export async function routeApp(context: BrowserContext, origin: string, root: string): Promise<void> {
+  const prefix = `${origin}/`;
+  await context.route(
+    (url) => !url.href.startsWith(prefix),
+    (route) => route.abort('blockedbyclient'),
+  );
+  await context.route(
+    (url) => url.href.startsWith(prefix),
+    async (route) => {
+      const file = await resolveStatic(root, new URL(route.request().url()).pathname);
+      if (!file) return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+      await route.fulfill({
+        status: 200,
+        body: await readFile(file),
+        headers: {
+          'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+          'Cache-Control': 'no-cache',
+          'Cross-Origin-Opener-Policy': 'same-origin',
+          'Cross-Origin-Embedder-Policy': 'require-corp',
+        },
       });
-      createReadStream(file).pipe(res);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  return new Promise((ok, fail) => {
-    server.once('error', fail);
-    server.listen(port, '127.0.0.1', () => ok(server));
-  });
+    },
+  );
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -112,4 +113,44 @@ test('hostile input over stdio never kills or hangs the server', async () => {
   expect(byId.get(9).result).toEqual({ nonce: 'still alive' });
   expect(msgs.filter((m) => m.id === null).map((m) => m.error.code)).toEqual([-32700, -32700]);
   expect(msgs.find(Array.isArray)).toEqual([expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })]);
+});
+
+test('a busy remembered port never hides the saved index, and the profile keeps its origin (issue 10, defect 1)', async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'rcp-e2e-busy-'));
+  const blocker = createServer();
+  try {
+    // A profile written by an earlier bridge, which remembered the port of its origin.
+    const port = await new Promise<number>((ok) => blocker.listen(0, '127.0.0.1', () => ok((blocker.address() as { port: number }).port)));
+    await new Promise((ok) => blocker.close(ok));
+    writeFileSync(join(profile, 'rcp-origin-port'), String(port));
+    const init = req(1, 'initialize', { protocolVersion: 1 });
+    const first = await runBridge([init, req(2, 'index/add', { documents: [{ id: 'kept', text: 'nineteen thousand documents in a busy harbour' }] })], ['--profile', profile]);
+    expect(first.stdout, first.stderr).toContain('"ids":["kept"]');
+    // Something else now listens on that port: the index must still be there.
+    await new Promise<void>((ok) => blocker.listen(port, '127.0.0.1', () => ok()));
+    const second = await runBridge([init, req(2, 'retrieve', { query: 'busy harbour', k: 1 })], ['--profile', profile]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).result.hits[0]?.id).toContain('kept');
+    expect(readFileSync(join(profile, 'rcp-origin-port'), 'utf8')).toBe(String(port)); // never rewritten
+  } finally {
+    blocker.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+test('a rejected shutdown ends nothing: the write in flight is answered, and only a successful shutdown ends the bridge (issue 10, defect 3)', async () => {
+  const { stdout, stderr, code } = await runBridge([
+    req(1, 'initialize', { protocolVersion: 1 }),
+    req(2, 'shutdown', [1]),
+    // Big enough to be still in flight when a bridge that wrongly exits on the rejection closes.
+    req(3, 'index/add', { documents: [{ id: 'late', text: 'sent right after a rejected shutdown' }, ...Array.from({ length: 3000 }, (_, i) => ({ id: `bulk${i}`, text: `bulk document ${i} of the in-flight write` }))] }),
+    req(4, 'retrieve', { query: 'rejected shutdown', k: 1 }),
+    req(5, 'shutdown'),
+  ]);
+  expect(code, stderr).toBe(0);
+  const byId = new Map(stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
+  expect(byId.get(2).error.code).toBe(-32602);
+  expect(byId.get(3).result.ids).toHaveLength(3001);
+  expect(byId.get(4).result.hits[0].id).toContain('late');
+  expect(byId.get(5).result).toEqual({});
 });
