@@ -23,9 +23,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from './lib/args.ts';
-import { chunkText } from '../src/engine/chunker.ts';
+import { chunkText } from '../src/engine/analysis/chunker.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/engine/config.ts';
-import { contextOf, indexedText } from '../src/engine/prepare.ts';
+import { contextOf, indexedText } from '../src/engine/index/prepare.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import type { EmbedDtype } from '../src/models/settings.ts';
 import type { SampleCorpus } from './build-sample.ts';
