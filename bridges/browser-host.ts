@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { serveStatic } from './static-server.ts';
-import type { RcpBridge } from '../src/transport/control.ts';
+import type { RcpBridge } from '../src/protocol/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = process.env.RCP_CHROMIUM ?? '/usr/bin/chromium';

@@ -15,9 +15,11 @@ import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
-import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
+import { openIndexedDbStore } from './storage/index.ts';
+import { mapBackendError } from './server/backend-errors.ts';
 import { lazyStore } from './storage/lazy-store.ts';
-import type { ControlApi, WorkerStatus } from './transport/control.ts';
+import type { WorkerStatus } from './protocol/control.ts';
+import type { ControlApi } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 /** Texts accepted by one `embed` call (§4.7 advertised bound). */
@@ -69,7 +71,7 @@ async function start(): Promise<Runtime> {
   runtime.opened.then(indexOpened, indexOpened);
   const ready = runtime.opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
-  const mapError = (e: unknown) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined);
+  const mapError = mapBackendError;
   const backend = createEngineBackend({
     serverInfo: SERVER_INFO,
     engine: ready,
