@@ -7,10 +7,9 @@ import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
 import { Engine } from './engine/engine.ts';
 import { ModelRuntime } from './models/runtime.ts';
-import type { Capabilities } from './protocol/types.ts';
 import type { Backend } from './server/backend.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
-import { LOG_LEVELS } from './server/log-levels.ts';
+import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES } from './server/capabilities.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
@@ -22,11 +21,6 @@ import type { WorkerStatus } from './protocol/control.ts';
 import type { ControlApi } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
-/** Texts accepted by one `embed` call (§4.7 advertised bound). */
-const EMBED_BATCH_LIMIT = 256;
-/** Passages accepted by one `rerank` call. */
-const RERANK_MAX_CANDIDATES = 1000;
-
 interface Runtime {
   engine: Engine;
   backend: Backend;
@@ -35,30 +29,17 @@ interface Runtime {
   openError?: string;
 }
 
-/**
- * Model capabilities, fixed before the embedder's weights load (§13.2): dimension and identity come
- * from the folder (manifest, or config.json + ONNX hash); `cross-encoder` only when one loaded.
- */
-function modelCapabilities(models: ModelRuntime): Capabilities {
-  const { dimension } = models;
-  const rerankers = models.rerankers();
-  return {
-    embed: { dimension, identity: models.identity, batchLimit: EMBED_BATCH_LIMIT, normalized: models.normalized, encodings: ['json', 'f32-base64'], modalities: ['text'] },
-    multiVector: { dimension, identity: models.identity, similarity: 'cosine', modalities: ['text'] },
-    rerank: { methods: rerankers.map((r) => r.method), maxCandidates: RERANK_MAX_CANDIDATES, models: rerankers.map((r) => r.identity) },
-  };
-}
-
 async function start(): Promise<Runtime> {
   let indexOpened: (v?: unknown) => void = () => undefined;
   const models = await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)) });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   let lost = (): void => undefined;
+  const rerankers = models?.rerankers() ?? [];
   const engine = new Engine({
     store: lazyStore(openIndexedDbStore('rcp-engine', { onConnectionLost: () => lost() })),
     embedder: models?.embedder,
-    reranker: models?.rerankers(),
+    reranker: rerankers,
     coordination: browserCoordination('rcp-engine'),
   });
   lost = () => engine.invalidate();
@@ -76,14 +57,14 @@ async function start(): Promise<Runtime> {
     serverInfo: SERVER_INFO,
     engine: ready,
     // Progress and logs are served by the session layer for every method (§9, §17.1).
-    capabilities: {
-      ...engine.capabilities(),
-      ...(models ? modelCapabilities(models) : {}),
-      streaming: {},
-      log: { levels: [...LOG_LEVELS] },
-      ...INPAGE_CAPABILITIES,
-    },
-    extraHandlers: models ? createModelHandlers(() => models.loaded(), models.rerankers()) : undefined,
+    capabilities: advertisedCapabilities({
+      engine: engine.capabilities(),
+      models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+      session: SESSION_CAPABILITIES,
+      extensions: [INPAGE_CAPABILITIES],
+    }),
+    rerankers,
+    extraHandlers: models ? createModelHandlers(() => models.loaded(), rerankers) : undefined,
     subscribe: models ? (listener) => models.subscribe(listener) : undefined,
     mapError,
   });

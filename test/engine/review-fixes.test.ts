@@ -3,7 +3,7 @@ import { chunkText } from '../../src/engine/analysis/chunker.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Reranker } from '../../src/engine/contracts.ts';
-import { HashEmbedder } from './helpers.ts';
+import { HashEmbedder , search } from './helpers.ts';
 
 /** A query embedder that stalls until released, so a write can commit while a retrieve runs. */
 class StallingEmbedder extends HashEmbedder {
@@ -20,7 +20,7 @@ describe('engine review fixes', () => {
     const engine = new Engine({ store: new MemoryStore(), embedder });
     await engine.open();
     await engine.add([{ id: 'a', text: 'the white whale' }]);
-    const pending = engine.retrieve({ query: 'white whale', k: 3, mode: 'dense', includeText: true });
+    const pending = search(engine, { query: 'white whale', k: 3, mode: 'dense', includeText: true });
     await new Promise((ok) => setTimeout(ok, 10));
     const release = embedder.release!;
     embedder.release = undefined;
@@ -37,7 +37,7 @@ describe('engine review fixes', () => {
     await engine.open();
     const v1 = (await engine.add([{ id: 'a', text: 'first albatross' }])).indexVersion;
     await engine.add([{ id: 'a', text: 'second albatross' }]);
-    await expect(engine.retrieve({ query: 'albatross', k: 1, indexVersion: v1, includeText: true })).rejects.toMatchObject({ code: -32010 });
+    await expect(search(engine, { query: 'albatross', k: 1, indexVersion: v1, includeText: true })).rejects.toMatchObject({ code: -32010 });
   });
 
   it('§4.6 recency after a rerank with negative scores never yields -Infinity, and MMR on top still works', async () => {
@@ -46,11 +46,11 @@ describe('engine review fixes', () => {
     await engine.open();
     await engine.add(['1790-01-01', '1900-01-01', '2020-01-01'].map((date, i) => ({ id: `d${i}`, text: `union address ${i}`, meta: { date } })));
     const params = { query: 'union address', k: 3, rerank: { method: 'cross-encoder' as const, topN: 3 }, recency: { field: 'date', halfLifeDays: 30 } };
-    const r = await engine.retrieve(params);
+    const r = await search(engine, params);
     expect(r.hits.every((h) => Number.isFinite(h.score))).toBe(true);
     const scores = r.hits.map((h) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
-    const withMmr = await engine.retrieve({ ...params, mmr: { lambda: 0.5 } });
+    const withMmr = await search(engine, { ...params, mmr: { lambda: 0.5 } });
     expect(withMmr.hits).toHaveLength(3);
   });
 

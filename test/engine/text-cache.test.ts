@@ -5,7 +5,7 @@ import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
-import { ids } from './helpers.ts';
+import { ids , search } from './helpers.ts';
 
 const doc = (id: string, version: number, text: string): StoredDocument => ({ id, text, meta: {}, chunkKeys: [], version });
 
@@ -56,14 +56,14 @@ describe('Engine hit texts', () => {
     const engine = new Engine({ store });
     await engine.open();
     await engine.add([{ id: 'w', text: 'the white whale swims' }, { id: 's', text: 'a ship and a whale' }]);
-    const first = await engine.retrieve({ query: 'whale' });
+    const first = await search(engine, { query: 'whale' });
     expect(reads).toBe(2);
-    await engine.retrieve({ query: 'whale' });
+    await search(engine, { query: 'whale' });
     expect(reads).toBe(2);
     await engine.add([{ id: 'w', text: 'the grey whale now' }]);
-    const after = await engine.retrieve({ query: 'whale', k: 5 });
+    const after = await search(engine, { query: 'whale', k: 5 });
     expect(after.hits.find((h) => h.id === 'w')?.text).toBe('the grey whale now');
-    await expect(engine.retrieve({ query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
+    await expect(search(engine, { query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
     expect(ids(after).sort()).toEqual(['s', 'w']);
   });
 });
@@ -82,9 +82,9 @@ describe('Engine hit texts with other engines and replaced stores', () => {
   it('a delete in another tab is never hidden by this tab’s cache, even before its announcement arrives', async () => {
     const { a, b } = await tabs();
     await a.add([{ id: 'secret', text: 'the secret whale' }, { id: 'x', text: 'another whale' }]);
-    await a.retrieve({ query: 'whale' }); // warms A's cache
+    await search(a, { query: 'whale' }); // warms A's cache
     await b.delete(['secret']);
-    const r = await a.retrieve({ query: 'secret whale' }); // no tick: A has not heard of the delete
+    const r = await search(a, { query: 'secret whale' }); // no tick: A has not heard of the delete
     expect(ids(r)).toEqual(['x']);
   });
 
@@ -92,9 +92,9 @@ describe('Engine hit texts with other engines and replaced stores', () => {
     for (const warm of [false, true]) {
       const { a, b } = await tabs();
       const { indexVersion } = await a.add([{ id: 'secret', text: 'the secret whale' }]);
-      if (warm) await a.retrieve({ query: 'whale' });
+      if (warm) await search(a, { query: 'whale' });
       await b.clear();
-      await expect(a.retrieve({ query: 'whale', indexVersion })).rejects.toMatchObject({ code: -32010 });
+      await expect(search(a, { query: 'whale', indexVersion })).rejects.toMatchObject({ code: -32010 });
     }
   });
 
@@ -120,7 +120,7 @@ describe('Engine hit texts with other engines and replaced stores', () => {
     await engine.add([{ id: 'd', text: 'the first whale' }]);
     let release!: () => void;
     gate = new Promise((ok) => (release = ok));
-    const slow = engine.retrieve({ query: 'whale' }); // reads the old database, then waits
+    const slow = search(engine, { query: 'whale' }); // reads the old database, then waits
     await new Promise((ok) => setTimeout(ok, 5));
     gate = undefined;
     const replacement = new MemoryStore();
@@ -129,9 +129,9 @@ describe('Engine hit texts with other engines and replaced stores', () => {
     await other.add([{ id: 'd', text: 'the second whale' }]);
     inner = replacement;
     engine.invalidate();
-    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
+    expect((await search(engine, { query: 'whale' })).hits[0].text).toBe('the second whale');
     release();
     await slow;
-    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
+    expect((await search(engine, { query: 'whale' })).hits[0].text).toBe('the second whale');
   });
 });
