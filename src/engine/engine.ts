@@ -99,7 +99,7 @@ export class Engine {
     this.texts = new TextCache(
       this.store,
       (id) => this.state.docs.get(id)?.version,
-      this.coordination && (() => this.state.storeUnchanged()),
+      this.coordination && (() => !this.state.needsRefresh),
     );
     if (this.embedder) {
       this.reembed = new BackgroundReembed({

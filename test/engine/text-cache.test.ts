@@ -4,8 +4,8 @@ import type { IndexStore, StoredDocument } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
-import { TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
-import { ids , search } from './helpers.ts';
+import { readOncePerQuery, TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
+import { ids, search } from './helpers.ts';
 
 const doc = (id: string, version: number, text: string): StoredDocument => ({ id, text, meta: {}, chunkKeys: [], version });
 
@@ -68,32 +68,66 @@ describe('Engine hit texts', () => {
   });
 });
 
+describe('readOncePerQuery', () => {
+  it('reads each document at most once, however often a query asks (rerank pool, MMR, page)', async () => {
+    const store = reader([doc('a', 1, 'alpha'), doc('b', 1, 'beta'), doc('c', 1, 'gamma')]);
+    const once = readOncePerQuery(store);
+    const [pool, page] = await Promise.all([once.getDocuments(['a', 'b']), once.getDocuments(['b', 'a', 'c', 'c'])]);
+    expect(pool.map((d) => d?.text)).toEqual(['alpha', 'beta']);
+    expect(page.map((d) => d?.text)).toEqual(['beta', 'alpha', 'gamma', 'gamma']);
+    expect(store.asked).toEqual(['a', 'b', 'c']);
+  });
+});
+
 describe('Engine hit texts with other engines and replaced stores', () => {
   const tabs = async () => {
     const store = new MemoryStore();
+    let manifestReads = 0;
+    const readManifest = store.readManifest.bind(store);
+    store.readManifest = () => (manifestReads++, readManifest());
     const hub = createCoordinationHub();
     const a = new Engine({ store, coordination: hub() });
     const b = new Engine({ store, coordination: hub() });
+    // Joins last, so it hears an announcement after A and B did.
+    const spy = hub();
+    const announced = () => new Promise<void>((ok) => { const off = spy.subscribe(() => (off(), ok())); });
     await a.open();
     await b.open();
-    return { a, b };
+    return { a, b, store, announced, manifestReads: () => manifestReads };
   };
 
-  it('a delete in another tab is never hidden by this tab’s cache, even before its announcement arrives', async () => {
-    const { a, b } = await tabs();
+  it('a cache hit reads neither the store nor its manifest while no other tab announced a commit', async () => {
+    const { a, store, manifestReads } = await tabs();
+    await a.add([{ id: 'w', text: 'the white whale' }, { id: 's', text: 'a ship and a whale' }]);
+    await search(a, { query: 'whale' });
+    let reads = 0;
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
+    const before = manifestReads();
+    const again = await search(a, { query: 'whale' });
+    expect(again.hits.map((h) => h.text).sort()).toEqual(['a ship and a whale', 'the white whale']);
+    expect([reads, manifestReads() - before]).toEqual([0, 0]);
+  });
+
+  it('a delete in another tab is never hidden by this tab’s cache once its announcement arrived', async () => {
+    const { a, b, announced } = await tabs();
     await a.add([{ id: 'secret', text: 'the secret whale' }, { id: 'x', text: 'another whale' }]);
     await search(a, { query: 'whale' }); // warms A's cache
+    const heard = announced();
     await b.delete(['secret']);
-    const r = await search(a, { query: 'secret whale' }); // no tick: A has not heard of the delete
+    await heard;
+    const r = await search(a, { query: 'secret whale' });
     expect(ids(r)).toEqual(['x']);
   });
 
   it('a pin to a version before another tab’s clear is -32010 whether or not the text was cached', async () => {
     for (const warm of [false, true]) {
-      const { a, b } = await tabs();
+      const { a, b, announced } = await tabs();
       const { indexVersion } = await a.add([{ id: 'secret', text: 'the secret whale' }]);
       if (warm) await search(a, { query: 'whale' });
+      const heard = announced();
       await b.clear();
+      await heard;
       await expect(search(a, { query: 'whale', indexVersion })).rejects.toMatchObject({ code: -32010 });
     }
   });

@@ -11,7 +11,7 @@ import { compileFilter } from './filter-eval.ts';
 import { encodeVectors } from '../../protocol/vector-codec.ts';
 import type { FilterFieldType, Hit, RetrieveMode, RetrieveResult, Unit } from '../../protocol/types.ts';
 import { checkAborted } from '../../util/abort.ts';
-import type { DocumentReader } from '../state/text-cache.ts';
+import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
 import type { RetrievePlan } from './plan.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
 import { candidateVector, cosine } from '../index/dense.ts';
@@ -89,6 +89,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   checkAborted(signal);
   const { params, k } = plan;
   const notes: string[] = [...plan.notes];
+  const reader = readOncePerQuery(deps.texts);
   const hash = paramsHash(params);
   const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
   if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
@@ -124,7 +125,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     const { reranker, topN } = plan.rerank;
     ctx.onStage?.('rerank', 0.5);
     const pool = list.slice(0, topN);
-    const texts = await loadTexts(deps.texts, pool, 'chunk');
+    const texts = await loadTexts(reader, pool, 'chunk');
     checkAborted(signal);
     const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
     const scores = await reranker.score(text, passages, signal);
@@ -149,7 +150,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     if (model && vecs.every((v) => v !== undefined)) {
       sim = (i, j) => cosine(vecs[i]!, vecs[j]!);
     } else {
-      const texts = await loadTexts(deps.texts, pool, 'chunk');
+      const texts = await loadTexts(reader, pool, 'chunk');
       const sets = texts.map((t) => new Set(deps.analyzer.indexTerms(t)));
       sim = (i, j) => jaccard(sets[i], sets[j]);
     }
@@ -176,7 +177,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
 
   const hits: Hit[] = page.map((c) => toHit(c, unit, unitOut));
   if (params.includeText !== false && page.length > 0) {
-    const texts = await loadTexts(deps.texts, page, unit);
+    const texts = await loadTexts(reader, page, unit);
     hits.forEach((h, i) => (h.text = texts[i]));
   }
   if (params.includeVectors && deps.embedder) {
