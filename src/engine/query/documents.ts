@@ -7,7 +7,7 @@ import type { InpageDocument, InpageDocumentSummary, InpageDocumentsResult } fro
 import { copyJson } from '../../protocol/json.ts';
 import type { IndexStore } from '../contracts.ts';
 import type { DocEntry, IndexView } from '../index/view.ts';
-import { localOf } from '../index/write-plan.ts';
+import { localOf } from '../index/view.ts';
 
 export type DocumentSummary = InpageDocumentSummary;
 export type DocumentDetail = InpageDocument;
