@@ -3,7 +3,7 @@ import { RcpClient } from '../../src/client/rcp-client.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
 import { serve } from '../../src/server/serve.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
-import { fakeBackend } from '../server/harness.ts';
+import { fakeBackend } from '../support/rcp-harness.ts';
 
 /** The RcpError a call rejects with (fails the test if it resolves). */
 const rejection = (p: Promise<unknown>): Promise<RcpError> =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ids, makeEngine , search } from './helpers.ts';
+import { ids, makeEngine , search } from '../support/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { Engine } from '../../src/engine/engine.ts';
 

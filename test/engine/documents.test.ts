@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.ts';
-import { ids, makeEngine , search } from './helpers.ts';
+import { ids, makeEngine , search } from '../support/engine.ts';
 
 describe('documents / document / clear (x-inpage engine side)', () => {
   it('lists live documents sorted by code units, paged, with chunk counts and text lengths', async () => {

@@ -6,7 +6,7 @@ import type { IndexStore } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { openIndexedDbStore, type IdbStoreOptions } from '../../src/storage/index.ts';
-import { ids , search } from './helpers.ts';
+import { ids , search } from '../support/engine.ts';
 
 let counter = 0;
 const opened: IndexStore[] = [];

@@ -4,7 +4,7 @@ import type { Embedder, IndexStore } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
-import { ids , search } from './helpers.ts';
+import { ids , search } from '../support/engine.ts';
 
 const tick = (): Promise<void> => new Promise((ok) => setTimeout(ok, 5));
 

@@ -5,7 +5,7 @@ import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { RetrieveParams } from '../../src/protocol/types.ts';
-import { ids , search } from './helpers.ts';
+import { ids , search } from '../support/engine.ts';
 
 /** Hashing bag-of-words embedder; `salt` changes the vector space (a different model). */
 class FakeEmbedder implements Embedder {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RcpError } from '../../src/protocol/errors.ts';
-import { CountReranker, HashEmbedder, ids, makeEngine , search } from './helpers.ts';
+import { CountReranker, HashEmbedder, ids, makeEngine , search } from '../support/engine.ts';
 
 const corpus = Array.from({ length: 30 }, (_, i) => ({
   id: `d${String(i).padStart(2, '0')}`,

@@ -5,7 +5,7 @@ import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { readOncePerQuery, TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
-import { ids, search } from './helpers.ts';
+import { ids, search } from '../support/engine.ts';
 
 const doc = (id: string, version: number, text: string): StoredDocument => ({ id, text, meta: {}, chunkKeys: [], version });
 

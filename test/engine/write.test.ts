@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/engine/analysis/chunker.ts';
-import { ids, makeEngine , search } from './helpers.ts';
+import { ids, makeEngine , search } from '../support/engine.ts';
 
 describe('index writes', () => {
   it('returns ids positionally and mints ids for id-less documents', async () => {
@@ -163,7 +163,7 @@ describe('chunking', () => {
 
 describe('cancellation during add', () => {
   it('an abort while embedding rejects with AbortError and writes nothing', async () => {
-    const { HashEmbedder } = await import('./helpers.ts');
+    const { HashEmbedder } = await import('../support/engine.ts');
     const ac = new AbortController();
     class AbortingEmbedder extends HashEmbedder {
       override async embed(texts: string[]): Promise<Float32Array[]> {

@@ -4,7 +4,7 @@ import { validateIndexAdd } from '../../src/protocol/validate.ts';
 import { advertisedCapabilities, modelCapabilities, RERANK_MAX_CANDIDATES, SESSION_CAPABILITIES } from '../../src/server/capabilities.ts';
 import { inProcessCapabilities } from '../../src/server/front-door.ts';
 import { pickReranker } from '../../src/engine/query/pick-reranker.ts';
-import { CountReranker, makeEngine, search } from '../engine/helpers.ts';
+import { CountReranker, makeEngine, search } from '../support/engine.ts';
 import { rcpError } from '../support/rcp-error.ts';
 
 describe('the advertised capability set', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadRcpSchema } from '../support/rcp-schema.ts';
-import { connect, emittedFrames, fakeBackend, TEST_CAPS } from './harness.ts';
+import { connect, emittedFrames, fakeBackend, TEST_CAPS } from '../support/rcp-harness.ts';
 
 describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
   it('§7.2 info answers before initialize with the default capability set', async () => {
