@@ -221,9 +221,33 @@ describe('retrieve with models', () => {
   });
 
   it('includeVectors returns the stored vectors; MMR uses them', async () => {
-    const { engine } = await withModels();
-    const r = await search(engine, { query: 'whale', k: 3, includeVectors: true, mode: 'dense', mmr: { lambda: 0.5 } });
-    expect((r.hits[0].vector as number[]).length).toBe(64);
+    const { engine, embedder } = await withModels();
+    const r = await search(engine, { query: 'whale', k: 3, includeVectors: true, includeText: true, mode: 'dense' });
+    // Each vector is the embedding of its chunk as stored (HashEmbedder is deterministic).
+    const expected = await embedder.embed(r.hits.map((h) => h.text!));
+    r.hits.forEach((h, i) => {
+      expect(h.vector as number[]).toHaveLength(64);
+      (h.vector as number[]).forEach((x, d) => expect(x).toBeCloseTo(expected[i][d], 6));
+    });
+  });
+
+  it('MMR with stored vectors diversifies by cosine and reads no text for it', async () => {
+    const embedder = new HashEmbedder();
+    const { engine, store } = await makeEngine({ embedder });
+    await engine.add([
+      { id: 'a1', text: 'sperm whale hunting pacific harpoons' },
+      { id: 'a2', text: 'sperm whale hunting pacific harpoons' },
+      { id: 'b', text: 'sperm whale songs recorded' },
+    ]);
+    let reads = 0;
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
+    const query = { query: 'sperm whale hunting pacific harpoons', k: 2, mode: 'dense' as const, includeText: false };
+    const plain = ids(await search(engine, query));
+    expect(plain.sort()).toEqual(['a1', 'a2']); // identical vectors: both duplicates first
+    const diverse = await search(engine, { ...query, mmr: { lambda: 0.3 } });
+    expect(ids(diverse)).toEqual(['a1', 'b']); // the duplicate (cosine 1 with a1) gives way
+    expect(reads).toBe(0); // similarity came from the vectors, not from term sets of the texts
   });
 });
 
