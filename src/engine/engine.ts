@@ -6,6 +6,10 @@
  * Several engines may share one store (one per tab): `IndexState` keeps this engine's versions in
  * step with the store and, with a `Coordination`, runs every write under a cross-engine lock on
  * up-to-date state, so segment ids, chunk keys and upserts never conflict.
+ *
+ * Over 300 lines on purpose: it is the engine's whole public surface (open, add, delete, clear,
+ * documents, retrieve) around one write queue and one lock order; each method delegates its work
+ * to a stage module, and splitting the class would scatter that ordering.
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';

@@ -106,9 +106,11 @@ class IdbStore implements IndexStore {
       tx.done,
     ]);
     if (!manifest) return undefined;
+    const listed = new Set(manifest.segmentIds);
     return {
       manifest,
-      segments,
+      // Only the segments the manifest lists (the IndexStore contract; a stray record is never current).
+      segments: segments.filter((s) => listed.has(s.id)),
       documents: docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version })),
     };
   }
