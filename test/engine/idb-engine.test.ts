@@ -51,7 +51,7 @@ describe('engine over IndexedDB', () => {
       writes.push(b.add([{ id: `b${i}`, text: `tab b wrote harpoon ${i}` }, { id: 'shared', text: `shared by b ${i}` }]));
     }
     await Promise.all(writes);
-    await new Promise((ok) => setTimeout(ok, 5)); // the last commit's announcement reaches the other engine
+    await member.delivered(); // the last commit's announcement reached the other engine
     for (const e of [a, b]) {
       expect((await e.documents(0, 100)).total).toBe(17);
       expect(ids(await search(e, { query: 'harpoon', k: 50 })).sort()).toEqual([...Array.from({ length: 8 }, (_, i) => `a${i}`), ...Array.from({ length: 8 }, (_, i) => `b${i}`)].sort());

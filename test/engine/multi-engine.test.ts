@@ -1,15 +1,17 @@
 /** Several engines over one store (one per tab), coordinated by a lock and commit announcements. */
 import { describe, expect, it } from 'vitest';
 import type { Embedder, IndexStore } from '../../src/engine/contracts.ts';
-import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
+import { createCoordinationHub, type CoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { ids , search } from '../support/engine.ts';
 
-const tick = (): Promise<void> => new Promise((ok) => setTimeout(ok, 5));
+/** The hub of the current test: `tick()` waits until every announcement made so far was delivered. */
+let hub: CoordinationHub = createCoordinationHub();
+const tick = (): Promise<void> => hub.delivered();
 
 async function tabs(n: number, store = new MemoryStore()) {
-  const member = createCoordinationHub();
+  const member = (hub = createCoordinationHub());
   const engines = Array.from({ length: n }, () => new Engine({ store, coordination: member() }));
   await Promise.all(engines.map((e) => e.open()));
   return { store, engines };
@@ -189,24 +191,29 @@ describe('several engines over one store', () => {
   it('a write waiting for the lock can be cancelled; nothing is written', async () => {
     const { store, engines: [a, b] } = await tabs(2);
     const ctrl = new AbortController();
-    const slow = new Promise<void>((ok) => setTimeout(ok, 30));
+    let finish!: () => void;
+    let committing!: () => void;
+    const slow = new Promise<void>((ok) => (finish = ok));
+    const inCommit = new Promise<void>((ok) => (committing = ok));
     const commit = store.commit.bind(store);
     store.commit = async (c) => {
+      committing();
       await slow;
       return commit(c);
     };
     const first = a.add([{ id: 'a', text: 'alpha' }]);
-    await tick(); // a holds the lock, stuck in its commit
+    await inCommit; // a holds the lock, stuck in its commit
     const second = b.add([{ id: 'b', text: 'beta' }], { signal: ctrl.signal });
     ctrl.abort(new Error('cancelled by test'));
     await expect(second).rejects.toThrow('cancelled by test');
+    finish();
     await first;
     expect(store.stats().documents).toBe(1);
   });
 
   it('a read catches up without waiting for this engine’s own slow preparation (embedding) of a write', async () => {
     const store = new MemoryStore();
-    const member = createCoordinationHub();
+    const member = (hub = createCoordinationHub());
     let release!: () => void;
     const gate = new Promise<void>((ok) => (release = ok));
     const embedder = (gated: boolean): Embedder => ({

@@ -16,6 +16,12 @@ class FakeEmbedder implements Embedder {
   documentCalls = 0;
   /** While set, document embeds wait for it (tests hold the background pass). */
   gate: Promise<void> | undefined;
+  private embedded: { text: string; ok: () => void }[] = [];
+  /** Resolves once a document text containing `text` has been handed to this embedder. */
+  sees(text: string): Promise<void> {
+    if (this.documents.some((d) => d.includes(text))) return Promise.resolve();
+    return new Promise((ok) => this.embedded.push({ text, ok }));
+  }
 
   constructor(
     readonly identity: string,
@@ -26,6 +32,7 @@ class FakeEmbedder implements Embedder {
     if (kind === 'document') {
       this.documentCalls++;
       this.documents.push(...texts);
+      this.embedded = this.embedded.filter((w) => !(texts.some((t) => t.includes(w.text)) && (w.ok(), true)));
       await this.gate;
     }
     return texts.map((t) => {
@@ -135,7 +142,7 @@ describe('re-embedding on model identity change (§15.7)', () => {
     const store = await writtenWithV1();
     const { engine, v2, release } = await openWithGatedV2(store);
     const write = engine.add([{ id: 'short', text: 'rewritten: a note about submarines' }]); // embeds too, waits on the gate
-    await new Promise((ok) => setTimeout(ok, 5));
+    await v2.sees('submarines');
     release();
     await write;
     await engine.whenReembedded();

@@ -135,12 +135,14 @@ describe('Engine hit texts with other engines and replaced stores', () => {
   it('a read that was under way when the store was replaced does not refill the cache with the old text', async () => {
     let inner = new MemoryStore();
     let gate: Promise<void> | undefined;
+    let readOld = (): void => undefined;
     const store: IndexStore = {
       load: () => inner.load(),
       readManifest: () => inner.readManifest(),
       commit: (c) => inner.commit(c),
       getDocuments: async (d) => {
         const r = await inner.getDocuments(d);
+        readOld();
         await gate;
         return r;
       },
@@ -154,8 +156,9 @@ describe('Engine hit texts with other engines and replaced stores', () => {
     await engine.add([{ id: 'd', text: 'the first whale' }]);
     let release!: () => void;
     gate = new Promise((ok) => (release = ok));
+    const atGate = new Promise<void>((ok) => (readOld = ok));
     const slow = search(engine, { query: 'whale' }); // reads the old database, then waits
-    await new Promise((ok) => setTimeout(ok, 5));
+    await atGate;
     gate = undefined;
     const replacement = new MemoryStore();
     const other = new Engine({ store: replacement });
