@@ -9,6 +9,7 @@
 import MiniSearch from 'minisearch';
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import { Engine } from '../src/engine/engine.ts';
+import { retrieveInProcess } from '../src/server/front-door.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
@@ -116,7 +117,7 @@ async function addRange(from: number, to: number, batch = cfg().addBatch): Promi
   return { chunks: to - from, ms: round(ms, 1), perSec: round(((to - from) / ms) * 1000, 0), commitMs: round(storeMs.commit, 1) };
 }
 
-const retrieveHits = async (params: RetrieveParams): Promise<number> => (await engine!.retrieve(params)).hits.length;
+const retrieveHits = async (params: RetrieveParams): Promise<number> => (await retrieveInProcess(engine!, params)).hits.length;
 
 async function engineLatencies(size: number): Promise<Record<string, Latency | string>> {
   const { k, warmup } = cfg();
@@ -316,7 +317,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     case 'coldOpen': {
       const open = await openEngine(req.db, false);
       const t0 = performance.now();
-      await engine!.retrieve({ query: req.query, k: req.k, mode: 'sparse' });
+      await retrieveInProcess(engine!, { query: req.query, k: req.k, mode: 'sparse' });
       const firstQueryMs = round(performance.now() - t0);
       closeEngine();
       return { ...open, firstQueryMs };

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
 import { routeApp } from './static-server.ts';
-import type { RcpBridge } from '../src/transport/control.ts';
+import type { RcpBridge } from '../src/protocol/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = process.env.RCP_CHROMIUM ?? '/usr/bin/chromium';

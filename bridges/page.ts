@@ -4,7 +4,7 @@
  * It never parses or rewrites a frame.
  */
 import { bootWorker } from '../src/client/boot.ts';
-import type { RcpBridge } from '../src/transport/control.ts';
+import type { RcpBridge } from '../src/protocol/control.ts';
 
 declare global {
   interface Window {

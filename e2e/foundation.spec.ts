@@ -15,17 +15,26 @@ test.describe('RCP server in the worker, driven from the page', () => {
       // The built bridge page exposes raw session ports; drive one with hand-written frames.
       const w = window as unknown as { rcpBridge: { open(): Promise<number>; send(s: number, f: string): void } };
       const frames: string[] = [];
-      (window as unknown as { __rcpFrame: (s: number, f: string) => void }).__rcpFrame = (_s, f) => frames.push(f);
+      const wake = new Set<() => void>();
+      (window as unknown as { __rcpFrame: (s: number, f: string) => void }).__rcpFrame = (_s, f) => {
+        frames.push(f);
+        for (const w of [...wake]) w();
+      };
       const sid = await w.rcpBridge.open();
       const send = (o: unknown) => w.rcpBridge.send(sid, JSON.stringify(o));
-      const waitFor = async (id: unknown) => {
-        for (let i = 0; i < 600; i++) {
-          const hit = frames.map((f) => JSON.parse(f)).find((m) => m.id === id && !('method' in m));
-          if (hit) return hit;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`no response to ${String(id)}: ${frames.join('\n')}`);
-      };
+      /** The first frame satisfying `pred`, as soon as it arrives (woken by each frame, no polling). */
+      const frameWhere = (pred: (m: any) => boolean): Promise<any> =>
+        new Promise((ok) => {
+          const check = () => {
+            const hit = frames.map((f) => JSON.parse(f)).find(pred);
+            if (hit === undefined) return;
+            wake.delete(check);
+            ok(hit);
+          };
+          wake.add(check);
+          check();
+        });
+      const waitFor = (id: unknown) => frameWhere((m) => m.id === id && !('method' in m));
       send({ jsonrpc: '2.0', id: 'p0', method: 'ping', params: { nonce: 'before' } });
       const ping = await waitFor('p0');
       send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, client: { name: 'e2e', version: '1' } } });
@@ -42,8 +51,8 @@ test.describe('RCP server in the worker, driven from the page', () => {
       const hits = await waitFor(3);
       // A slow request: a large write, cancelled before it commits.
       const big = Array.from({ length: 3000 }, (_, i) => ({ id: `bulk-${i}`, text: `bulk document number ${i} `.repeat(40) }));
-      send({ jsonrpc: '2.0', id: 4, method: 'index/add', params: { documents: big } });
-      await new Promise((r) => setTimeout(r, 30));
+      send({ jsonrpc: '2.0', id: 4, method: 'index/add', params: { documents: big, _meta: { progressToken: 'bulk' } } });
+      await frameWhere((m) => m.method === 'notifications/progress' && m.params.progressToken === 'bulk'); // the write is under way
       send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 4, reason: 'e2e' } });
       const cancelled = await waitFor(4);
       send({ jsonrpc: '2.0', id: 5, method: 'retrieve', params: { query: 'bulk document', k: 3 } });

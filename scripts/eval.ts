@@ -1,5 +1,6 @@
 /**
- * Retrieval quality on BEIR-format collections, through the real Engine (in-memory store).
+ * Retrieval quality on BEIR-format collections, through the real Engine (in-memory store) and the
+ * server's front door (the same validation and clamps as a `retrieve` over RCP).
  *
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
@@ -21,6 +22,7 @@ import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
+import { retrieveInProcess } from '../src/server/front-door.ts';
 
 interface Args {
   dirs: string[];
@@ -131,7 +133,7 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
     if (o.unit) params.unit = o.unit as 'chunk' | 'document';
     else if (args.flags.has('chunk')) params.unit = 'document';
     const t = performance.now();
-    const res = await engine.retrieve(params);
+    const res = await retrieveInProcess(engine, params); // validated and clamped as over RCP
     qms += performance.now() - t;
     const ranked = res.hits.map((h) => String(h.citation?.source ?? h.id));
     scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));

@@ -1,100 +1,88 @@
 /**
  * The engine worker: hosts one RCP/1 server, one session per MessagePort. Composition root only —
- * storage, models, engine and protocol handlers are built here and wired together; comlink
- * carries the control plane (connect / status), never RCP frames.
+ * storage, models, engine and protocol handlers are built here, each once and in dependency
+ * order, and wired together; comlink carries the control plane (connect / status), never RCP frames.
+ *
+ * Start-up: IndexedDB opens and the index is read at once, while the models' folder is resolved;
+ * the embedder's weights load only after that read, so a cold start's first sparse answer does not
+ * compete with the model.
  */
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
 import { Engine } from './engine/engine.ts';
 import { ModelRuntime } from './models/runtime.ts';
-import type { Capabilities } from './protocol/types.ts';
+import type { WorkerStatus } from './protocol/control.ts';
 import type { Backend } from './server/backend.ts';
+import { mapBackendError } from './server/backend-errors.ts';
+import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
-import { LOG_LEVELS } from './server/log-levels.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
-import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
-import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
+import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
-import type { ControlApi, WorkerStatus } from './transport/control.ts';
+import { readAhead } from './storage/read-ahead.ts';
+import type { ControlApi } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
-/** Texts accepted by one `embed` call (§4.7 advertised bound). */
-const EMBED_BATCH_LIMIT = 256;
-/** Passages accepted by one `rerank` call. */
-const RERANK_MAX_CANDIDATES = 1000;
+const DATABASE = 'rcp-engine';
 
 interface Runtime {
   engine: Engine;
-  backend: Backend;
   models: ModelRuntime | undefined;
-  opened: Promise<unknown>;
-  openError?: string;
+  /** Settles when the engine opened its storage; rejects (→ -32010 per request) if it could not. */
+  opened: Promise<void>;
+  backend: Backend;
 }
 
-/**
- * Model capabilities, fixed before the embedder's weights load (§13.2): dimension and identity come
- * from the folder (manifest, or config.json + ONNX hash); `cross-encoder` only when one loaded.
- */
-function modelCapabilities(models: ModelRuntime): Capabilities {
-  const { dimension } = models;
-  const rerankers = models.rerankers();
-  return {
-    embed: { dimension, identity: models.identity, batchLimit: EMBED_BATCH_LIMIT, normalized: models.normalized, encodings: ['json', 'f32-base64'], modalities: ['text'] },
-    multiVector: { dimension, identity: models.identity, similarity: 'cosine', modalities: ['text'] },
-    rerank: { methods: rerankers.map((r) => r.method), maxCandidates: RERANK_MAX_CANDIDATES, models: rerankers.map((r) => r.identity) },
-  };
-}
+// Other tabs run their own worker and engine over the same database: writes take a Web Lock,
+// commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
+const coordination = browserCoordination(DATABASE);
+const connectionLost = new EventTarget();
+const store = readAhead(
+  lazyStore(openIndexedDbStore(DATABASE, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
+  coordination,
+);
 
-async function start(): Promise<Runtime> {
-  let indexOpened: (v?: unknown) => void = () => undefined;
-  const models = await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)) });
-  // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
-  // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
-  let lost = (): void => undefined;
-  const engine = new Engine({
-    store: lazyStore(openIndexedDbStore('rcp-engine', { onConnectionLost: () => lost() })),
-    embedder: models?.embedder,
-    reranker: models?.rerankers(),
-    coordination: browserCoordination('rcp-engine'),
-  });
-  lost = () => engine.invalidate();
-  const runtime: Runtime = { engine, models, opened: Promise.resolve(), backend: undefined as unknown as Backend };
-  runtime.opened = engine.open().catch((e: unknown) => {
-    runtime.openError = e instanceof Error ? e.message : String(e);
-    throw e;
-  });
-  runtime.opened.catch(() => undefined);
-  runtime.opened.then(indexOpened, indexOpened);
-  const ready = runtime.opened.then(() => engine);
+async function compose(): Promise<Runtime> {
+  const models = await ModelRuntime.open({ loadAfter: store.firstRead });
+  const rerankers = models?.rerankers() ?? [];
+  const engine = new Engine({ store, embedder: models?.embedder, reranker: rerankers, coordination });
+  connectionLost.addEventListener('lost', () => engine.invalidate());
+  const opened = engine.open();
+  const ready = opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
-  const mapError = (e: unknown) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined);
-  const backend = createEngineBackend({
-    serverInfo: SERVER_INFO,
-    engine: ready,
-    // Progress and logs are served by the session layer for every method (§9, §17.1).
-    capabilities: {
-      ...engine.capabilities(),
-      ...(models ? modelCapabilities(models) : {}),
-      streaming: {},
-      log: { levels: [...LOG_LEVELS] },
-      ...INPAGE_CAPABILITIES,
-    },
-    extraHandlers: models ? createModelHandlers(() => models.loaded(), models.rerankers()) : undefined,
-    subscribe: models ? (listener) => models.subscribe(listener) : undefined,
-    mapError,
-  });
-  runtime.backend = {
-    ...backend,
-    vendorHandlers: createInpageHandlers({ engine: ready, mapError }),
+  const backend: Backend = {
+    ...createEngineBackend({
+      serverInfo: SERVER_INFO,
+      engine: ready,
+      capabilities: advertisedCapabilities({
+        engine: engine.capabilities(),
+        models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+        session: SESSION_CAPABILITIES,
+        extensions: [INPAGE_CAPABILITIES],
+      }),
+      rerankers,
+      extraHandlers: models ? createModelHandlers(() => models.loaded(), rerankers) : undefined,
+      subscribe: models ? (listener) => models.subscribe(listener) : undefined,
+      mapError: mapBackendError,
+    }),
+    vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
-  return runtime;
+  return { engine, models, opened, backend };
 }
 
-const runtime = start();
+const runtime = compose();
 let openPorts = 0;
+
+/** Whether the engine has opened, without waiting for it: true, false, or the reason it could not. */
+const openState = (opened: Promise<void>): Promise<{ ready: boolean; error?: string }> =>
+  Promise.race([
+    opened.then(() => ({ ready: true }), (e: unknown) => ({ ready: false, error: e instanceof Error ? e.message : String(e) })),
+    new Promise<{ ready: boolean }>((ok) => setTimeout(ok, 0, { ready: false })),
+  ]);
 
 const control: ControlApi = {
   async connect() {
@@ -112,9 +100,9 @@ const control: ControlApi = {
   },
   async status(): Promise<WorkerStatus> {
     const rt = await runtime;
-    const ready = await Promise.race([rt.opened.then(() => true, () => false), new Promise<boolean>((ok) => setTimeout(ok, 0, false))]);
+    const { ready, error } = await openState(rt.opened);
     const stats = ready ? rt.engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
-    return { ready, error: rt.openError, sessions: openPorts, ...stats, model: rt.models?.status() };
+    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status() };
   },
 };
 

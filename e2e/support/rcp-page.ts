@@ -16,13 +16,16 @@ export async function openTab(page: Page, clientName = 'e2e', initExtra: Record<
       rcpBridge: { open(): Promise<number>; send(s: number, f: string): void };
       __rcpFrame: (s: number, f: string) => void;
       __logs: unknown[];
+      __progress: unknown[];
       rcp: (method: string, params: unknown) => Promise<unknown>;
     };
     const pending = new Map<number, (m: unknown) => void>();
     w.__logs = [];
+    w.__progress = [];
     w.__rcpFrame = (_sid, frame) => {
       const m = JSON.parse(frame);
       if (m.method === 'notifications/log') w.__logs.push(m.params);
+      else if (m.method === 'notifications/progress') w.__progress.push(m.params);
       else if (typeof m.id === 'number' && !('method' in m)) {
         pending.get(m.id)?.(m);
         pending.delete(m.id);
@@ -42,6 +45,13 @@ export async function openTab(page: Page, clientName = 'e2e', initExtra: Record<
 
 /** The `notifications/log` params this page's session received so far (when it opted in to logs). */
 export const logsOf = <T = unknown>(page: Page): Promise<T[]> => page.evaluate(() => (window as unknown as { __logs: T[] }).__logs);
+
+/** Waits until this page's session received a `notifications/progress` with `token` and progress above `atLeast`. */
+export const progressSeen = (page: Page, token: string, atLeast = 0) =>
+  page.waitForFunction(
+    ([t, min]) => (window as unknown as { __progress: { progressToken: unknown; progress: number }[] }).__progress.some((p) => p.progressToken === t && p.progress > min),
+    [token, atLeast] as const,
+  );
 
 /** Calls one RCP method through the page's session. */
 export const call = (page: Page, method: string, params: unknown): Promise<Reply> =>

@@ -5,7 +5,7 @@
  */
 import { bootWorker } from '../client/boot.ts';
 import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
-import type { WorkerStatus } from '../transport/control.ts';
+import type { WorkerStatus } from '../protocol/control.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';

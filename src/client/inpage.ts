@@ -3,13 +3,10 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
-import type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/query/documents.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentsResult } from '../protocol/inpage.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
-// The wire shapes are the engine's own results, which the x-inpage handlers send as they are.
-export type InpageDocumentSummary = DocumentSummary;
-export type InpageDocumentsResult = DocumentPage;
-export type InpageDocument = DocumentDetail;
+export type { InpageClearResult, InpageDocument, InpageDocumentSummary, InpageDocumentsResult } from '../protocol/inpage.ts';
 
 /** The vendor capability key. */
 export const INPAGE_CAPABILITY = 'x-inpage';
@@ -27,4 +24,4 @@ export const listDocuments = (client: RcpClient, params: { offset?: number; limi
 
 export const getDocument = (client: RcpClient, id: string, options?: CallOptions) => call<InpageDocument>(client, 'x-inpage/document', { id }, options);
 
-export const clearIndex = (client: RcpClient, options?: CallOptions) => call<{ deleted: number }>(client, 'x-inpage/clear', {}, options);
+export const clearIndex = (client: RcpClient, options?: CallOptions) => call<InpageClearResult>(client, 'x-inpage/clear', {}, options);

@@ -4,7 +4,8 @@ import type { Capabilities, FilterFieldType, RetrieveMode } from '../protocol/ty
 import type { EngineLimits } from './config.ts';
 import type { Embedder, Reranker } from './contracts.ts';
 
-export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'rerank'>;
+/** The engine's keys; `embed`, `multiVector` and `rerank` belong to the models' part (src/server/capabilities.ts). */
+export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations'>;
 
 export interface CapabilityInputs {
   embedder?: Embedder;
@@ -16,7 +17,7 @@ export interface CapabilityInputs {
 }
 
 /**
- * Dense/hybrid and fusion only with an embedder; rerank only with a reranker. `scoreFloor` is the
+ * Dense/hybrid and fusion only with an embedder; `rerankBuiltin` only with a reranker. `scoreFloor` is the
  * minimum over every mode the engine can serve: BM25 and every fusion are ≥ 0, cosine ≥ −1 (recency
  * decays scores toward that floor, never below). A reranker's scores have no known floor, so with
  * one configured neither `scoreFloor` nor `scoreScale` is advertised.
@@ -45,13 +46,11 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
   const caps: EngineCapabilities = {
     retrieve,
     filter: { fields: { ...i.fields }, operators: [...FILTER_OPERATORS], dates: 'rfc3339' },
-    index: { writable: true, chunking: true, contextual: true, ...(i.limits.maxDocuments ? { maxDocuments: i.limits.maxDocuments } : {}) },
+    // `maxDocuments` is the per-call bound `index/add` enforces (validateIndexAdd, -32013).
+    index: { writable: true, chunking: true, contextual: true, maxDocuments: i.limits.maxDocumentsPerAdd },
     session: { dedup: true, ttlSeconds: i.limits.sessionTtlSeconds },
     pagination: {},
     citations: {},
   };
-  if (rerankers.length > 0) {
-    caps.rerank = { methods: [...new Set(rerankers.map((r) => r.method))], maxCandidates: i.limits.maxRerank, models: rerankers.map((r) => r.identity) };
-  }
   return caps;
 }

@@ -10,12 +10,10 @@ import type { FilterFieldType } from '../protocol/types.ts';
 export interface EngineLimits {
   /** Largest `k` and `candidateK` served (advertised as `retrieve.maxK`); also the pagination horizon. */
   maxK: number;
-  /** Largest rerank `topN`. */
-  maxRerank: number;
-  /** Documents accepted in one `add` call. */
+  /** Documents accepted in one `add` call (advertised as `index.maxDocuments`). */
   maxDocumentsPerAdd: number;
-  /** Live documents in the index (undefined = unbounded). */
-  maxDocuments?: number;
+  /** Live documents in the index (undefined = unbounded): a capacity, reported like a full disk (-32013), not advertised. */
+  maxLiveDocuments?: number;
   /** Index versions kept in memory for `indexVersion` pins and cursors. */
   retainVersions: number;
   /** Sliding lifetime of a `sessionId`'s dedup state. */
@@ -30,7 +28,6 @@ export interface EngineLimits {
 
 export const DEFAULT_LIMITS: Readonly<EngineLimits> = Object.freeze({
   maxK: 1000,
-  maxRerank: 200,
   maxDocumentsPerAdd: 10_000,
   retainVersions: 16,
   sessionTtlSeconds: 1800,

@@ -6,10 +6,14 @@
  * Several engines may share one store (one per tab): `IndexState` keeps this engine's versions in
  * step with the store and, with a `Coordination`, runs every write under a cross-engine lock on
  * up-to-date state, so segment ids, chunk keys and upserts never conflict.
+ *
+ * Over 300 lines on purpose: it is the engine's whole public surface (open, add, delete, clear,
+ * documents, retrieve) around one write queue and one lock order; each method delegates its work
+ * to a stage module, and splitting the class would scatter that ordering.
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
-import type { Capabilities, FilterFieldType, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import type { FilterFieldType, RetrieveMode, RetrieveResult } from '../protocol/types.ts';
 import { checkAborted } from '../util/abort.ts';
 import { createAnalyzer, type Analyzer } from './analysis/analyzer.ts';
 import { Bm25 } from './index/bm25.ts';
@@ -27,6 +31,7 @@ import { checkAddDocuments, prepareDocuments, type AddDocument } from './index/p
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
+import type { RetrievePlan } from './query/plan.ts';
 import { Sessions } from './query/dedup-sessions.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
@@ -35,6 +40,7 @@ import { TextCache } from './state/text-cache.ts';
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
 export type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
+export type { RetrievePlan } from './query/plan.ts';
 
 /** Page size of `documents()` when none is given. */
 export const DEFAULT_DOCUMENT_PAGE = 100;
@@ -44,8 +50,10 @@ export class Engine {
   readonly limits: Readonly<EngineLimits>;
   readonly fields: Readonly<Record<string, FilterFieldType>>;
   private readonly store: IndexStore;
-  private readonly embedder?: Embedder;
-  private readonly rerankers: readonly Reranker[];
+  /** The dense encoder, when one was given (dense/hybrid modes, stored vectors). */
+  readonly embedder?: Embedder;
+  /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
+  readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
   private readonly contextWeight: number;
   private readonly chunkSize: number;
@@ -95,7 +103,7 @@ export class Engine {
     this.texts = new TextCache(
       this.store,
       (id) => this.state.docs.get(id)?.version,
-      this.coordination && (() => this.state.storeUnchanged()),
+      this.coordination && (() => !this.state.needsRefresh),
     );
     if (this.embedder) {
       this.reembed = new BackgroundReembed({
@@ -272,13 +280,17 @@ export class Engine {
     return readDocument(this.store, id);
   }
 
-  /** Runs a retrieve (§7.7) over the current or a pinned/cursor version. */
-  async retrieve(params: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
+  /**
+   * Runs a retrieve (§7.7) over the current or a pinned/cursor version, as planned: validation,
+   * gating and clamping happened at the front door (`planRetrieve` in src/server/retrieve-plan.ts).
+   */
+  async retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     this.assertOpen();
     await this.state.refresh();
+    const { params } = plan;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.retrieveOnce(params, ctx);
+        return await this.retrieveOnce(plan, ctx);
       } catch (e) {
         if (!(e instanceof DocumentRewritten)) throw e;
         // A cursor names a snapshot whose text is gone: that cursor has expired (§10, -32015).
@@ -292,27 +304,25 @@ export class Engine {
     }
   }
 
-  private retrieveOnce(params: RetrieveParams, ctx: RetrieveContext): Promise<RetrieveResult> {
+  private retrieveOnce(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {
     return runRetrieve(
       {
         analyzer: this.analyzer,
         bm25: this.bm25,
         embedder: this.embedder,
-        rerankers: this.rerankers,
         texts: this.texts,
         fields: this.fields,
-        caps: this.gateCapabilities(),
         sessions: this.sessions,
         viewAt: (v) => this.state.viewAt(v),
         current: () => this.state.current(),
         defaultMode: this.defaultMode,
       },
-      params,
+      plan,
       ctx,
     );
   }
 
-  /** What this engine serves (§6): dense/hybrid only with an embedder, scoreFloor only when known. */
+  /** The engine's part of the advertised capabilities (§6): dense/hybrid only with an embedder, scoreFloor only when known. */
   capabilities(): EngineCapabilities {
     return engineCapabilities({
       embedder: this.embedder,
@@ -323,23 +333,15 @@ export class Engine {
     });
   }
 
-  /** Capabilities for the engine's own gating: its part plus `embed` (stored vectors can be returned). */
-  private gateCapabilities(): Capabilities {
-    const caps: Capabilities = this.capabilities();
-    const e = this.embedder;
-    if (e) caps.embed = { dimension: e.dimension, identity: e.identity, normalized: e.normalized, encodings: ['json', 'f32-base64'] };
-    return caps;
-  }
-
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */
   private publish(plan: PlannedWrite): void {
     this.state.publish(plan.change.manifest, plan.view, plan.applyDocs);
     this.reembed?.schedule(true);
   }
 
-  /** -32013 when adding `docs` would exceed `maxDocuments`. */
+  /** -32013 when adding `docs` would exceed `maxLiveDocuments`. */
   private checkRoom(docs: readonly { id: string }[]): void {
-    const max = this.limits.maxDocuments;
+    const max = this.limits.maxLiveDocuments;
     if (max === undefined) return;
     const live = this.state.docs;
     const after = live.size + docs.filter((d) => !live.has(d.id)).length;

@@ -1,29 +1,15 @@
 import type { Embedder, Reranker } from '../engine/contracts.ts';
-import { backendUnavailable } from '../protocol/errors.ts';
+import type { ModelStatus } from '../protocol/control.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
+import { ModelUnavailableError } from './errors.ts';
 import { loadEmbedder, type TransformersEmbedder } from './embedder.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
 import { DEFAULT_MODEL_BASE, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
-
-/** What the page and status displays see of the models. */
-export interface ModelStatus {
-  name: string;
-  identity: string;
-  state: 'loading' | 'ready' | 'failed';
-  device?: string;
-  /** 0..1 while files load. */
-  progress?: number;
-  error?: string;
-  /** Load time of the embedder (files + session + warm-up inference), once ready. */
-  loadMs?: number;
-  /** The cross-encoder, when one is configured and loaded. */
-  crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
-}
 
 export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void;
 
@@ -198,7 +184,8 @@ export class ModelRuntime {
   }
 
   /**
-   * Resolves with the loaded model; rejects with -32010 (retryable) if loading failed. A failed
+   * Resolves with the loaded model; rejects with a ModelUnavailableError (the server answers -32010,
+   * retryable) if loading failed. A failed
    * load (a network hiccup while several tabs fetch the weights at once, say) is retried by the
    * next call once RETRY_AFTER_MS have passed, so the worker heals without a reload.
    */
@@ -208,7 +195,7 @@ export class ModelRuntime {
       this.loading = this.watch(this.load());
     }
     return this.loading.catch((e: unknown) => {
-      throw backendUnavailable(`model ${this.folder.name} is unavailable: ${errorMessage(e)}`);
+      throw new ModelUnavailableError(`model ${this.folder.name} is unavailable: ${errorMessage(e)}`, e);
     });
   }
 

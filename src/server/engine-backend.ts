@@ -1,9 +1,11 @@
+import type { Reranker } from '../engine/contracts.ts';
 import type { RcpError } from '../protocol/errors.ts';
 import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult } from '../protocol/types.ts';
-import { validateIndexAdd, validateIndexDelete, validateRetrieve } from '../protocol/validate.ts';
+import { validateIndexAdd, validateIndexDelete } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
 import type { RetrievalEngine } from './retrieval-engine.ts';
 import { engineReady } from './engine-ready.ts';
+import { planRetrieve } from './retrieve-plan.ts';
 
 export interface EngineBackendOptions {
   serverInfo: PeerInfo;
@@ -11,6 +13,8 @@ export interface EngineBackendOptions {
   engine: Promise<RetrievalEngine>;
   /** Capabilities known before the engine opens (from configuration, not data): §13.2 needs them fixed. */
   capabilities: Capabilities;
+  /** The engine's rerankers in preference order: a retrieve plan names the one that serves it. */
+  rerankers?: readonly Reranker[];
   /** Extra handlers (embed, rerank…) contributed by the models runtime. */
   extraHandlers?: HandlerTable;
   mapError?(e: unknown): RcpError | undefined;
@@ -22,7 +26,8 @@ const PROGRESS_SLICE = 64;
 
 /**
  * Wires the RCP methods `retrieve`, `index/add` and `index/delete` to the engine. Validation
- * happens here (protocol rules); retrieval semantics live in the engine.
+ * happens here, once, against the session's capabilities (a retrieve becomes a plan); retrieval
+ * semantics live in the engine.
  */
 export function createEngineBackend(opts: EngineBackendOptions): Backend {
   const ready = engineReady(opts.engine, opts.mapError);
@@ -31,11 +36,10 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     ...opts.extraHandlers,
 
     async retrieve(raw: unknown, ctx: HandlerContext): Promise<RetrieveResult> {
-      const { params, notes } = validateRetrieve(raw, ctx.caps);
+      const plan = planRetrieve(raw, ctx.caps, opts.rerankers ?? []);
       const engine = await ready();
       ctx.progress({ progress: 0, stage: 'recall', message: 'recall' });
-      const result = await engine.retrieve(params, { signal: ctx.signal, onStage: (stage, progress) => ctx.progress({ progress, stage, message: stage }) });
-      if (notes.length > 0) result.usage = { ...result.usage, notes: [...notes, ...(result.usage?.notes ?? [])] };
+      const result = await engine.retrieve(plan, { signal: ctx.signal, onStage: (stage, progress) => ctx.progress({ progress, stage, message: stage }) });
       ctx.log('debug', `retrieve: ${result.hits.length} hits`, { latencyMs: result.usage?.latencyMs });
       return result;
     },

@@ -9,15 +9,15 @@
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
-import type { DocumentDetail, DocumentPage } from '../engine/query/documents.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentsResult } from '../protocol/inpage.ts';
 import type { VendorHandler } from './backend.ts';
 import { engineReady } from './engine-ready.ts';
 
 /** What the extension needs from the engine (src/engine's Engine implements it). */
 export interface InpageEngine {
-  documents(offset: number, limit: number): Promise<DocumentPage>;
-  document(id: string): Promise<DocumentDetail | undefined>;
-  clear(opts: { signal?: AbortSignal }): Promise<{ deleted: number }>;
+  documents(offset: number, limit: number): Promise<InpageDocumentsResult>;
+  document(id: string): Promise<InpageDocument | undefined>;
+  clear(opts: { signal?: AbortSignal }): Promise<InpageClearResult>;
 }
 
 /** The capability advertising the three methods. */
@@ -55,7 +55,7 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       return doc;
     },
 
-    async 'x-inpage/clear'(raw, ctx) {
+    async 'x-inpage/clear'(raw, ctx): Promise<InpageClearResult> {
       paramsObject(raw);
       const { deleted } = await (await ready()).clear({ signal: ctx.signal });
       ctx.log('info', `x-inpage/clear: ${deleted} documents removed`);

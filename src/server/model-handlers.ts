@@ -3,6 +3,8 @@ import { encodeVectors } from '../protocol/vector-codec.ts';
 import type { EmbedResult, MultiEmbedResult, RerankResult } from '../protocol/types.ts';
 import { validateEmbed, validateEmbedMulti, validateRerank } from '../protocol/validate.ts';
 import type { Reranker } from '../engine/contracts.ts';
+import { pickReranker } from '../engine/query/pick-reranker.ts';
+import { optionUnsupported } from '../protocol/errors.ts';
 import type { HandlerContext, HandlerTable } from './backend.ts';
 
 /** What the model methods need from a loaded encoder (src/models' TransformersEmbedder fits). */
@@ -24,8 +26,9 @@ const nested = (m: { rows: number; dimension: number; data: Float32Array }): num
 export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerankers: Reranker | readonly Reranker[]): HandlerTable {
   const list: readonly Reranker[] = Array.isArray(rerankers) ? rerankers : [rerankers as Reranker];
   const pick = (method: string | undefined, model: string | undefined): Reranker => {
-    const same = list.filter((r) => r.method === (method ?? list[0].method));
-    return (model !== undefined ? same.find((r) => r.identity === model) : undefined) ?? same[0] ?? list[0];
+    const r = pickReranker(list, method, model);
+    if (!r) throw optionUnsupported('method', `rerank method '${method}' is not served`);
+    return r;
   };
   return {
     async embed(raw: unknown, ctx: HandlerContext): Promise<EmbedResult> {

@@ -1,3 +1,8 @@
+/**
+ * One RCP/1 session over any text-frame transport (see RcpSession below). Over 300 lines on
+ * purpose: lifecycle, dispatch, cancellation, deadlines and write ordering share the in-flight map
+ * and the session state; split apart they would each need that state passed around.
+ */
 import { ErrorCode } from '../protocol/codes.ts';
 import { conformanceOf } from '../protocol/conformance.ts';
 import { RcpError } from '../protocol/errors.ts';

@@ -1,4 +1,5 @@
-import type { IndexAddResult, IndexDeleteResult, IndexDocument, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import type { RetrievePlan } from '../engine/query/plan.ts';
+import type { IndexAddResult, IndexDeleteResult, IndexDocument, RetrieveResult } from '../protocol/types.ts';
 
 /** What the server needs from the retrieval engine (src/engine implements it). */
 export interface RetrievalEngine {
@@ -13,8 +14,9 @@ export interface RetrievalEngine {
     },
   ): Promise<IndexAddResult & { chunks: number }>;
   delete(ids: string[], opts: { signal?: AbortSignal }): Promise<IndexDeleteResult>;
+  /** Carries out a plan built by `planRetrieve` (no second validation). */
   retrieve(
-    params: RetrieveParams,
+    plan: RetrievePlan,
     opts: { signal?: AbortSignal; onStage?(stage: string, progress: number): void },
   ): Promise<RetrieveResult>;
 }

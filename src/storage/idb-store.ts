@@ -38,7 +38,7 @@ const noop = (): void => {};
  *
  * Errors: the store lets the browser's DOMExceptions through unchanged (QuotaExceededError,
  * InvalidStateError, …) and throws {@link StorageUnavailableError} when IndexedDB is missing or
- * the open stays blocked; the server maps them to RCP errors with `mapStorageError` at its
+ * the open stays blocked; the server maps them to RCP errors with `mapBackendError` at its
  * boundary. Calls after `close()` reject with an `InvalidStateError` DOMException.
  */
 export async function openIndexedDbStore(name = 'rcp-engine', opts: IdbStoreOptions = {}): Promise<IndexStore> {
@@ -106,9 +106,11 @@ class IdbStore implements IndexStore {
       tx.done,
     ]);
     if (!manifest) return undefined;
+    const listed = new Set(manifest.segmentIds);
     return {
       manifest,
-      segments,
+      // Only the segments the manifest lists (the IndexStore contract; a stray record is never current).
+      segments: segments.filter((s) => listed.has(s.id)),
       documents: docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version })),
     };
   }

@@ -1,32 +1,12 @@
 /**
  * The control plane between page and worker (carried by comlink). RCP traffic never goes through
- * it: `connect()` only hands over a fresh MessagePort, which then carries RCP text frames.
+ * it: `connect()` only hands over a fresh MessagePort, which then carries RCP text frames. The
+ * status and bridge shapes are wire types in src/protocol/control.ts.
  */
-import type { ModelStatus } from '../models/runtime.ts';
-
-export interface WorkerStatus {
-  /** The engine opened its storage and can serve requests. */
-  ready: boolean;
-  /** Why the engine could not open, if it could not. */
-  error?: string;
-  /** Sessions whose port is open (closed ports are noticed where the browser reports it). */
-  sessions: number;
-  documents: number;
-  chunks: number;
-  indexVersion?: string;
-  /** Dense model state, when a model is configured. */
-  model?: ModelStatus;
-}
+import type { WorkerStatus } from '../protocol/control.ts';
 
 export interface ControlApi {
   /** A new, uninitialized RCP session on its own port. */
   connect(): Promise<MessagePort>;
   status(): Promise<WorkerStatus>;
-}
-
-/** What bridge.html exposes to the stdio/HTTP bridges: raw session ports, frames relayed untouched. */
-export interface RcpBridge {
-  open(): Promise<number>;
-  send(sid: number, frame: string): void;
-  close(sid: number): void;
 }

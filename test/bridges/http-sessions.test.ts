@@ -4,7 +4,7 @@ import { HttpSessions, withSessionToken, type OpenSession } from '../../bridges/
 import type { Outcome } from '../../bridges/http-router.ts';
 import { serve } from '../../src/server/serve.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
-import { fakeBackend } from '../server/harness.ts';
+import { fakeBackend } from '../support/rcp-harness.ts';
 
 /** Worker sessions as the page opens them, served by the real RcpSession over in-memory pairs. */
 function world(limits?: ConstructorParameters<typeof HttpSessions>[1]) {

@@ -3,7 +3,7 @@ import { RcpClient } from '../../src/client/rcp-client.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
 import { serve } from '../../src/server/serve.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
-import { fakeBackend } from '../server/harness.ts';
+import { fakeBackend } from '../support/rcp-harness.ts';
 
 /** The RcpError a call rejects with (fails the test if it resolves). */
 const rejection = (p: Promise<unknown>): Promise<RcpError> =>
@@ -19,8 +19,27 @@ function pair(opts: ConstructorParameters<typeof RcpClient>[1] = {}) {
   const backend = fakeBackend();
   serve(s, backend);
   const frames: { dir: string; frame: string }[] = [];
-  const client = new RcpClient(c, { ...opts, onFrame: (dir, frame) => frames.push({ dir, frame }) });
-  return { client, frames, backend };
+  const watchers = new Set<() => void>();
+  const client = new RcpClient(c, {
+    ...opts,
+    onFrame: (dir, frame) => {
+      frames.push({ dir, frame });
+      for (const w of [...watchers]) w();
+    },
+  });
+  /** Resolves with the first frame (parsed) of `dir` that satisfies `pred`, as soon as it is seen. */
+  const frameWhere = (dir: 'in' | 'out', pred: (m: any) => boolean): Promise<any> =>
+    new Promise((ok) => {
+      const check = () => {
+        const hit = frames.filter((f) => f.dir === dir).map((f) => JSON.parse(f.frame)).find(pred);
+        if (hit === undefined) return;
+        watchers.delete(check);
+        ok(hit);
+      };
+      watchers.add(check);
+      check();
+    });
+  return { client, frames, backend, frameWhere };
 }
 
 describe('RcpClient (§14.4)', () => {
@@ -55,25 +74,29 @@ describe('RcpClient (§14.4)', () => {
     await expect(slow).rejects.toMatchObject({ code: -32006 });
   });
 
-  it('an AbortSignal sends notifications/cancel for that id', async () => {
-    const { client, frames } = pair();
+  it('an AbortSignal sends notifications/cancel for that id, and the server answers that request -32006', async () => {
+    const { client, frames, frameWhere } = pair();
     await client.connect();
     const ctrl = new AbortController();
     const p = client.request('retrieve', { query: 'slow', k: 1 }, { signal: ctrl.signal });
+    const req = await frameWhere('out', (m) => m.method === 'retrieve');
     ctrl.abort();
     await expect(p).rejects.toMatchObject({ code: -32006 });
     const out = frames.filter((f) => f.dir === 'out').map((f) => JSON.parse(f.frame));
-    const req = out.find((m) => m.method === 'retrieve');
     expect(out).toContainEqual(expect.objectContaining({ method: 'notifications/cancel', params: expect.objectContaining({ id: req.id }) }));
+    // The server's own answer to the cancelled request (§7.14), not only the client's local rejection.
+    const answer = await frameWhere('in', (m) => m.id === req.id && !('method' in m));
+    expect(answer.error).toMatchObject({ code: -32006 });
+    expect(answer.result).toBeUndefined();
   });
 
   it('progress callbacks receive frames for their own token only', async () => {
-    const { client } = pair();
+    const { client, frameWhere } = pair();
     await client.connect();
     const seen: number[] = [];
     const ctrl = new AbortController();
     const p = client.request('retrieve', { query: 'slow', k: 1 }, { signal: ctrl.signal, onProgress: (u) => seen.push(u.progress) });
-    await new Promise((r) => setTimeout(r, 30));
+    await frameWhere('in', (m) => m.method === 'notifications/progress');
     ctrl.abort();
     await p.catch(() => undefined);
     expect(seen).toEqual([0.5]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ids, makeEngine } from './helpers.ts';
+import { ids, makeEngine , search } from '../support/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { Engine } from '../../src/engine/engine.ts';
 
@@ -19,14 +19,14 @@ describe('BM25 over segments', () => {
       { id: 'B', text: 'apple apple cherry' },
       { id: 'C', text: 'cherry date' },
     ]);
-    const r = await engine.retrieve({ query: 'apple', k: 10 });
+    const r = await search(engine, { query: 'apple', k: 10 });
     expect(ids(r)).toEqual(['B', 'A']);
     const avgdl = 7 / 3;
     expect(r.hits[0].score).toBeCloseTo(bm25(2, 2, 3, 3, avgdl), 5);
     expect(r.hits[1].score).toBeCloseTo(bm25(1, 2, 2, 3, avgdl), 5);
     expect(r.hits[0].scores?.sparse).toBe(r.hits[0].score);
     // Two query terms add up; C matches only "date".
-    const r2 = await engine.retrieve({ query: 'apple date', k: 10 });
+    const r2 = await search(engine, { query: 'apple date', k: 10 });
     const c = r2.hits.find((h) => h.id === 'C')!;
     expect(c.score).toBeCloseTo(bm25(1, 1, 2, 3, avgdl), 5);
   });
@@ -37,10 +37,10 @@ describe('BM25 over segments', () => {
     await engine.add([{ id: 'B', text: 'apple apple cherry' }, { id: 'D', text: 'date' }]);
     await engine.add([{ id: 'C', text: 'cherry date' }]);
     expect(store.stats().segments).toBe(3);
-    const r = await engine.retrieve({ query: 'apple', k: 10 });
+    const r = await search(engine, { query: 'apple', k: 10 });
     expect(r.hits[0].score).toBeCloseTo(bm25(2, 2, 3, 4, 8 / 4), 5);
     await engine.delete(['B']);
-    const r2 = await engine.retrieve({ query: 'apple cherry', k: 10 });
+    const r2 = await search(engine, { query: 'apple cherry', k: 10 });
     expect(ids(r2).sort()).toEqual(['A', 'C']);
     // N and avgdl count live chunks exactly (A, C, D: N=3, avgdl=5/3); df of "apple" still counts
     // B's tombstoned posting (the approximation documented in bm25.ts) until its segment merges.
@@ -49,7 +49,7 @@ describe('BM25 over segments', () => {
     // Deleting D leaves B's segment fully dead: it is dropped and df becomes exact again.
     await engine.delete(['D']);
     expect(store.stats().segments).toBe(2);
-    const r3 = await engine.retrieve({ query: 'apple', k: 10 });
+    const r3 = await search(engine, { query: 'apple', k: 10 });
     expect(r3.hits[0].score).toBeCloseTo(bm25(1, 1, 2, 2, 2), 5);
   });
 
@@ -58,7 +58,7 @@ describe('BM25 over segments', () => {
     const words = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig'];
     const docs = Array.from({ length: 60 }, (_, i) => ({ id: `d${i}`, text: Array.from({ length: 1 + (i % 5) }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ') }));
     for (let i = 0; i < docs.length; i += 15) await engine.add(docs.slice(i, i + 15)); // four segments
-    const r = await engine.retrieve({ query: 'apple apple fig', k: 100 });
+    const r = await search(engine, { query: 'apple apple fig', k: 100 });
     const matching = docs.filter((d) => /\b(apple|fig)\b/.test(d.text));
     expect(new Set(ids(r)).size).toBe(r.hits.length);
     expect(ids(r).sort()).toEqual(matching.map((d) => d.id).sort());
@@ -72,7 +72,7 @@ describe('BM25 over segments', () => {
       expect(h.score).toBeCloseTo(expected, 4);
     }
     // A second query reuses the scorer: nothing of the first leaks into it.
-    const r2 = await engine.retrieve({ query: 'banana', k: 100 });
+    const r2 = await search(engine, { query: 'banana', k: 100 });
     expect(ids(r2).sort()).toEqual(docs.filter((d) => d.text.split(' ').includes('banana')).map((d) => d.id).sort());
   });
 
@@ -84,8 +84,8 @@ describe('BM25 over segments', () => {
     for (const d of docs) await merged.engine.add([d]);
     expect(merged.store.stats().segments).toBeLessThanOrEqual(2);
     for (const q of ['whale sea', 'harpoon ship', 'sea']) {
-      const a = await single.engine.retrieve({ query: q, k: 20 });
-      const b = await merged.engine.retrieve({ query: q, k: 20 });
+      const a = await search(single.engine, { query: q, k: 20 });
+      const b = await search(merged.engine, { query: q, k: 20 });
       expect(ids(b)).toEqual(ids(a));
       b.hits.forEach((h, i) => expect(h.score).toBeCloseTo(a.hits[i].score, 5));
     }
@@ -98,7 +98,7 @@ describe('BM25 over segments', () => {
     await first.add([{ id: 'A', text: 'apple banana' }, { id: 'B', text: 'apple apple cherry' }]);
     await first.add([{ id: 'C', text: 'cherry date', meta: { year: 2001 } }]);
     await first.delete(['A']);
-    const before = await first.retrieve({ query: 'apple cherry', k: 10, includeText: false });
+    const before = await search(first, { query: 'apple cherry', k: 10, includeText: false });
     let textReads = 0;
     const orig = store.getDocuments.bind(store);
     store.getDocuments = async (idList) => {
@@ -108,7 +108,7 @@ describe('BM25 over segments', () => {
     const second = new Engine({ store, ...plain });
     await second.open();
     expect(textReads).toBe(0);
-    const after = await second.retrieve({ query: 'apple cherry', k: 10, includeText: false });
+    const after = await search(second, { query: 'apple cherry', k: 10, includeText: false });
     expect(ids(after)).toEqual(ids(before));
     expect(after.indexVersion).toBe(before.indexVersion);
     expect(second.warnings).toEqual([]);

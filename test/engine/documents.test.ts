@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.ts';
-import { ids, makeEngine } from './helpers.ts';
+import { ids, makeEngine , search } from '../support/engine.ts';
 
 describe('documents / document / clear (x-inpage engine side)', () => {
   it('lists live documents sorted by code units, paged, with chunk counts and text lengths', async () => {
@@ -72,8 +72,8 @@ describe('documents / document / clear (x-inpage engine side)', () => {
     expect((await store.load())!.manifest.version).toBe(Number(r.indexVersion));
     expect(engine.stats()).toEqual({ documents: 0, chunks: 0, indexVersion: r.indexVersion });
     expect(await engine.documents()).toEqual({ documents: [], total: 0 });
-    expect(ids(await engine.retrieve({ query: 'whale' }))).toEqual([]);
-    await expect(engine.retrieve({ query: 'whale', indexVersion: pinned })).rejects.toMatchObject({ code: -32010 });
+    expect(ids(await search(engine, { query: 'whale' }))).toEqual([]);
+    await expect(search(engine, { query: 'whale', indexVersion: pinned })).rejects.toMatchObject({ code: -32010 });
     // The index keeps working, keys keep ascending, and a cold start agrees.
     const again = await engine.add([{ id: 'a', text: 'alpha again' }], { idempotencyKey: 'k' });
     expect(Number(again.indexVersion)).toBe(Number(r.indexVersion) + 1);
@@ -93,6 +93,6 @@ describe('documents / document / clear (x-inpage engine side)', () => {
     };
     await expect(engine.clear()).rejects.toThrow('disk full');
     expect(engine.indexVersion).toBe(v);
-    expect(ids(await engine.retrieve({ query: 'alpha' }))).toEqual(['a']);
+    expect(ids(await search(engine, { query: 'alpha' }))).toEqual(['a']);
   });
 });

@@ -6,7 +6,7 @@ import type { IndexStore } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { openIndexedDbStore, type IdbStoreOptions } from '../../src/storage/index.ts';
-import { ids } from './helpers.ts';
+import { ids , search } from '../support/engine.ts';
 
 let counter = 0;
 const opened: IndexStore[] = [];
@@ -37,7 +37,7 @@ describe('engine over IndexedDB', () => {
     await cold.open();
     expect(cold.indexVersion).toBe(indexVersion);
     await cold.add([{ id: 'c', text: 'gamma whale' }]);
-    expect(ids(await cold.retrieve({ query: 'whale' }))).toEqual(['c']);
+    expect(ids(await search(cold, { query: 'whale' }))).toEqual(['c']);
   });
 
   it('two engines over two connections to one database: interleaved concurrent adds, each sees everything', async () => {
@@ -51,10 +51,10 @@ describe('engine over IndexedDB', () => {
       writes.push(b.add([{ id: `b${i}`, text: `tab b wrote harpoon ${i}` }, { id: 'shared', text: `shared by b ${i}` }]));
     }
     await Promise.all(writes);
-    await new Promise((ok) => setTimeout(ok, 5)); // the last commit's announcement reaches the other engine
+    await member.delivered(); // the last commit's announcement reached the other engine
     for (const e of [a, b]) {
       expect((await e.documents(0, 100)).total).toBe(17);
-      expect(ids(await e.retrieve({ query: 'harpoon', k: 50 })).sort()).toEqual([...Array.from({ length: 8 }, (_, i) => `a${i}`), ...Array.from({ length: 8 }, (_, i) => `b${i}`)].sort());
+      expect(ids(await search(e, { query: 'harpoon', k: 50 })).sort()).toEqual([...Array.from({ length: 8 }, (_, i) => `a${i}`), ...Array.from({ length: 8 }, (_, i) => `b${i}`)].sort());
       expect((await e.document('shared'))?.text).toBe('shared by b 7'); // the last write wins
     }
     const cold = new Engine({ store: await store(name) });
@@ -74,7 +74,7 @@ describe('engine over IndexedDB', () => {
     await other.open();
     await other.add([{ id: 'new', text: 'new whale' }]);
     expect(other.indexVersion).toBe(engine.indexVersion);
-    expect(ids(await engine.retrieve({ query: 'whale' }))).toEqual(['new']);
+    expect(ids(await search(engine, { query: 'whale' }))).toEqual(['new']);
     await engine.add([{ id: 'again', text: 'whale again' }]);
     expect((await other.documents()).total).toBe(1); // no coordination between these two: other has not reloaded
     const cold = new Engine({ store: await store(name) });

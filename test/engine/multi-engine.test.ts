@@ -1,15 +1,17 @@
 /** Several engines over one store (one per tab), coordinated by a lock and commit announcements. */
 import { describe, expect, it } from 'vitest';
 import type { Embedder, IndexStore } from '../../src/engine/contracts.ts';
-import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
+import { createCoordinationHub, type CoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
-import { ids } from './helpers.ts';
+import { ids , search } from '../support/engine.ts';
 
-const tick = (): Promise<void> => new Promise((ok) => setTimeout(ok, 5));
+/** The hub of the current test: `tick()` waits until every announcement made so far was delivered. */
+let hub: CoordinationHub = createCoordinationHub();
+const tick = (): Promise<void> => hub.delivered();
 
 async function tabs(n: number, store = new MemoryStore()) {
-  const member = createCoordinationHub();
+  const member = (hub = createCoordinationHub());
   const engines = Array.from({ length: n }, () => new Engine({ store, coordination: member() }));
   await Promise.all(engines.map((e) => e.open()));
   return { store, engines };
@@ -48,7 +50,7 @@ describe('several engines over one store', () => {
     const { engines: [a, b] } = await tabs(2);
     await a.add([{ id: 'w', text: 'the white whale' }]);
     await tick();
-    expect(ids(await b.retrieve({ query: 'whale' }))).toEqual(['w']);
+    expect(ids(await search(b, { query: 'whale' }))).toEqual(['w']);
     expect((await b.documents()).total).toBe(1);
     expect((await b.document('w'))?.text).toBe('the white whale');
     expect(b.indexVersion).toBe(a.indexVersion);
@@ -67,7 +69,7 @@ describe('several engines over one store', () => {
       const { total, documents } = await e.documents(0, 1000);
       expect(total).toBe(120);
       expect(new Set(documents.map((d) => d.id)).size).toBe(120);
-      expect(ids(await e.retrieve({ query: 'harpoons', k: 200 }))).toHaveLength(120);
+      expect(ids(await search(e, { query: 'harpoons', k: 200 }))).toHaveLength(120);
     }
     await checkStore(store);
     const cold = new Engine({ store });
@@ -84,8 +86,8 @@ describe('several engines over one store', () => {
     await tick();
     for (const e of [a, b]) {
       expect((await e.documents()).total).toBe(2);
-      expect(ids(await e.retrieve({ query: 'sails' }))).toEqual([]);
-      expect(ids(await e.retrieve({ query: 'oars' }))).toEqual(['x']);
+      expect(ids(await search(e, { query: 'sails' }))).toEqual([]);
+      expect(ids(await search(e, { query: 'oars' }))).toEqual(['x']);
     }
     expect((await b.delete(['y'])).deleted).toBe(1);
     expect((await a.delete(['y'])).deleted).toBe(0);
@@ -100,7 +102,7 @@ describe('several engines over one store', () => {
     expect((await a.clear()).deleted).toBe(2);
     await tick();
     expect(await b.documents()).toEqual({ documents: [], total: 0 });
-    expect(ids(await b.retrieve({ query: 'alpha beta' }))).toEqual([]);
+    expect(ids(await search(b, { query: 'alpha beta' }))).toEqual([]);
     await b.add([{ id: 'b2', text: 'beta again' }]);
     await a.add([{ id: 'a2', text: 'alpha again' }]);
     await tick();
@@ -112,30 +114,30 @@ describe('several engines over one store', () => {
     const { engines: [a, b] } = await tabs(2);
     await a.add([{ id: 'w', text: 'the white whale' }]);
     await tick();
-    const before = await b.retrieve({ query: 'whale', includeText: false });
+    const before = await search(b, { query: 'whale', includeText: false });
     expect(ids(before)).toEqual(['w']);
     await a.clear();
     await tick();
     const pinned = { query: 'whale', includeText: false, indexVersion: before.indexVersion };
-    await expect(a.retrieve(pinned)).rejects.toMatchObject({ code: -32010 });
-    await expect(b.retrieve(pinned)).rejects.toMatchObject({ code: -32010 });
+    await expect(search(a, pinned)).rejects.toMatchObject({ code: -32010 });
+    await expect(search(b, pinned)).rejects.toMatchObject({ code: -32010 });
     await a.add([{ id: 'x', text: 'a whale after the clear' }]);
     await tick();
-    await expect(b.retrieve(pinned)).rejects.toMatchObject({ code: -32010 });
+    await expect(search(b, pinned)).rejects.toMatchObject({ code: -32010 });
   });
 
   it('a reload keeps this engine’s older versions pinnable (the store moved forward) and cursors keep paging', async () => {
     const { engines: [a, b] } = await tabs(2);
     await a.add(Array.from({ length: 6 }, (_, i) => ({ id: `d${i}`, text: `whale number ${i}` })));
-    const first = await a.retrieve({ query: 'whale', k: 2 });
+    const first = await search(a, { query: 'whale', k: 2 });
     await b.add([{ id: 'late', text: 'whale whale whale late' }]);
     await tick();
-    const now = await a.retrieve({ query: 'whale', k: 10 });
+    const now = await search(a, { query: 'whale', k: 10 });
     expect(ids(now)).toContain('late');
     expect(now.indexVersion).not.toBe(first.indexVersion);
-    const pinned = await a.retrieve({ query: 'whale', k: 10, indexVersion: first.indexVersion });
+    const pinned = await search(a, { query: 'whale', k: 10, indexVersion: first.indexVersion });
     expect(ids(pinned)).not.toContain('late');
-    const page2 = await a.retrieve({ query: 'whale', k: 2, cursor: first.nextCursor });
+    const page2 = await search(a, { query: 'whale', k: 2, cursor: first.nextCursor });
     expect(page2.indexVersion).toBe(first.indexVersion);
     expect(ids(page2)).toHaveLength(2);
   });
@@ -153,9 +155,9 @@ describe('several engines over one store', () => {
     expect(other.indexVersion).toBe(v); // same version number, different database
     replace(replacement);
     engine.invalidate();
-    expect(ids(await engine.retrieve({ query: 'whale' }))).toEqual(['new']);
+    expect(ids(await search(engine, { query: 'whale' }))).toEqual(['new']);
     expect((await engine.documents()).documents.map((d) => d.id)).toEqual(['new']);
-    await expect(engine.retrieve({ query: 'whale', indexVersion: String(Number(v) - 1) })).rejects.toMatchObject({ code: -32010 });
+    await expect(search(engine, { query: 'whale', indexVersion: String(Number(v) - 1) })).rejects.toMatchObject({ code: -32010 });
   });
 
   it('after invalidate(), a document with the same id and version in the new database shows its own text, not a cached one', async () => {
@@ -163,14 +165,14 @@ describe('several engines over one store', () => {
     const engine = new Engine({ store });
     await engine.open();
     await engine.add([{ id: 'd', text: 'the first whale' }]);
-    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the first whale');
+    expect((await search(engine, { query: 'whale' })).hits[0].text).toBe('the first whale');
     const replacement = new MemoryStore();
     const other = new Engine({ store: replacement });
     await other.open();
     await other.add([{ id: 'd', text: 'the second whale' }]);
     replace(replacement);
     engine.invalidate();
-    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
+    expect((await search(engine, { query: 'whale' })).hits[0].text).toBe('the second whale');
   });
 
   it('without coordination an engine never reads the store back on writes', async () => {
@@ -182,31 +184,36 @@ describe('several engines over one store', () => {
     await engine.open();
     await engine.add([{ id: 'a', text: 'alpha' }]);
     await engine.delete(['a']);
-    await engine.retrieve({ query: 'alpha' });
+    await search(engine, { query: 'alpha' });
     expect(reads).toBe(0);
   });
 
   it('a write waiting for the lock can be cancelled; nothing is written', async () => {
     const { store, engines: [a, b] } = await tabs(2);
     const ctrl = new AbortController();
-    const slow = new Promise<void>((ok) => setTimeout(ok, 30));
+    let finish!: () => void;
+    let committing!: () => void;
+    const slow = new Promise<void>((ok) => (finish = ok));
+    const inCommit = new Promise<void>((ok) => (committing = ok));
     const commit = store.commit.bind(store);
     store.commit = async (c) => {
+      committing();
       await slow;
       return commit(c);
     };
     const first = a.add([{ id: 'a', text: 'alpha' }]);
-    await tick(); // a holds the lock, stuck in its commit
+    await inCommit; // a holds the lock, stuck in its commit
     const second = b.add([{ id: 'b', text: 'beta' }], { signal: ctrl.signal });
     ctrl.abort(new Error('cancelled by test'));
     await expect(second).rejects.toThrow('cancelled by test');
+    finish();
     await first;
     expect(store.stats().documents).toBe(1);
   });
 
   it('a read catches up without waiting for this engine’s own slow preparation (embedding) of a write', async () => {
     const store = new MemoryStore();
-    const member = createCoordinationHub();
+    const member = (hub = createCoordinationHub());
     let release!: () => void;
     const gate = new Promise<void>((ok) => (release = ok));
     const embedder = (gated: boolean): Embedder => ({
@@ -224,10 +231,10 @@ describe('several engines over one store', () => {
     const slow = a.add([{ id: 'mine', text: 'a slow import about whales' }]);
     await b.add([{ id: 'theirs', text: 'their quick note about whales' }]);
     await tick();
-    expect(ids(await a.retrieve({ query: 'whales', mode: 'sparse' }))).toEqual(['theirs']);
+    expect(ids(await search(a, { query: 'whales', mode: 'sparse' }))).toEqual(['theirs']);
     release();
     await slow;
     await tick();
-    for (const e of [a, b]) expect(ids(await e.retrieve({ query: 'whales', mode: 'sparse' })).sort()).toEqual(['mine', 'theirs']);
+    for (const e of [a, b]) expect(ids(await search(e, { query: 'whales', mode: 'sparse' })).sort()).toEqual(['mine', 'theirs']);
   });
 });

@@ -5,7 +5,7 @@ import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { RetrieveParams } from '../../src/protocol/types.ts';
-import { ids } from './helpers.ts';
+import { ids , search } from '../support/engine.ts';
 
 /** Hashing bag-of-words embedder; `salt` changes the vector space (a different model). */
 class FakeEmbedder implements Embedder {
@@ -16,6 +16,12 @@ class FakeEmbedder implements Embedder {
   documentCalls = 0;
   /** While set, document embeds wait for it (tests hold the background pass). */
   gate: Promise<void> | undefined;
+  private embedded: { text: string; ok: () => void }[] = [];
+  /** Resolves once a document text containing `text` has been handed to this embedder. */
+  sees(text: string): Promise<void> {
+    if (this.documents.some((d) => d.includes(text))) return Promise.resolve();
+    return new Promise((ok) => this.embedded.push({ text, ok }));
+  }
 
   constructor(
     readonly identity: string,
@@ -26,6 +32,7 @@ class FakeEmbedder implements Embedder {
     if (kind === 'document') {
       this.documentCalls++;
       this.documents.push(...texts);
+      this.embedded = this.embedded.filter((w) => !(texts.some((t) => t.includes(w.text)) && (w.ok(), true)));
       await this.gate;
     }
     return texts.map((t) => {
@@ -81,10 +88,10 @@ describe('re-embedding on model identity change (§15.7)', () => {
     expect(engine.warnings.some((w) => w.includes("'fake/v1'") && w.includes('re-embedded'))).toBe(true);
 
     // Before the pass finishes: dense queries work, sparse too, and the skipped chunks are noted.
-    const before = await engine.retrieve(DENSE);
+    const before = await search(engine, DENSE);
     expect(before.hits).toEqual([]);
     expect(before.usage?.notes?.some((n) => n.includes("no vectors from embedder 'fake/v2'"))).toBe(true);
-    expect(ids(await engine.retrieve({ query: 'harpoons', k: 3, mode: 'sparse' }))).toHaveLength(3);
+    expect(ids(await search(engine, { query: 'harpoons', k: 3, mode: 'sparse' }))).toHaveLength(3);
     const pinned = before.indexVersion!;
 
     release();
@@ -99,15 +106,15 @@ describe('re-embedding on model identity change (§15.7)', () => {
     await fresh.add(CORPUS.slice(0, 2), ADD);
     await fresh.add(CORPUS.slice(2), ADD);
     await fresh.delete(['gone']);
-    const after = await engine.retrieve(DENSE);
-    const expected = await fresh.retrieve(DENSE);
+    const after = await search(engine, DENSE);
+    const expected = await search(fresh, DENSE);
     expect(after.usage?.notes).toBeUndefined();
     expect(after.hits.length).toBeGreaterThan(5);
     expect(after.hits.map((h) => [h.id, h.score, h.vector])).toEqual(expected.hits.map((h) => [h.id, h.score, h.vector]));
     expect(v2.documents.every((t) => !t.includes('deleted before'))).toBe(true); // dead chunks are not embedded
     // A re-embed is a new version; the older one stays pinnable.
     expect(Number(after.indexVersion)).toBe(Number(pinned) + 2);
-    expect((await engine.retrieve({ ...DENSE, indexVersion: pinned })).hits).toEqual([]);
+    expect((await search(engine, { ...DENSE, indexVersion: pinned })).hits).toEqual([]);
 
     // Another open with the same identity finds nothing to do.
     const same = new FakeEmbedder('fake/v2', 2);
@@ -115,7 +122,7 @@ describe('re-embedding on model identity change (§15.7)', () => {
     await third.open();
     expect(await third.whenReembedded()).toBe(0);
     expect(same.documentCalls).toBe(0);
-    expect((await third.retrieve(DENSE)).hits.map((h) => h.id)).toEqual(expected.hits.map((h) => h.id));
+    expect((await search(third, DENSE)).hits.map((h) => h.id)).toEqual(expected.hits.map((h) => h.id));
   });
 
   it('segments written without an embedder get vectors when one is configured', async () => {
@@ -128,22 +135,22 @@ describe('re-embedding on model identity change (§15.7)', () => {
     await engine.open();
     expect(await engine.whenReembedded()).toBe(1);
     expect(e.documents).toEqual(['whales in the sea', 'a desert without water']);
-    expect(ids(await engine.retrieve({ query: 'whales sea', k: 1, mode: 'dense' }))).toEqual(['a']);
+    expect(ids(await search(engine, { query: 'whales sea', k: 1, mode: 'dense' }))).toEqual(['a']);
   });
 
   it('writes during the pass are kept: an upsert of a document being re-embedded wins, nothing is lost', async () => {
     const store = await writtenWithV1();
     const { engine, v2, release } = await openWithGatedV2(store);
     const write = engine.add([{ id: 'short', text: 'rewritten: a note about submarines' }]); // embeds too, waits on the gate
-    await new Promise((ok) => setTimeout(ok, 5));
+    await v2.sees('submarines');
     release();
     await write;
     await engine.whenReembedded();
     const loaded = (await store.load())!;
     for (const seg of loaded.segments) expect(seg.dense?.identity).toBe('fake/v2');
-    const top = (await engine.retrieve({ query: 'rewritten: a note about submarines', k: 1, mode: 'dense' })).hits[0];
+    const top = (await search(engine, { query: 'rewritten: a note about submarines', k: 1, mode: 'dense' })).hits[0];
     expect([top.id, top.score]).toEqual(['short', expect.closeTo(1, 5)]);
-    const texts = (await engine.retrieve({ query: 'note', k: 50, mode: 'sparse', includeText: true })).hits.map((h) => h.text);
+    const texts = (await search(engine, { query: 'note', k: 50, mode: 'sparse', includeText: true })).hits.map((h) => h.text);
     expect(texts).not.toContain('A short note about whales.');
     expect((await engine.documents()).total).toBe(3);
     const cold = new Engine({ store, embedder: new FakeEmbedder('fake/v2', 2) });
@@ -160,9 +167,9 @@ describe('re-embedding on model identity change (§15.7)', () => {
     await Promise.all(engines.map((e) => e.open()));
     const counts = await Promise.all(engines.map((e) => e.whenReembedded()));
     expect(counts.sort()).toEqual([0, 2]);
-    const live = (await engines[0].retrieve({ query: 'whales harpoons note sails', k: 1000, mode: 'sparse' })).hits.length;
+    const live = (await search(engines[0], { query: 'whales harpoons note sails', k: 1000, mode: 'sparse' })).hits.length;
     expect(e1.documents.length + e2.documents.length).toBe(live);
-    for (const e of engines) expect((await e.retrieve(DENSE)).usage?.notes).toBeUndefined();
+    for (const e of engines) expect((await search(e, DENSE)).usage?.notes).toBeUndefined();
   });
 
   it('a failing embedder stops the pass with a warning; queries keep working', async () => {
@@ -180,7 +187,7 @@ describe('re-embedding on model identity change (§15.7)', () => {
     await engine.open();
     await expect(engine.whenReembedded()).rejects.toThrow('model failed to load');
     expect(engine.warnings.at(-1)).toContain('re-embedding stopped: model failed to load');
-    expect(ids(await engine.retrieve({ query: 'harpoons', k: 2, mode: 'sparse' }))).toHaveLength(2);
+    expect(ids(await search(engine, { query: 'harpoons', k: 2, mode: 'sparse' }))).toHaveLength(2);
   });
 
   it('a pass that stopped is tried again by a write after a back-off, so no segment stays invisible to dense search', async () => {
@@ -200,7 +207,7 @@ describe('re-embedding on model identity change (§15.7)', () => {
     const engine = new Engine({ store, embedder, now: () => clock });
     await engine.open();
     await expect(engine.whenReembedded()).rejects.toThrow('transient failure');
-    expect(ids(await engine.retrieve(DENSE))).toEqual([]);
+    expect(ids(await search(engine, DENSE))).toEqual([]);
     failing = false;
     const documentCalls = () => flaky.documents.length;
     await engine.add([{ id: 'new', text: 'A new note about harpoons.' }]);
@@ -210,7 +217,7 @@ describe('re-embedding on model identity change (§15.7)', () => {
     await engine.add([{ id: 'newer', text: 'Another note about harpoons.' }]);
     expect(await engine.whenReembedded()).toBe(2);
     expect(documentCalls()).toBeGreaterThan(before + 1);
-    const docs = new Set(ids(await engine.retrieve({ ...DENSE, k: 100 })).map((id) => id.split('#')[0]));
+    const docs = new Set(ids(await search(engine, { ...DENSE, k: 100 })).map((id) => id.split('#')[0]));
     expect([...docs].sort()).toEqual(['new', 'newer', 'pequod', 'rachel', 'short']);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RcpError } from '../../src/protocol/errors.ts';
-import { CountReranker, HashEmbedder, ids, makeEngine } from './helpers.ts';
+import { CountReranker, HashEmbedder, ids, makeEngine , search } from '../support/engine.ts';
 
 const corpus = Array.from({ length: 30 }, (_, i) => ({
   id: `d${String(i).padStart(2, '0')}`,
@@ -20,23 +20,23 @@ describe('retrieve', () => {
   it('filters during candidate generation, not after truncation', async () => {
     const { engine } = await seeded();
     // d29 ranks low for "whale" overall, but is the only doc of 2019.
-    const r = await engine.retrieve({ query: 'whale', k: 1, filter: { field: 'year', op: 'eq', value: 2019 } });
+    const r = await search(engine, { query: 'whale', k: 1, filter: { field: 'year', op: 'eq', value: 2019 } });
     expect(ids(r)).toEqual(['d29']);
-    const tagged = await engine.retrieve({ query: 'whale', k: 100, filter: { field: 'tags', op: 'contains', value: 'fiction' } });
+    const tagged = await search(engine, { query: 'whale', k: 100, filter: { field: 'tags', op: 'contains', value: 'fiction' } });
     expect(tagged.hits.length).toBe(10);
     expect(tagged.hits.every((h) => (h.meta?.tags as string[]).includes('fiction'))).toBe(true);
   });
 
   it('rejects filters on undeclared fields with -32602', async () => {
     const { engine } = await seeded();
-    await expect(engine.retrieve({ query: 'whale', filter: { field: 'nope', op: 'eq', value: 1 } })).rejects.toMatchObject({ code: -32602 });
+    await expect(search(engine, { query: 'whale', filter: { field: 'nope', op: 'eq', value: 1 } })).rejects.toMatchObject({ code: -32602 });
   });
 
   it('same params (and seed) ⇒ identical results, ties broken by id', async () => {
     const { engine } = await makeEngine();
     await engine.add(['c', 'a', 'b', 'e', 'd'].map((id) => ({ id, text: 'identical text' })));
-    const a = await engine.retrieve({ query: 'identical', seed: 7 });
-    const b = await engine.retrieve({ query: 'identical', seed: 7 });
+    const a = await search(engine, { query: 'identical', seed: 7 });
+    const b = await search(engine, { query: 'identical', seed: 7 });
     expect(strip(b)).toEqual(strip(a));
     expect(ids(a)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
@@ -44,28 +44,28 @@ describe('retrieve', () => {
   it('cursors page through without overlap; malformed, foreign and expired cursors are -32015', async () => {
     const { engine } = await makeEngine({ limits: { retainVersions: 2 } });
     await engine.add(corpus);
-    const all = ids(await engine.retrieve({ query: 'whale', k: 30 }));
+    const all = ids(await search(engine, { query: 'whale', k: 30 }));
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r = await engine.retrieve({ query: 'whale', k: 7, ...(cursor ? { cursor } : {}) });
+      const r = await search(engine, { query: 'whale', k: 7, ...(cursor ? { cursor } : {}) });
       seen.push(...ids(r));
       cursor = r.nextCursor;
       pages++;
     } while (cursor);
     expect(pages).toBe(5);
     expect(seen).toEqual(all);
-    const first = await engine.retrieve({ query: 'whale', k: 7 });
-    await expect(engine.retrieve({ query: 'whale', k: 7, cursor: 'garbage!' })).rejects.toMatchObject({ code: -32015 });
-    await expect(engine.retrieve({ query: 'ocean', k: 7, cursor: first.nextCursor })).rejects.toMatchObject({ code: -32015 });
+    const first = await search(engine, { query: 'whale', k: 7 });
+    await expect(search(engine, { query: 'whale', k: 7, cursor: 'garbage!' })).rejects.toMatchObject({ code: -32015 });
+    await expect(search(engine, { query: 'ocean', k: 7, cursor: first.nextCursor })).rejects.toMatchObject({ code: -32015 });
     // Pages keep serving the cursor's version while it is retained...
     await engine.add([{ id: 'new', text: 'whale whale whale' }]);
-    const page2 = await engine.retrieve({ query: 'whale', k: 7, cursor: first.nextCursor });
+    const page2 = await search(engine, { query: 'whale', k: 7, cursor: first.nextCursor });
     expect(ids(page2)).toEqual(all.slice(7, 14));
     // ...and fail with -32015 once it is gone.
     await engine.add([{ id: 'new2', text: 'x' }]);
-    const err = await engine.retrieve({ query: 'whale', k: 7, cursor: first.nextCursor }).catch((e) => e);
+    const err = await search(engine, { query: 'whale', k: 7, cursor: first.nextCursor }).catch((e) => e);
     expect(err).toBeInstanceOf(RcpError);
     expect(err.code).toBe(-32015);
   });
@@ -73,59 +73,59 @@ describe('retrieve', () => {
   it('serves a pinned indexVersion exactly, and -32010 once it is collected', async () => {
     const { engine } = await makeEngine({ limits: { retainVersions: 3 } });
     await engine.add(corpus);
-    const v1 = await engine.retrieve({ query: 'whale harpoon', k: 10 });
+    const v1 = await search(engine, { query: 'whale harpoon', k: 10 });
     await engine.delete(['d01', 'd03']);
     await engine.add([{ id: 'd05', text: 'completely different' }, { id: 'z', text: 'whale harpoon harpoon' }]);
-    const now = await engine.retrieve({ query: 'whale harpoon', k: 10 });
+    const now = await search(engine, { query: 'whale harpoon', k: 10 });
     expect(ids(now)).not.toEqual(ids(v1));
-    const pinned = await engine.retrieve({ query: 'whale harpoon', k: 10, indexVersion: v1.indexVersion, includeText: false });
+    const pinned = await search(engine, { query: 'whale harpoon', k: 10, indexVersion: v1.indexVersion, includeText: false });
     expect(pinned.indexVersion).toBe(v1.indexVersion);
     expect(pinned.hits.map((h) => [h.id, h.score])).toEqual(v1.hits.map((h) => [h.id, h.score]));
     // Text of a rewritten document is no longer retained: fail rather than serve another version.
-    await expect(engine.retrieve({ query: 'whale harpoon', k: 10, indexVersion: v1.indexVersion })).rejects.toMatchObject({ code: -32010 });
+    await expect(search(engine, { query: 'whale harpoon', k: 10, indexVersion: v1.indexVersion })).rejects.toMatchObject({ code: -32010 });
     await engine.add([{ id: 'q', text: 'q' }]);
-    const err = await engine.retrieve({ query: 'whale', indexVersion: v1.indexVersion }).catch((e) => e);
+    const err = await search(engine, { query: 'whale', indexVersion: v1.indexVersion }).catch((e) => e);
     expect(err.code).toBe(-32010);
     expect(err.data.detail).toMatch(/not retained/);
-    await expect(engine.retrieve({ query: 'whale', indexVersion: 'bogus' })).rejects.toMatchObject({ code: -32010 });
+    await expect(search(engine, { query: 'whale', indexVersion: 'bogus' })).rejects.toMatchObject({ code: -32010 });
   });
 
   it('sessionId dedup skips hits already returned in the session, until the TTL', async () => {
     let now = 0;
     const { engine } = await makeEngine({ now: () => now, limits: { sessionTtlSeconds: 60 } });
     await engine.add(corpus);
-    const a = ids(await engine.retrieve({ query: 'whale', k: 5, sessionId: 's' }));
-    const b = ids(await engine.retrieve({ query: 'whale', k: 5, sessionId: 's' }));
+    const a = ids(await search(engine, { query: 'whale', k: 5, sessionId: 's' }));
+    const b = ids(await search(engine, { query: 'whale', k: 5, sessionId: 's' }));
     expect(b.filter((x) => a.includes(x))).toEqual([]);
-    expect(ids(await engine.retrieve({ query: 'whale', k: 5, sessionId: 'other' }))).toEqual(a);
+    expect(ids(await search(engine, { query: 'whale', k: 5, sessionId: 'other' }))).toEqual(a);
     now += 61_000;
-    expect(ids(await engine.retrieve({ query: 'whale', k: 5, sessionId: 's' }))).toEqual(a);
+    expect(ids(await search(engine, { query: 'whale', k: 5, sessionId: 's' }))).toEqual(a);
   });
 
   it('session pages through a cursor chain without skipping', async () => {
     const { engine } = await seeded();
-    const all = ids(await engine.retrieve({ query: 'whale', k: 30 }));
-    const p1 = await engine.retrieve({ query: 'whale', k: 10, sessionId: 't' });
-    const p2 = await engine.retrieve({ query: 'whale', k: 10, sessionId: 't', cursor: p1.nextCursor });
+    const all = ids(await search(engine, { query: 'whale', k: 30 }));
+    const p1 = await search(engine, { query: 'whale', k: 10, sessionId: 't' });
+    const p2 = await search(engine, { query: 'whale', k: 10, sessionId: 't', cursor: p1.nextCursor });
     expect([...ids(p1), ...ids(p2)]).toEqual(all.slice(0, 20));
   });
 
   it('packs hits into a token budget and reports usage.tokens', async () => {
     const { engine } = await seeded();
-    const r = await engine.retrieve({ query: 'whale', k: 30, tokenBudget: 40 });
+    const r = await search(engine, { query: 'whale', k: 30, tokenBudget: 40 });
     const tokens = r.hits.reduce((s, h) => s + Math.ceil(h.text!.length / 4), 0);
     expect(r.usage?.tokens).toBe(tokens);
     expect(tokens).toBeLessThanOrEqual(40);
     expect(r.hits.length).toBeGreaterThan(0);
     expect(r.hits.length).toBeLessThan(30);
-    expect(tokens + Math.ceil(((await engine.retrieve({ query: 'whale', k: 30 })).hits[r.hits.length].text!.length) / 4)).toBeGreaterThan(40);
+    expect(tokens + Math.ceil(((await search(engine, { query: 'whale', k: 30 })).hits[r.hits.length].text!.length) / 4)).toBeGreaterThan(40);
   });
 
   it('minScore drops weaker hits', async () => {
     const { engine } = await seeded();
-    const all = await engine.retrieve({ query: 'ocean harpoon', k: 30 });
+    const all = await search(engine, { query: 'ocean harpoon', k: 30 });
     const cut = all.hits[5].score;
-    const r = await engine.retrieve({ query: 'ocean harpoon', k: 30, minScore: cut });
+    const r = await search(engine, { query: 'ocean harpoon', k: 30, minScore: cut });
     expect(r.hits.every((h) => h.score >= cut)).toBe(true);
     expect(r.hits.length).toBe(all.hits.filter((h) => h.score >= cut).length);
   });
@@ -137,8 +137,8 @@ describe('retrieve', () => {
       { id: 'new', text: 'budget speech', meta: { date: '2020-01-01' } },
       { id: 'mid', text: 'budget speech', meta: { date: '2010-01-01' } },
     ]);
-    expect(ids(await engine.retrieve({ query: 'budget' }))).toEqual(['mid', 'new', 'old']);
-    const r = await engine.retrieve({ query: 'budget', recency: { field: 'date', halfLifeDays: 3650 } });
+    expect(ids(await search(engine, { query: 'budget' }))).toEqual(['mid', 'new', 'old']);
+    const r = await search(engine, { query: 'budget', recency: { field: 'date', halfLifeDays: 3650 } });
     expect(ids(r)).toEqual(['new', 'mid', 'old']);
     expect(r.hits[1].score / r.hits[0].score).toBeCloseTo(Math.pow(2, -3652 / 3650), 3);
   });
@@ -151,9 +151,9 @@ describe('retrieve', () => {
       { id: 'a3', text: 'sperm whale hunting in the pacific ocean with harpoons again' },
       { id: 'b', text: 'whale songs recorded by scientists' },
     ]);
-    const plain = ids(await engine.retrieve({ query: 'sperm whale hunting', k: 2 }));
+    const plain = ids(await search(engine, { query: 'sperm whale hunting', k: 2 }));
     expect(plain.every((x) => x.startsWith('a'))).toBe(true);
-    const diverse = ids(await engine.retrieve({ query: 'sperm whale hunting', k: 2, mmr: { lambda: 0.3 } }));
+    const diverse = ids(await search(engine, { query: 'sperm whale hunting', k: 2, mmr: { lambda: 0.3 } }));
     expect(diverse).toContain('b');
     expect(diverse[0]).toBe(plain[0]);
   });
@@ -162,9 +162,9 @@ describe('retrieve', () => {
     const { engine } = await makeEngine();
     const long = Array.from({ length: 20 }, (_, i) => `Sentence ${i} mentions the whale.`).join(' ');
     await engine.add([{ id: 'long', text: long }, { id: 'short', text: 'a whale' }], { chunk: true, chunkSize: 100, chunkOverlap: 0 });
-    const chunks = await engine.retrieve({ query: 'whale', k: 50 });
+    const chunks = await search(engine, { query: 'whale', k: 50 });
     expect(chunks.hits.filter((h) => h.chunk?.docId === 'long').length).toBeGreaterThan(1);
-    const docs = await engine.retrieve({ query: 'whale', k: 50, unit: 'document' });
+    const docs = await search(engine, { query: 'whale', k: 50, unit: 'document' });
     expect(ids(docs).sort()).toEqual(['long', 'short']);
     const h = docs.hits.find((x) => x.id === 'long')!;
     expect(h.unit).toBe('document');
@@ -178,8 +178,8 @@ describe('retrieve', () => {
     expect(caps.retrieve?.modes).toEqual(['sparse']);
     expect(caps.retrieve?.scoreFloor).toBe(0);
     expect(caps.retrieve?.scoreScale).toBe('bm25');
-    await expect(engine.retrieve({ query: 'whale', mode: 'dense' })).rejects.toMatchObject({ code: -32005 });
-    const lax = await engine.retrieve({ query: 'whale', mode: 'dense', strict: false });
+    await expect(search(engine, { query: 'whale', mode: 'dense' })).rejects.toMatchObject({ code: -32005 });
+    const lax = await search(engine, { query: 'whale', mode: 'dense', strict: false });
     expect(lax.hits.length).toBeGreaterThan(0);
     expect(lax.usage?.notes?.join(' ')).toMatch(/dense/);
   });
@@ -200,11 +200,11 @@ describe('retrieve with models', () => {
     expect(caps.retrieve?.defaultMode).toBe('sparse');
     const h = await makeEngine({ embedder: new HashEmbedder(), defaultMode: 'hybrid' });
     expect(h.engine.capabilities().retrieve?.defaultMode).toBe('hybrid');
-    const dense = await engine.retrieve({ query: 'whale harpoon', mode: 'dense', k: 5 });
+    const dense = await search(engine, { query: 'whale harpoon', mode: 'dense', k: 5 });
     expect(dense.hits[0].scores?.dense).toBeGreaterThan(0);
     expect(dense.hits[0].score).toBeLessThanOrEqual(1);
     for (const method of ['rrf', 'weighted', 'convex'] as const) {
-      const r = await engine.retrieve({ query: 'whale harpoon', mode: 'hybrid', fusion: { method }, k: 5 });
+      const r = await search(engine, { query: 'whale harpoon', mode: 'hybrid', fusion: { method }, k: 5 });
       expect(r.hits.length).toBe(5);
       expect(r.hits[0].scores?.dense).toBeDefined();
       expect(r.hits[0].scores?.sparse).toBeDefined();
@@ -213,7 +213,7 @@ describe('retrieve with models', () => {
 
   it('reranks the top topN and reports usage.reranked', async () => {
     const { engine } = await withModels();
-    const r = await engine.retrieve({ query: 'ocean harpoon', mode: 'sparse', k: 5, rerank: { method: 'cross-encoder', topN: 20 } });
+    const r = await search(engine, { query: 'ocean harpoon', mode: 'sparse', k: 5, rerank: { method: 'cross-encoder', topN: 20 } });
     expect(r.usage?.reranked).toBe(20);
     expect(r.hits.every((h) => typeof h.scores?.rerank === 'number')).toBe(true);
     const scores = r.hits.map((h) => h.score);
@@ -221,9 +221,33 @@ describe('retrieve with models', () => {
   });
 
   it('includeVectors returns the stored vectors; MMR uses them', async () => {
-    const { engine } = await withModels();
-    const r = await engine.retrieve({ query: 'whale', k: 3, includeVectors: true, mode: 'dense', mmr: { lambda: 0.5 } });
-    expect((r.hits[0].vector as number[]).length).toBe(64);
+    const { engine, embedder } = await withModels();
+    const r = await search(engine, { query: 'whale', k: 3, includeVectors: true, includeText: true, mode: 'dense' });
+    // Each vector is the embedding of its chunk as stored (HashEmbedder is deterministic).
+    const expected = await embedder.embed(r.hits.map((h) => h.text!));
+    r.hits.forEach((h, i) => {
+      expect(h.vector as number[]).toHaveLength(64);
+      (h.vector as number[]).forEach((x, d) => expect(x).toBeCloseTo(expected[i][d], 6));
+    });
+  });
+
+  it('MMR with stored vectors diversifies by cosine and reads no text for it', async () => {
+    const embedder = new HashEmbedder();
+    const { engine, store } = await makeEngine({ embedder });
+    await engine.add([
+      { id: 'a1', text: 'sperm whale hunting pacific harpoons' },
+      { id: 'a2', text: 'sperm whale hunting pacific harpoons' },
+      { id: 'b', text: 'sperm whale songs recorded' },
+    ]);
+    let reads = 0;
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
+    const query = { query: 'sperm whale hunting pacific harpoons', k: 2, mode: 'dense' as const, includeText: false };
+    const plain = ids(await search(engine, query));
+    expect(plain.sort()).toEqual(['a1', 'a2']); // identical vectors: both duplicates first
+    const diverse = await search(engine, { ...query, mmr: { lambda: 0.3 } });
+    expect(ids(diverse)).toEqual(['a1', 'b']); // the duplicate (cosine 1 with a1) gives way
+    expect(reads).toBe(0); // similarity came from the vectors, not from term sets of the texts
   });
 });
 
@@ -236,7 +260,7 @@ describe('sample corpora', () => {
       sotu.slice(0, 60).map((s) => ({ id: `sotu-${s.year}`, text: s.text, meta: { year: s.year, name: s.name, party: s.party, title: `State of the Union ${s.year}` } })),
       { chunk: true, contextual: true },
     );
-    const r = await engine.retrieve({
+    const r = await search(engine, {
       query: 'tariff on manufactures',
       k: 5,
       unit: 'document',

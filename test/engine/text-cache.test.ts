@@ -4,8 +4,8 @@ import type { IndexStore, StoredDocument } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
-import { TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
-import { ids } from './helpers.ts';
+import { readOncePerQuery, TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
+import { ids, search } from '../support/engine.ts';
 
 const doc = (id: string, version: number, text: string): StoredDocument => ({ id, text, meta: {}, chunkKeys: [], version });
 
@@ -56,57 +56,93 @@ describe('Engine hit texts', () => {
     const engine = new Engine({ store });
     await engine.open();
     await engine.add([{ id: 'w', text: 'the white whale swims' }, { id: 's', text: 'a ship and a whale' }]);
-    const first = await engine.retrieve({ query: 'whale' });
+    const first = await search(engine, { query: 'whale' });
     expect(reads).toBe(2);
-    await engine.retrieve({ query: 'whale' });
+    await search(engine, { query: 'whale' });
     expect(reads).toBe(2);
     await engine.add([{ id: 'w', text: 'the grey whale now' }]);
-    const after = await engine.retrieve({ query: 'whale', k: 5 });
+    const after = await search(engine, { query: 'whale', k: 5 });
     expect(after.hits.find((h) => h.id === 'w')?.text).toBe('the grey whale now');
-    await expect(engine.retrieve({ query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
+    await expect(search(engine, { query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
     expect(ids(after).sort()).toEqual(['s', 'w']);
+  });
+});
+
+describe('readOncePerQuery', () => {
+  it('reads each document at most once, however often a query asks (rerank pool, MMR, page)', async () => {
+    const store = reader([doc('a', 1, 'alpha'), doc('b', 1, 'beta'), doc('c', 1, 'gamma')]);
+    const once = readOncePerQuery(store);
+    const [pool, page] = await Promise.all([once.getDocuments(['a', 'b']), once.getDocuments(['b', 'a', 'c', 'c'])]);
+    expect(pool.map((d) => d?.text)).toEqual(['alpha', 'beta']);
+    expect(page.map((d) => d?.text)).toEqual(['beta', 'alpha', 'gamma', 'gamma']);
+    expect(store.asked).toEqual(['a', 'b', 'c']);
   });
 });
 
 describe('Engine hit texts with other engines and replaced stores', () => {
   const tabs = async () => {
     const store = new MemoryStore();
+    let manifestReads = 0;
+    const readManifest = store.readManifest.bind(store);
+    store.readManifest = () => (manifestReads++, readManifest());
     const hub = createCoordinationHub();
     const a = new Engine({ store, coordination: hub() });
     const b = new Engine({ store, coordination: hub() });
+    // Joins last, so it hears an announcement after A and B did.
+    const spy = hub();
+    const announced = () => new Promise<void>((ok) => { const off = spy.subscribe(() => (off(), ok())); });
     await a.open();
     await b.open();
-    return { a, b };
+    return { a, b, store, announced, manifestReads: () => manifestReads };
   };
 
-  it('a delete in another tab is never hidden by this tab’s cache, even before its announcement arrives', async () => {
-    const { a, b } = await tabs();
+  it('a cache hit reads neither the store nor its manifest while no other tab announced a commit', async () => {
+    const { a, store, manifestReads } = await tabs();
+    await a.add([{ id: 'w', text: 'the white whale' }, { id: 's', text: 'a ship and a whale' }]);
+    await search(a, { query: 'whale' });
+    let reads = 0;
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
+    const before = manifestReads();
+    const again = await search(a, { query: 'whale' });
+    expect(again.hits.map((h) => h.text).sort()).toEqual(['a ship and a whale', 'the white whale']);
+    expect([reads, manifestReads() - before]).toEqual([0, 0]);
+  });
+
+  it('a delete in another tab is never hidden by this tab’s cache once its announcement arrived', async () => {
+    const { a, b, announced } = await tabs();
     await a.add([{ id: 'secret', text: 'the secret whale' }, { id: 'x', text: 'another whale' }]);
-    await a.retrieve({ query: 'whale' }); // warms A's cache
+    await search(a, { query: 'whale' }); // warms A's cache
+    const heard = announced();
     await b.delete(['secret']);
-    const r = await a.retrieve({ query: 'secret whale' }); // no tick: A has not heard of the delete
+    await heard;
+    const r = await search(a, { query: 'secret whale' });
     expect(ids(r)).toEqual(['x']);
   });
 
   it('a pin to a version before another tab’s clear is -32010 whether or not the text was cached', async () => {
     for (const warm of [false, true]) {
-      const { a, b } = await tabs();
+      const { a, b, announced } = await tabs();
       const { indexVersion } = await a.add([{ id: 'secret', text: 'the secret whale' }]);
-      if (warm) await a.retrieve({ query: 'whale' });
+      if (warm) await search(a, { query: 'whale' });
+      const heard = announced();
       await b.clear();
-      await expect(a.retrieve({ query: 'whale', indexVersion })).rejects.toMatchObject({ code: -32010 });
+      await heard;
+      await expect(search(a, { query: 'whale', indexVersion })).rejects.toMatchObject({ code: -32010 });
     }
   });
 
   it('a read that was under way when the store was replaced does not refill the cache with the old text', async () => {
     let inner = new MemoryStore();
     let gate: Promise<void> | undefined;
+    let readOld = (): void => undefined;
     const store: IndexStore = {
       load: () => inner.load(),
       readManifest: () => inner.readManifest(),
       commit: (c) => inner.commit(c),
       getDocuments: async (d) => {
         const r = await inner.getDocuments(d);
+        readOld();
         await gate;
         return r;
       },
@@ -120,8 +156,9 @@ describe('Engine hit texts with other engines and replaced stores', () => {
     await engine.add([{ id: 'd', text: 'the first whale' }]);
     let release!: () => void;
     gate = new Promise((ok) => (release = ok));
-    const slow = engine.retrieve({ query: 'whale' }); // reads the old database, then waits
-    await new Promise((ok) => setTimeout(ok, 5));
+    const atGate = new Promise<void>((ok) => (readOld = ok));
+    const slow = search(engine, { query: 'whale' }); // reads the old database, then waits
+    await atGate;
     gate = undefined;
     const replacement = new MemoryStore();
     const other = new Engine({ store: replacement });
@@ -129,9 +166,9 @@ describe('Engine hit texts with other engines and replaced stores', () => {
     await other.add([{ id: 'd', text: 'the second whale' }]);
     inner = replacement;
     engine.invalidate();
-    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
+    expect((await search(engine, { query: 'whale' })).hits[0].text).toBe('the second whale');
     release();
     await slow;
-    expect((await engine.retrieve({ query: 'whale' })).hits[0].text).toBe('the second whale');
+    expect((await search(engine, { query: 'whale' })).hits[0].text).toBe('the second whale');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/engine/analysis/chunker.ts';
-import { ids, makeEngine } from './helpers.ts';
+import { ids, makeEngine , search } from '../support/engine.ts';
 
 describe('index writes', () => {
   it('returns ids positionally and mints ids for id-less documents', async () => {
@@ -18,21 +18,21 @@ describe('index writes', () => {
     const { engine, store } = await makeEngine();
     await engine.add([{ id: 'x', text: 'the white whale' }]);
     await engine.add([{ id: 'x', text: 'the grey submarine' }]);
-    expect(ids(await engine.retrieve({ query: 'whale' }))).toEqual([]);
-    expect(ids(await engine.retrieve({ query: 'submarine' }))).toEqual(['x']);
+    expect(ids(await search(engine, { query: 'whale' }))).toEqual([]);
+    expect(ids(await search(engine, { query: 'submarine' }))).toEqual(['x']);
     const r = await engine.add([
       { id: 'y', text: 'first yacht' },
       { id: 'y', text: 'second yacht' },
     ]);
     expect(r.ids).toEqual(['y', 'y']);
-    const hits = (await engine.retrieve({ query: 'yacht' })).hits;
+    const hits = (await search(engine, { query: 'yacht' })).hits;
     expect(hits.map((h) => h.id)).toEqual(['y']);
     expect(hits[0].text).toBe('second yacht');
     expect(store.stats().documents).toBe(2);
     // Re-adding identical {id,text} is observationally identical to adding it once.
-    const before = await engine.retrieve({ query: 'yacht submarine', includeText: true });
+    const before = await search(engine, { query: 'yacht submarine', includeText: true });
     await engine.add([{ id: 'y', text: 'second yacht' }]);
-    const after = await engine.retrieve({ query: 'yacht submarine', includeText: true });
+    const after = await search(engine, { query: 'yacht submarine', includeText: true });
     expect(after.hits.map((h) => [h.id, h.score, h.text])).toEqual(before.hits.map((h) => [h.id, h.score, h.text]));
     expect(engine.stats().chunks).toBe(2);
   });
@@ -45,7 +45,7 @@ describe('index writes', () => {
     expect((await engine.delete(['a'])).deleted).toBe(0);
     expect((await engine.delete([])).deleted).toBe(0);
     expect(engine.indexVersion).not.toBe(v);
-    expect(ids(await engine.retrieve({ query: 'alpha beta' }))).toEqual(['b']);
+    expect(ids(await search(engine, { query: 'alpha beta' }))).toEqual(['b']);
   });
 
   it('an idempotencyKey repeat returns the original result without writing again', async () => {
@@ -66,11 +66,11 @@ describe('index writes', () => {
     store.failNextCommit = new Error('disk full');
     await expect(engine.add([{ id: 'b', text: 'beta' }, { id: 'a', text: 'gamma' }])).rejects.toThrow('disk full');
     expect(engine.indexVersion).toBe(v);
-    expect(ids(await engine.retrieve({ query: 'alpha' }))).toEqual(['a']);
-    expect(ids(await engine.retrieve({ query: 'beta gamma' }))).toEqual([]);
+    expect(ids(await search(engine, { query: 'alpha' }))).toEqual(['a']);
+    expect(ids(await search(engine, { query: 'beta gamma' }))).toEqual([]);
     // The engine keeps working after a failed commit.
     await engine.add([{ id: 'b', text: 'beta' }]);
-    expect(ids(await engine.retrieve({ query: 'beta' }))).toEqual(['b']);
+    expect(ids(await search(engine, { query: 'beta' }))).toEqual(['b']);
   });
 
   it('honours an aborted signal', async () => {
@@ -78,7 +78,7 @@ describe('index writes', () => {
     const ac = new AbortController();
     ac.abort();
     await expect(engine.add([{ text: 'x' }], { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
-    await expect(engine.retrieve({ query: 'x' }, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(search(engine, { query: 'x' }, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(engine.stats().documents).toBe(0);
   });
 
@@ -122,7 +122,7 @@ describe('chunking', () => {
     expect(chunkText('  \n ', 100, 10)).toEqual([{ start: 0, end: 0, headings: [] }]);
     const { engine } = await makeEngine();
     await engine.add([{ id: 't', text: '', meta: { title: 'Only A Title' } }], { chunk: true, contextual: true });
-    expect(ids(await engine.retrieve({ query: 'title' }))).toEqual(['t']);
+    expect(ids(await search(engine, { query: 'title' }))).toEqual(['t']);
   });
 
   it('overlapping chunks share whole sentences; headings start chunks', () => {
@@ -138,7 +138,7 @@ describe('chunking', () => {
   it('engine chunk hits carry offsets, index and context', async () => {
     const { engine } = await makeEngine();
     await engine.add([{ id: 'moby', text, meta: { title: 'Moby-Dick; or, The Whale' } }], { chunk: true, chunkSize: 160, chunkOverlap: 40, contextual: true });
-    const r = await engine.retrieve({ query: 'pistol and ball', k: 3 });
+    const r = await search(engine, { query: 'pistol and ball', k: 3 });
     const h = r.hits[0];
     expect(h.text).toBe(text.slice(h.citation!.start, h.citation!.end));
     expect(h.text).toContain('pistol');
@@ -151,10 +151,10 @@ describe('chunking', () => {
     const doc = { id: 'w', text: 'It spins and hums quietly on the bench.', meta: { title: 'Quantum Widgets' } };
     const off = await makeEngine();
     await off.engine.add([doc]);
-    expect(ids(await off.engine.retrieve({ query: 'quantum' }))).toEqual([]);
+    expect(ids(await search(off.engine, { query: 'quantum' }))).toEqual([]);
     const on = await makeEngine();
     await on.engine.add([doc], { contextual: true });
-    const r = await on.engine.retrieve({ query: 'quantum' });
+    const r = await search(on.engine, { query: 'quantum' });
     expect(ids(r)).toEqual(['w']);
     expect(r.hits[0].chunk?.context).toBe('Quantum Widgets');
     expect(r.hits[0].text).toBe(doc.text); // the context is indexed, not part of the text
@@ -163,7 +163,7 @@ describe('chunking', () => {
 
 describe('cancellation during add', () => {
   it('an abort while embedding rejects with AbortError and writes nothing', async () => {
-    const { HashEmbedder } = await import('./helpers.ts');
+    const { HashEmbedder } = await import('../support/engine.ts');
     const ac = new AbortController();
     class AbortingEmbedder extends HashEmbedder {
       override async embed(texts: string[]): Promise<Float32Array[]> {

@@ -10,8 +10,14 @@ import { ensureModel } from './ensure-model.ts';
 
 const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'glove-static-100d', 'manifest.json'), 'utf8'));
 
+/**
+ * The full rebuild takes about a minute: it runs only with RCP_SLOW_TESTS=1, which `npm test`
+ * (and so CI) sets; `npm run test:unit` alone stays fast.
+ */
+const slow = process.env.RCP_SLOW_TESTS === '1';
+
 describe('scripts/build-models.ts', () => {
-  it('two builds produce byte-identical files', async () => {
+  it.runIf(slow)('two builds produce byte-identical files (RCP_SLOW_TESTS=1)', async () => {
     await ensureModel();
     const out = mkdtempSync(join(tmpdir(), 'models-'));
     try {

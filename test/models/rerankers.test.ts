@@ -1,5 +1,7 @@
 /** The engine with two rerankers: capabilities list both, retrieve's built-in rerank uses the one requested. */
 import { describe, expect, it } from 'vitest';
+import { search } from '../support/engine.ts';
+import { inProcessCapabilities } from '../../src/server/front-door.ts';
 import type { Reranker } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
@@ -30,20 +32,20 @@ describe('Engine with several rerankers', () => {
     const engine = new Engine({ store: new MemoryStore(), reranker: [ce, cb] });
     await engine.open();
     await engine.add(docs);
-    const caps = engine.capabilities();
+    const caps = inProcessCapabilities(engine);
     expect(caps.rerank?.methods).toEqual(['cross-encoder', 'colbert']);
     expect(caps.rerank?.models).toEqual([ce.identity, cb.identity]);
     expect(caps.retrieve?.rerankBuiltin).toBe(true);
 
-    const byCe = await engine.retrieve({ query: 'whale', k: 3, rerank: { method: 'cross-encoder', topN: 3 } });
+    const byCe = await search(engine, { query: 'whale', k: 3, rerank: { method: 'cross-encoder', topN: 3 } });
     expect(order(byCe)).toEqual(['long', 'medium', 'short']);
     expect([ce.calls, cb.calls]).toEqual([1, 0]);
 
-    const byCb = await engine.retrieve({ query: 'whale', k: 3, rerank: { method: 'colbert', topN: 3 } });
+    const byCb = await search(engine, { query: 'whale', k: 3, rerank: { method: 'colbert', topN: 3 } });
     expect(order(byCb)).toEqual(['short', 'medium', 'long']);
     expect([ce.calls, cb.calls]).toEqual([1, 1]);
 
-    const byDefault = await engine.retrieve({ query: 'whale', k: 3, rerank: { method: undefined as never, topN: 3 } });
+    const byDefault = await search(engine, { query: 'whale', k: 3, rerank: { method: undefined as never, topN: 3 } });
     expect(String(byDefault.hits[0].id)).toMatch(/^long/);
     expect(ce.calls).toBe(2);
   });
@@ -53,10 +55,10 @@ describe('Engine with several rerankers', () => {
     const engine = new Engine({ store: new MemoryStore(), reranker: cb });
     await engine.open();
     await engine.add(docs);
-    expect(engine.capabilities().rerank?.methods).toEqual(['colbert']);
-    const r = await engine.retrieve({ query: 'whale', k: 3, rerank: { method: 'colbert', topN: 3 } });
+    expect(inProcessCapabilities(engine).rerank?.methods).toEqual(['colbert']);
+    const r = await search(engine, { query: 'whale', k: 3, rerank: { method: 'colbert', topN: 3 } });
     expect(String(r.hits[0].id)).toMatch(/^short/);
-    await expect(engine.retrieve({ query: 'whale', k: 3, rerank: { method: 'cross-encoder', topN: 3 } })).rejects.toMatchObject({ code: -32005 });
+    await expect(search(engine, { query: 'whale', k: 3, rerank: { method: 'cross-encoder', topN: 3 } })).rejects.toMatchObject({ code: -32005 });
   });
 });
 

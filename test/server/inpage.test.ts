@@ -4,7 +4,7 @@ import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Backend } from '../../src/server/backend.ts';
 import { createEngineBackend } from '../../src/server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES } from '../../src/server/inpage-handlers.ts';
-import { connect } from './harness.ts';
+import { connect } from '../support/rcp-harness.ts';
 
 async function inpageBackend(opts: { advertise?: boolean; openFails?: boolean } = {}): Promise<{ backend: Backend; engine: Engine }> {
   const engine = new Engine({ store: new MemoryStore() });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadRcpSchema } from '../support/rcp-schema.ts';
-import { connect, emittedFrames, fakeBackend, TEST_CAPS } from './harness.ts';
+import { connect, emittedFrames, fakeBackend, TEST_CAPS } from '../support/rcp-harness.ts';
 
 describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
   it('§7.2 info answers before initialize with the default capability set', async () => {
@@ -57,7 +57,8 @@ describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
     await t.init();
     expect((await t.call(9, 'shutdown', {})).result).toEqual({});
     t.send({ jsonrpc: '2.0', id: 10, method: 'retrieve', params: { query: 'late', k: 1 } });
-    await t.quiet(50);
+    await t.closed;
+    await new Promise((ok) => setImmediate(ok)); // anything the late frame could start has started
     expect(b.calls).not.toContain('late');
     expect(t.isClosed()).toBe(true);
   });
@@ -110,8 +111,9 @@ describe('framing (§4, §11)', () => {
   it('§4 a non-request value is -32600 with id null', async () => {
     const t = connect(fakeBackend());
     for (const v of ['42', '"x"', 'null', 'true']) t.send(v);
-    await t.quiet();
-    expect(t.received.map((f) => JSON.parse(f).error.code)).toEqual([-32600, -32600, -32600, -32600]);
+    await t.settle();
+    const answers = t.received.map((f) => JSON.parse(f)).filter((m) => !String(m.id).startsWith('barrier-'));
+    expect(answers.map((m) => m.error.code)).toEqual([-32600, -32600, -32600, -32600]);
   });
 
   it('§4.1 wrong jsonrpc, non-string method, bad id types and non-object params are rejected', async () => {
@@ -147,8 +149,8 @@ describe('framing (§4, §11)', () => {
     t.send({ jsonrpc: '2.0', method: 'notifications/whatever' });
     await t.init();
     t.send({ jsonrpc: '2.0', method: 'retrieve', params: { query: 'x', k: 1 } });
-    expect(await t.quiet(80)).toEqual([]);
-    expect(t.received).toHaveLength(1); // only the initialize response
+    expect(await t.settle()).toEqual([]);
+    expect(t.received.filter((f) => !JSON.parse(f).id?.startsWith?.('barrier-'))).toHaveLength(1); // only the initialize response
   });
 
   it('§7.14 notifications/cancel carrying an id is malformed (-32600)', async () => {
@@ -185,7 +187,7 @@ describe('framing (§4, §11)', () => {
   it('§11 a notification-only batch gets no reply at all', async () => {
     const t = connect(fakeBackend());
     t.send([{ jsonrpc: '2.0', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 1 } }]);
-    expect(await t.quiet(80)).toEqual([]);
+    expect(await t.settle()).toEqual([]);
   });
 
   it('hostile input: deep nesting, huge params and garbage never kill the session', async () => {
@@ -211,13 +213,15 @@ describe('framing (§4, §11)', () => {
 
 describe('cancellation, deadlines, errors (§7.14, §13.1, §12)', () => {
   it('§7.14 a cancelled request gets exactly one -32006 response', async () => {
-    const t = connect(fakeBackend());
+    const b = fakeBackend();
+    const t = connect(b);
     await t.init();
+    const running = b.nextCall();
     t.send({ jsonrpc: '2.0', id: 42, method: 'retrieve', params: { query: 'slow', k: 1 } });
-    await t.quiet(20);
+    await running;
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 42, reason: 'user' } });
     expect((await t.response(42)).error.code).toBe(-32006);
-    await t.quiet(50);
+    await t.settle();
     expect(t.received.filter((f) => JSON.parse(f).id === 42)).toHaveLength(1);
   });
 
@@ -229,8 +233,8 @@ describe('cancellation, deadlines, errors (§7.14, §13.1, §12)', () => {
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 1 } });
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 'never' } });
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: { bad: 1 } } });
-    await t.quiet(50);
-    expect(t.received).toHaveLength(n);
+    expect(await t.settle()).toEqual([]);
+    expect(t.received).toHaveLength(n + 1); // the barrier's own answer
   });
 
   it('§13.1 a request past its deadline is answered -32014 (retryable)', async () => {
@@ -283,7 +287,7 @@ describe('progress and logs (§9, §17.1)', () => {
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 1 } });
     await t.response(1);
     t.send({ jsonrpc: '2.0', id: 2, method: 'retrieve', params: { query: 'slow', k: 1 } });
-    await t.quiet(30);
+    await t.settle(); // request 2 is running (and would have reported progress by now)
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 2 } });
     await t.response(2);
     expect(t.received.filter((f) => f.includes('notifications/progress'))).toHaveLength(1);
@@ -294,7 +298,7 @@ describe('progress and logs (§9, §17.1)', () => {
     const t = connect(fakeBackend(caps));
     await t.init();
     t.send({ jsonrpc: '2.0', id: 1, method: 'retrieve', params: { query: 'slow', k: 1, _meta: { progressToken: 1 } } });
-    await t.quiet(30);
+    await t.settle();
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 1 } });
     await t.response(1);
     expect(t.received.some((f) => f.includes('notifications/progress'))).toBe(false);
@@ -343,8 +347,10 @@ describe('orderly shutdown (§7.12, §13.1)', () => {
 describe('review fixes', () => {
   it('§13.1 a batch with a write and shutdown answers both before closing', async () => {
     const b = fakeBackend();
+    let finish!: () => void;
+    const writing = new Promise<void>((ok) => (finish = ok));
     const slowAdd = async () => {
-      await new Promise((ok) => setTimeout(ok, 60));
+      await writing; // still running when shutdown arrives
       return { ids: ['x'] };
     };
     const t = connect({ ...b, handlers: { ...b.handlers, 'index/add': slowAdd } });
@@ -353,6 +359,8 @@ describe('review fixes', () => {
       { jsonrpc: '2.0', id: 1, method: 'index/add', params: { documents: [] } },
       { jsonrpc: '2.0', id: 2, method: 'shutdown' },
     ]);
+    await t.settle(); // shutdown is waiting for the write (the barrier itself is refused: shut down)
+    finish();
     const batch = await t.waitFor((m) => Array.isArray(m));
     expect(batch.map((m: { id: number }) => m.id).sort()).toEqual([1, 2]);
     expect(batch.find((m: { id: number }) => m.id === 1).result).toEqual({ ids: ['x'] });
@@ -370,12 +378,17 @@ describe('review fixes', () => {
   it('a backend-declared write (vendor clear) is never reported cancelled once it ran, and later reads wait for it', async () => {
     const b = fakeBackend({ ...TEST_CAPS, 'x-test': {} });
     let cleared = false;
+    let clearStarted!: () => void;
+    let finishClear!: () => void;
+    const started = new Promise<void>((ok) => (clearStarted = ok));
+    const clearing = new Promise<void>((ok) => (finishClear = ok));
     const t = connect({
       ...b,
       writeMethods: ['index/add', 'index/delete', 'x-test/clear'],
       vendorHandlers: {
         'x-test/clear': async () => {
-          await new Promise((ok) => setTimeout(ok, 60));
+          clearStarted();
+          await clearing;
           cleared = true;
           return { deleted: 1 };
         },
@@ -385,8 +398,10 @@ describe('review fixes', () => {
     await t.init();
     t.send({ jsonrpc: '2.0', id: 'c', method: 'x-test/clear' });
     t.send({ jsonrpc: '2.0', id: 'r', method: 'retrieve', params: { query: 'q', k: 1 } });
-    await t.quiet(20); // the clear is running now
+    await started; // the clear is running now
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 'c' } });
+    await t.settle(); // the cancel has been handled while the clear still runs
+    finishClear();
     expect((await t.response('c')).result).toEqual({ deleted: 1 });
     expect((await t.response('r')).result.hits[0].id).toBe('after');
   });
@@ -400,8 +415,10 @@ describe('review fixes', () => {
 
   it('a request cancelled while waiting behind a write never runs', async () => {
     const b = fakeBackend();
+    let finish!: () => void;
+    const writing = new Promise<void>((ok) => (finish = ok));
     const slowAdd = async () => {
-      await new Promise((ok) => setTimeout(ok, 60));
+      await writing;
       return { ids: [] };
     };
     const t = connect({ ...b, handlers: { ...b.handlers, 'index/add': slowAdd } });
@@ -410,8 +427,9 @@ describe('review fixes', () => {
     t.send({ jsonrpc: '2.0', id: 'q', method: 'retrieve', params: { query: 'queued', k: 1 } });
     t.send({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 'q' } });
     expect((await t.response('q')).error.code).toBe(-32006);
+    finish();
     await t.response('w');
-    await t.quiet(30);
+    await t.settle();
     expect(b.calls).not.toContain('queued');
   });
 });

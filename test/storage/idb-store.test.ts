@@ -9,10 +9,10 @@ import {
   SCHEMA_VERSION,
   StorageUnavailableError,
   estimateBytes,
-  mapStorageError,
   openIndexedDbStore,
   type IdbStoreOptions,
 } from '../../src/storage/index.ts';
+import { mapBackendError } from '../../src/server/backend-errors.ts';
 
 let counter = 0;
 const open: IndexStore[] = [];
@@ -203,7 +203,7 @@ describe('IndexedDB store: atomic commit', () => {
 
     expect(await snapshot(store)).toEqual(before);
 
-    const mapped = mapStorageError(err);
+    const mapped = mapBackendError(err)!;
     expect(mapped.code).toBe(ErrorCode.PayloadTooLarge);
     expect(mapped.data?.detail).toMatch(/^storage quota exceeded/);
     expect(mapped.data?.retryable).toBe(false);
@@ -231,7 +231,7 @@ describe('IndexedDB store: atomic commit', () => {
     );
     expect((err as Error).name).toBe('DataCloneError');
     expect(await snapshot(store)).toEqual(before);
-    const mapped = mapStorageError(err);
+    const mapped = mapBackendError(err)!;
     expect(mapped.code).toBe(ErrorCode.InternalError);
     expect(mapped.data?.retryable).toBe(false);
   });
@@ -289,7 +289,7 @@ describe('IndexedDB store: idempotency, clear, reopen', () => {
       (e: unknown) => e,
     );
     expect((err as Error).name).toBe('InvalidStateError');
-    expect(mapStorageError(err).code).toBe(ErrorCode.BackendUnavailable);
+    expect(mapBackendError(err)!.code).toBe(ErrorCode.BackendUnavailable);
 
     const { store: again } = await freshStore(undefined, name);
     expect(await snapshot(again)).toEqual(before);
@@ -327,7 +327,7 @@ describe('IndexedDB store: other tabs and failures', () => {
       (e: unknown) => e,
     );
     expect((err as Error).name).toBe('VersionError');
-    const mapped = mapStorageError(err);
+    const mapped = mapBackendError(err)!;
     expect(mapped.code).toBe(ErrorCode.BackendUnavailable);
     expect(mapped.data?.detail).toMatch(/VersionError/);
     expect(mapped.retryable()).toBe(true);
@@ -373,7 +373,7 @@ describe('IndexedDB store: other tabs and failures', () => {
     expect(err).toBeInstanceOf(StorageUnavailableError);
     expect((err as StorageUnavailableError).reason).toBe('blocked');
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    const mapped = mapStorageError(err);
+    const mapped = mapBackendError(err)!;
     expect(mapped.code).toBe(ErrorCode.BackendUnavailable);
     expect(mapped.data?.detail).toMatch(/timed out after 150 ms/);
     tab1.close();
@@ -388,40 +388,9 @@ describe('IndexedDB store: other tabs and failures', () => {
     );
     expect(err).toBeInstanceOf(StorageUnavailableError);
     expect((err as StorageUnavailableError).reason).toBe('unsupported');
-    const mapped = mapStorageError(err);
+    const mapped = mapBackendError(err)!;
     expect(mapped.code).toBe(ErrorCode.BackendUnavailable);
     expect(mapped.data?.detail).toMatch(/not available/);
-  });
-});
-
-describe('mapStorageError', () => {
-  const cases: [string, number][] = [
-    ['QuotaExceededError', ErrorCode.PayloadTooLarge],
-    ['InvalidStateError', ErrorCode.BackendUnavailable],
-    ['UnknownError', ErrorCode.BackendUnavailable],
-    ['VersionError', ErrorCode.BackendUnavailable],
-    ['AbortError', ErrorCode.BackendUnavailable],
-    ['DataError', ErrorCode.InternalError],
-  ];
-  it.each(cases)('maps %s to %i', (name, code) => {
-    const mapped = mapStorageError(new DOMException('boom', name));
-    expect(mapped).toBeInstanceOf(RcpError);
-    expect(mapped.code).toBe(code);
-    expect(mapped.data?.detail).toContain('boom');
-  });
-
-  it('recognises legacy quota errors and passes RcpErrors through', () => {
-    expect(mapStorageError(Object.assign(new Error('x'), { name: 'NS_ERROR_DOM_QUOTA_REACHED' })).code).toBe(
-      ErrorCode.PayloadTooLarge,
-    );
-    expect(mapStorageError(new DOMException('legacy', 'QuotaExceededError')).toJSON()).toEqual({
-      code: -32013,
-      message: 'payload too large: storage quota exceeded (QuotaExceededError: legacy); free space or delete documents, then retry',
-      data: { detail: 'storage quota exceeded (QuotaExceededError: legacy); free space or delete documents, then retry', retryable: false },
-    });
-    const own = new RcpError(ErrorCode.NotFound, 'nope');
-    expect(mapStorageError(own)).toBe(own);
-    expect(mapStorageError('weird').code).toBe(ErrorCode.InternalError);
   });
 });
 

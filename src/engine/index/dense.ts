@@ -3,7 +3,7 @@
  * written by the current embedder (same identity and dimension). Vectors of another identity are
  * stale (§15.7) and are skipped, as are chunks indexed while no embedder was configured.
  */
-import { selectTop, type SelectOptions } from './bm25.ts';
+import { selectTop, type SelectOptions } from './select-top.ts';
 import type { Candidate, IndexView, LiveSegment } from './view.ts';
 
 export interface DenseModel {

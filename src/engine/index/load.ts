@@ -1,7 +1,7 @@
 /** Cold start: rebuilds the current view from what the store loaded (no document text is read). */
 import type { Embedder, LoadedIndex } from '../contracts.ts';
 import { makeView, type DocEntry, type IndexView } from './view.ts';
-import { liveSegment, newDocEntry } from './write-plan.ts';
+import { liveSegment, newDocEntry } from './view.ts';
 
 export function loadViews(
   loaded: LoadedIndex,

@@ -88,3 +88,28 @@ export function makeView(
   });
   return { version, segments, dead, bases, total, live, liveLength };
 }
+
+/** A fresh document entry (its per-query scratch fields cleared). */
+export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[]): DocEntry {
+  return { id, meta, version, chunkKeys, stamp: 0, ok: false, best: undefined };
+}
+
+/** Local ordinal of `key` in a segment (chunk keys ascend within a segment), or -1. */
+export function localOf(seg: LiveSegment, key: number): number {
+  const keys = seg.record.chunkKeys;
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] === key) return mid;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Wraps a segment record for in-memory use. */
+export function liveSegment(record: SegmentRecord, docs: (DocEntry | undefined)[]): LiveSegment {
+  const lex = record.lexical as LiveSegment['lex'];
+  return { id: record.id, record, lex, size: record.chunkKeys.length, docs };
+}

@@ -5,7 +5,7 @@
  */
 import type { Change, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
 import { buildLexical, mergeLexical, type ChunkTerms } from './segment.ts';
-import { makeView, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
+import { liveSegment, localOf, makeView, newDocEntry, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
 
 /** A document analysed and ready to write. */
 export interface PreparedDoc {
@@ -30,30 +30,6 @@ export interface PlannedWrite {
   deleted: number;
   /** Applies this write to the current id → document map (call once the change is durable). */
   applyDocs(docs: Map<string, DocEntry>): void;
-}
-
-export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[]): DocEntry {
-  return { id, meta, version, chunkKeys, stamp: 0, ok: false, best: undefined };
-}
-
-/** Local ordinal of `key` in a segment (chunk keys ascend within a segment), or -1. */
-export function localOf(seg: LiveSegment, key: number): number {
-  const keys = seg.record.chunkKeys;
-  let lo = 0;
-  let hi = keys.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] === key) return mid;
-    if (keys[mid] < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-/** Wraps a segment record for in-memory use. */
-export function liveSegment(record: SegmentRecord, docs: (DocEntry | undefined)[]): LiveSegment {
-  const lex = record.lexical as LiveSegment['lex'];
-  return { id: record.id, record, lex, size: record.chunkKeys.length, docs };
 }
 
 function mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: number): LiveSegment {

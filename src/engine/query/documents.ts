@@ -1,38 +1,17 @@
 /**
  * Browsing the corpus (the `x-inpage/documents` and `x-inpage/document` vendor methods): a sorted
  * page of document summaries from in-memory state only, and one document with its text and chunk
- * ranges from the store.
+ * ranges from the store. The shapes are the extension's wire types (src/protocol/inpage.ts).
  */
+import type { InpageDocument, InpageDocumentSummary, InpageDocumentsResult } from '../../protocol/inpage.ts';
 import { copyJson } from '../../protocol/json.ts';
 import type { IndexStore } from '../contracts.ts';
 import type { DocEntry, IndexView } from '../index/view.ts';
-import { localOf } from '../index/write-plan.ts';
+import { localOf } from '../index/view.ts';
 
-/** A document as listed: no text, only what the engine keeps in memory. */
-export interface DocumentSummary {
-  id: string;
-  /** `meta.title` when it is a string. */
-  title?: string;
-  meta: Record<string, unknown>;
-  /** Number of chunks. */
-  chunks: number;
-  /** Length of the document text in UTF-16 code units. */
-  chars: number;
-}
-
-/** A document with its full text and the `[start, end)` range of each chunk, in chunk order. */
-export interface DocumentDetail {
-  id: string;
-  text: string;
-  meta: Record<string, unknown>;
-  chunks: { index: number; start: number; end: number }[];
-}
-
-export interface DocumentPage {
-  documents: DocumentSummary[];
-  /** Live documents in the index. */
-  total: number;
-}
+export type DocumentSummary = InpageDocumentSummary;
+export type DocumentDetail = InpageDocument;
+export type DocumentPage = InpageDocumentsResult;
 
 /** Text length of a document, read from the segment holding its first chunk (0 if none is loaded). */
 function charsOf(view: IndexView, entry: DocEntry): number {

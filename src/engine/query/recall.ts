@@ -6,7 +6,8 @@ import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../../protoc
 import { DEFAULT_FUSION } from '../config.ts';
 import type { RetrieveParams } from '../../protocol/types.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
-import { nextStamp, type Bm25 } from '../index/bm25.ts';
+import type { Bm25 } from '../index/bm25.ts';
+import { nextStamp } from '../index/select-top.ts';
 import type { Embedder } from '../contracts.ts';
 import { denseSearch, missingVectors, type DenseModel } from '../index/dense.ts';
 import { hitId } from './hits.ts';

@@ -5,17 +5,14 @@
  */
 import { ErrorCode } from '../../protocol/codes.ts';
 import { contentText } from '../../protocol/content.ts';
-import { copyJson } from '../../protocol/json.ts';
 import { toEpochMs } from '../../protocol/dates.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import { compileFilter } from './filter-eval.ts';
-import { validateFilter } from '../../protocol/filter.ts';
-import { clampFunnel, gateRetrieve } from '../../protocol/retrieve-gating.ts';
 import { encodeVectors } from '../../protocol/vector-codec.ts';
-import type { Capabilities, FilterFieldType, Hit, RetrieveMode, RetrieveParams, RetrieveResult, Unit } from '../../protocol/types.ts';
+import type { FilterFieldType, Hit, RetrieveMode, RetrieveResult, Unit } from '../../protocol/types.ts';
 import { checkAborted } from '../../util/abort.ts';
-import type { Reranker } from '../contracts.ts';
-import type { DocumentReader } from '../state/text-cache.ts';
+import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
+import type { RetrievePlan } from './plan.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
 import { candidateVector, cosine } from '../index/dense.ts';
 import { hitId, loadTexts, packBudget, toHit } from './hits.ts';
@@ -27,10 +24,7 @@ import { compareCandidates, type Candidate, type IndexView } from '../index/view
 export interface RetrieveDeps extends RecallDeps {
   /** Where hit texts are read (the store, through the engine's TextCache). */
   texts: DocumentReader;
-  /** The rerank stage uses the one whose method (and, when named, model) the request asks for. */
-  rerankers?: readonly Reranker[];
   fields: Record<string, FilterFieldType>;
-  caps: Capabilities;
   sessions: Sessions;
   /** A retained view by version, or undefined when it is gone. */
   viewAt(version: number): IndexView | undefined;
@@ -40,8 +34,6 @@ export interface RetrieveDeps extends RecallDeps {
 
 export interface RetrieveContext {
   signal?: AbortSignal;
-  /** Notes already collected by the caller (e.g. degradations under strict:false); copied into usage.notes. */
-  notes?: string[];
   /** Called as stages start (§9 progress): 'recall', 'rerank', 'mmr', 'pack'. */
   onStage?(stage: string, progress: number): void;
 }
@@ -52,7 +44,7 @@ const MMR_POOL = 200;
 const unavailable = (detail: string): RcpError =>
   new RcpError(ErrorCode.BackendUnavailable, 'indexVersion no longer available', { detail, retryable: false });
 
-function resolveView(deps: RetrieveDeps, params: RetrieveParams, cursorVersion: number | undefined): IndexView {
+function resolveView(deps: RetrieveDeps, params: RetrievePlan['params'], cursorVersion: number | undefined): IndexView {
   if (cursorVersion !== undefined) {
     const v = deps.viewAt(cursorVersion);
     if (!v) throw cursorNotFound(`index version ${cursorVersion} of this cursor is no longer retained`);
@@ -90,23 +82,15 @@ function applyRecency(cands: Candidate[], field: string, halfLifeDays: number, f
   cands.sort(compareCandidates);
 }
 
-/** The reranker for a (gated) rerank request: same method, and same identity when a model is named. */
-function pickReranker(rerankers: readonly Reranker[], rr: { method: string; model?: string }): Reranker | undefined {
-  const same = rerankers.filter((r) => r.method === rr.method);
-  return (rr.model !== undefined ? same.find((r) => r.identity === rr.model) : undefined) ?? same[0];
-}
-
-/** Runs one retrieve against the engine state. */
-export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
+/** Runs one retrieve against the engine state, as planned (validated, gated and clamped) by the caller. */
+export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
   const t0 = performance.now();
   const { signal } = ctx;
   checkAborted(signal);
-  const notes: string[] = [...(ctx.notes ?? [])];
-  const params: RetrieveParams = copyJson(input);
-  gateRetrieve(params, deps.caps, { strict: params.strict ?? true, notes, filterRequested: params.filter !== undefined });
-  const funnel = clampFunnel(params, deps.caps);
-  notes.push(...funnel.notes);
-  const hash = paramsHash(input);
+  const { params, k } = plan;
+  const notes: string[] = [...plan.notes];
+  const reader = readOncePerQuery(deps.texts);
+  const hash = paramsHash(params);
   const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
   if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
   const view = resolveView(deps, params, cursor?.version);
@@ -115,7 +99,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
   const unit = unitOut === 'document' ? 'document' : 'chunk';
   const mode = params.mode ?? deps.defaultMode;
   const text = contentText(params.query);
-  const filter = params.filter ? compileFilter(validateFilter(params.filter, deps.caps.filter), deps.fields) : undefined;
+  const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
   const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;
 
   ctx.onStage?.('recall', 0);
@@ -124,7 +108,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     text,
     mode,
     unit,
-    depth: funnel.candidateK,
+    depth: plan.candidateK,
     accept: filter && ((doc) => filter(doc.meta)),
     exclude: session?.exclude ?? new Set(),
     fusion: params.fusion,
@@ -137,11 +121,11 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
   if (params.recency) applyRecency(list, params.recency.field, params.recency.halfLifeDays, rec.floor, notes);
 
   let reranked = 0;
-  const reranker = params.rerank ? pickReranker(deps.rerankers ?? [], params.rerank) : undefined;
-  if (params.rerank && funnel.topN !== undefined && reranker) {
+  if (plan.rerank) {
+    const { reranker, topN } = plan.rerank;
     ctx.onStage?.('rerank', 0.5);
-    const pool = list.slice(0, funnel.topN);
-    const texts = await loadTexts(deps.texts, pool, 'chunk');
+    const pool = list.slice(0, topN);
+    const texts = await loadTexts(reader, pool, 'chunk');
     checkAborted(signal);
     const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
     const scores = await reranker.score(text, passages, signal);
@@ -153,7 +137,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     pool.sort(compareCandidates);
     if (params.recency) applyRecency(pool, params.recency.field, params.recency.halfLifeDays, undefined, notes);
     reranked = pool.length;
-    list = pool.length < funnel.k ? [...pool, ...list.slice(pool.length, funnel.k)] : pool;
+    list = pool.length < k ? [...pool, ...list.slice(pool.length, k)] : pool;
   }
   if (params.minScore !== undefined) list = list.filter((c) => c.score >= params.minScore!);
 
@@ -166,7 +150,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     if (model && vecs.every((v) => v !== undefined)) {
       sim = (i, j) => cosine(vecs[i]!, vecs[j]!);
     } else {
-      const texts = await loadTexts(deps.texts, pool, 'chunk');
+      const texts = await loadTexts(reader, pool, 'chunk');
       const sets = texts.map((t) => new Set(deps.analyzer.indexTerms(t)));
       sim = (i, j) => jaccard(sets[i], sets[j]);
     }
@@ -177,7 +161,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
 
   ctx.onStage?.('pack', 0.9);
   const offset = cursor?.offset ?? 0;
-  let page = list.slice(offset, offset + funnel.k);
+  let page = list.slice(offset, offset + k);
   let tokens: number | undefined;
   if (params.tokenBudget !== undefined) {
     const packed = packBudget(page, unit, params.tokenBudget);
@@ -193,7 +177,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
 
   const hits: Hit[] = page.map((c) => toHit(c, unit, unitOut));
   if (params.includeText !== false && page.length > 0) {
-    const texts = await loadTexts(deps.texts, page, unit);
+    const texts = await loadTexts(reader, page, unit);
     hits.forEach((h, i) => (h.text = texts[i]));
   }
   if (params.includeVectors && deps.embedder) {

@@ -57,15 +57,28 @@ export function browserCoordination(name = 'rcp-engine'): Coordination | undefin
   };
 }
 
+/** A hub's member factory; `delivered()` settles once every announcement made so far has reached its listeners. */
+export type CoordinationHub = (() => Coordination) & { delivered(): Promise<void> };
+
 /**
  * An in-process hub with the browser semantics (FIFO locks, asynchronous delivery to every member
  * but the sender), for several engines in one process: tests and Node tools. Each call of the
  * returned function makes one member.
  */
-export function createCoordinationHub(): () => Coordination {
+export function createCoordinationHub(): CoordinationHub {
   const tails = new Map<string, Promise<unknown>>();
   const members = new Set<Set<(version: number) => void>>();
-  return () => {
+  let inFlight = 0;
+  const idle: (() => void)[] = [];
+  const deliver = (member: Set<(version: number) => void>, version: number): void => {
+    const listeners = [...member]; // those subscribed when it was announced
+    inFlight++;
+    setTimeout(() => {
+      for (const l of listeners) l(version);
+      if (--inFlight === 0) idle.splice(0).forEach((ok) => ok());
+    }, 0);
+  };
+  const member = (): Coordination => {
     const mine = new Set<(version: number) => void>();
     members.add(mine);
     return {
@@ -78,7 +91,7 @@ export function createCoordinationHub(): () => Coordination {
         return run;
       },
       announce(version) {
-        for (const m of members) if (m !== mine) for (const l of m) setTimeout(l, 0, version);
+        for (const m of members) if (m !== mine) deliver(m, version);
       },
       subscribe(listener) {
         mine.add(listener);
@@ -86,4 +99,7 @@ export function createCoordinationHub(): () => Coordination {
       },
     };
   };
+  return Object.assign(member, {
+    delivered: (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise<void>((ok) => idle.push(ok))),
+  });
 }

@@ -57,6 +57,7 @@ export class IndexState {
     return this._docs;
   }
 
+  /** True once another engine announced a commit this state has not loaded (cleared by a reload). */
   get needsRefresh(): boolean {
     return this.stale;
   }
@@ -83,19 +84,6 @@ export class IndexState {
   async load(): Promise<string[]> {
     const loaded = await this.opts.store.load();
     return loaded ? this.install(loaded, false) : [];
-  }
-
-  /**
-   * Whether the store is still at this state's version, i.e. no other engine committed since (a
-   * commit is announced, but the announcement may not have arrived yet). If it moved, the state
-   * is marked stale so the next use reloads.
-   */
-  async storeUnchanged(): Promise<boolean> {
-    if (this.stale) return false;
-    const stored = await this.opts.store.readManifest();
-    if ((stored?.version ?? 0) === this._manifest.version) return true;
-    this.stale = true;
-    return false;
   }
 
   /** Reload at the next use: another engine wrote, or an unpinned query saw a newer commit. */

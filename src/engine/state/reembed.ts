@@ -9,7 +9,7 @@ import type { Change, Embedder, IndexStore, Manifest, SegmentRecord } from '../c
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
 import { makeView, type IndexView, type LiveSegment } from '../index/view.ts';
-import { liveSegment } from '../index/write-plan.ts';
+import { liveSegment } from '../index/view.ts';
 
 /** Live chunks whose texts are read (and embedded) together, bounding memory on large segments. */
 const SLICE = 512;

@@ -6,8 +6,11 @@
  * Only a document's live version is served from memory; any other version (a pinned snapshot
  * after an upsert, a deleted document) is read from the store as before, so what a pinned query
  * gets (its text, or -32010 once it is gone) does not depend on what happens to be cached. When
- * other engines (tabs) share the store, `fresh()` first confirms that none of them has committed
- * since this engine's state: otherwise the store is read, which reveals their writes.
+ * other engines (tabs) share the store, `fresh()` says whether one of them announced a commit this
+ * engine has not caught up with: then the store is read, which reveals their writes. `fresh()` is
+ * synchronous (the commit announcements, no IndexedDB read per hit); between another tab's commit
+ * and the arrival of its announcement a cached text may still be served — the same window in
+ * which this engine's in-memory index, and so the hit list itself, has not seen that commit yet.
  */
 import type { IndexStore, StoredDocument } from '../contracts.ts';
 
@@ -24,19 +27,20 @@ export class TextCache implements DocumentReader {
 
   /**
    * `liveVersion(id)`: the version of the live document with that id in this engine, or undefined.
-   * `fresh()`: whether the store is still at this engine's version (absent: this engine is its only writer).
+   * `fresh()`: false once another engine announced a commit this one has not loaded (absent: this
+   * engine is the store's only writer).
    */
   constructor(
     private readonly store: DocumentReader,
     private readonly liveVersion: (id: string) => number | undefined,
-    private readonly fresh?: () => Promise<boolean>,
+    private readonly fresh?: () => boolean,
     private readonly maxChars = TEXT_CACHE_CHARS,
   ) {}
 
   async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
     const generation = this.generation;
-    const usable = this.docs.size > 0 && ids.some((id) => this.docs.has(id)) && (!this.fresh || (await this.fresh()));
-    const out: (StoredDocument | undefined)[] = ids.map((id) => (usable && generation === this.generation ? this.hit(id) : undefined));
+    const usable = this.docs.size > 0 && (!this.fresh || this.fresh());
+    const out: (StoredDocument | undefined)[] = ids.map((id) => (usable ? this.hit(id) : undefined));
     const missing = ids.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out;
     const read = await this.store.getDocuments(missing);
@@ -83,4 +87,22 @@ export class TextCache implements DocumentReader {
     this.docs.delete(id);
     this.chars -= doc.text.length;
   }
+}
+
+/**
+ * A reader for one query: each document is read (from the cache or the store) at most once, so
+ * the rerank pool, the similarity fallback of MMR and the page share one read.
+ */
+export function readOncePerQuery(reader: DocumentReader): DocumentReader {
+  const seen = new Map<string, Promise<StoredDocument | undefined>>();
+  return {
+    getDocuments(ids) {
+      const missing = [...new Set(ids.filter((id) => !seen.has(id)))];
+      if (missing.length > 0) {
+        const read = reader.getDocuments(missing);
+        missing.forEach((id, i) => seen.set(id, read.then((docs) => docs[i])));
+      }
+      return Promise.all(ids.map((id) => seen.get(id)!));
+    },
+  };
 }

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { build } from 'vite';
+import { STORE_CONTRACT } from '../test/support/store-contract.ts';
+
+/**
+ * The IndexStore contract that test/storage/store-contract.test.ts runs against the memory store
+ * and fake-indexeddb, here against real Chromium IndexedDB: the cases are bundled into the page.
+ */
+let bundle = '';
+
+// The app's CSP rightly refuses inline scripts; this spec injects its own bundled test code.
+test.use({ bypassCSP: true });
+
+test.beforeAll(async () => {
+  const entry = fileURLToPath(new URL('./support/store-contract-entry.ts', import.meta.url));
+  const out = await build({
+    configFile: false,
+    logLevel: 'silent',
+    build: { write: false, minify: false, lib: { entry, formats: ['iife'], name: 'storeContractBundle', fileName: 'contract' } },
+  });
+  const outputs = (Array.isArray(out) ? out : [out]) as { output: { type: string; code?: string }[] }[];
+  bundle = outputs.flatMap((o) => o.output).find((f) => f.type === 'chunk')!.code!;
+});
+
+test.describe('IndexStore contract: IndexedDB store in Chromium', () => {
+  STORE_CONTRACT.forEach((c, i) => {
+    test(c.name, async ({ page }) => {
+      await page.goto('/bridge.html');
+      await page.addScriptTag({ content: bundle });
+      const error = await page.evaluate(async (index) => {
+        const api = (window as unknown as { storeContract: { run(i: number): Promise<void> } }).storeContract;
+        try {
+          await api.run(index);
+          return undefined;
+        } catch (e) {
+          return String(e);
+        }
+      }, i);
+      expect(error).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * Control-plane shapes between page and worker (carried by comlink, never RCP frames): the
+ * worker's status and the bridge page's relay. Types only; the port-carrying `ControlApi` is in
+ * src/transport/control.ts.
+ */
+
+/** What the page and status displays see of the models. */
+export interface ModelStatus {
+  name: string;
+  identity: string;
+  state: 'loading' | 'ready' | 'failed';
+  device?: string;
+  /** 0..1 while files load. */
+  progress?: number;
+  error?: string;
+  /** Load time of the embedder (files + session + warm-up inference), once ready. */
+  loadMs?: number;
+  /** The cross-encoder, when one is configured and loaded. */
+  crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
+}
+
+export interface WorkerStatus {
+  /** The engine opened its storage and can serve requests. */
+  ready: boolean;
+  /** Why the engine could not open, if it could not. */
+  error?: string;
+  /** Sessions whose port is open (closed ports are noticed where the browser reports it). */
+  sessions: number;
+  documents: number;
+  chunks: number;
+  indexVersion?: string;
+  /** Dense model state, when a model is configured. */
+  model?: ModelStatus;
+}
+
+/** What bridge.html exposes to the stdio/HTTP bridges: raw session ports, frames relayed untouched. */
+export interface RcpBridge {
+  open(): Promise<number>;
+  send(sid: number, frame: string): void;
+  close(sid: number): void;
+}

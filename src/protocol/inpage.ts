@@ -1,0 +1,37 @@
+/**
+ * Wire shapes of this engine's vendor extension `x-inpage` (§6.2): results of
+ * `x-inpage/documents`, `x-inpage/document` and `x-inpage/clear`. Types only: the engine produces
+ * them, the server sends them as they are, the client reads them.
+ */
+
+/** A document as listed: no text, only what the engine keeps in memory. */
+export interface InpageDocumentSummary {
+  id: string;
+  /** `meta.title` when it is a string. */
+  title?: string;
+  meta: Record<string, unknown>;
+  /** Number of chunks. */
+  chunks: number;
+  /** Length of the document text in UTF-16 code units. */
+  chars: number;
+}
+
+/** `x-inpage/documents`: a page of summaries sorted by id. */
+export interface InpageDocumentsResult {
+  documents: InpageDocumentSummary[];
+  /** Live documents in the index. */
+  total: number;
+}
+
+/** `x-inpage/document`: one document with its full text and the `[start, end)` range of each chunk, in chunk order. */
+export interface InpageDocument {
+  id: string;
+  text: string;
+  meta: Record<string, unknown>;
+  chunks: { index: number; start: number; end: number }[];
+}
+
+/** `x-inpage/clear`: how many documents were removed (acknowledged once the clear is durable). */
+export interface InpageClearResult {
+  deleted: number;
+}

@@ -1,0 +1,32 @@
+import type { IndexStore, LoadedIndex } from '../engine/contracts.ts';
+import type { Coordination } from '../engine/state/coordination.ts';
+
+/** An IndexStore whose first `load()` is already under way. */
+export interface ReadAheadStore extends IndexStore {
+  /** Settles (never rejects) when the read started ahead of time has finished. */
+  readonly firstRead: Promise<void>;
+}
+
+/**
+ * Starts reading the index at once, so a cold start reads IndexedDB while the models' folder is
+ * still being resolved; the engine's first `load()` takes that read. With other engines sharing
+ * the store, the read is discarded (and `load()` reads again) when one of them announced a commit
+ * after it started; later calls always read the store.
+ */
+export function readAhead(store: IndexStore, coordination?: Coordination): ReadAheadStore {
+  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load();
+  const unsubscribe = coordination?.subscribe(() => {
+    ahead = undefined;
+  });
+  const firstRead = ahead.then(() => undefined, () => undefined);
+  return {
+    ...store,
+    firstRead,
+    load() {
+      const taken = ahead;
+      ahead = undefined;
+      unsubscribe?.();
+      return taken ?? store.load();
+    },
+  };
+}

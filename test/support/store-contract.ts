@@ -1,0 +1,135 @@
+/**
+ * The IndexStore contract (src/engine/contracts.ts), as plain async cases with no test framework,
+ * so the same cases run under vitest (memory store, fake-indexeddb: test/storage/store-contract.test.ts)
+ * and in real Chromium (e2e/store-contract.spec.ts). Each case gets a fresh, empty store.
+ */
+import type { Change, IndexStore, Manifest, SegmentRecord } from '../../src/engine/contracts.ts';
+
+export interface ContractCase {
+  name: string;
+  run(fresh: () => Promise<IndexStore>): Promise<void>;
+}
+
+function check(ok: boolean, what: string): void {
+  if (!ok) throw new Error(`IndexStore contract: ${what}`);
+}
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+const manifest = (version: number, segmentIds: number[], extra: Partial<Manifest> = {}): Manifest => ({
+  version, nextChunkKey: 10, nextSegmentId: 10, segmentIds, tombstones: [], ...extra,
+});
+const segment = (id: number, keys: number[], withVectors = false): SegmentRecord => ({
+  id,
+  chunkKeys: Uint32Array.from(keys),
+  lexical: { terms: ['whale'], postings: new Float32Array([1, 2]) },
+  ...(withVectors ? { dense: { identity: 'm', dimension: 2, vectors: new Float32Array(keys.length * 2).fill(0.5) } } : {}),
+});
+const change = (m: Manifest, parts: Partial<Change> = {}): Change => ({
+  putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [], putSegments: [], deleteSegmentIds: [], manifest: m, ...parts,
+});
+const first = (): Change =>
+  change(manifest(1, [1]), {
+    putDocuments: [
+      { id: 'a', text: 'alpha whale', meta: { year: 1851 }, chunkKeys: [0], version: 1 },
+      { id: 'b', text: 'beta', meta: {}, chunkKeys: [1], version: 1 },
+    ],
+    putChunks: [
+      { key: 0, docId: 'a', index: 0, start: 0, end: 11 },
+      { key: 1, docId: 'b', index: 0, start: 0, end: 4, context: 'B' },
+    ],
+    putSegments: [segment(1, [0, 1], true)],
+    idempotency: { key: 'req-1', result: { ids: ['a', 'b'] } },
+  });
+
+export const STORE_CONTRACT: readonly ContractCase[] = [
+  {
+    name: 'an empty store loads nothing',
+    async run(fresh) {
+      const s = await fresh();
+      check((await s.load()) === undefined, 'load() of an empty store is undefined');
+      check((await s.readManifest()) === undefined, 'readManifest() of an empty store is undefined');
+      check(same(await s.getDocuments(['x']), [undefined]) || (await s.getDocuments(['x']))[0] === undefined, 'a missing document is undefined');
+      check((await s.getIdempotent('k')) === undefined, 'a missing idempotency key is undefined');
+    },
+  },
+  {
+    name: 'a commit is read back: manifest, segments with typed arrays, document meta without text, documents, chunks',
+    async run(fresh) {
+      const s = await fresh();
+      await s.commit(first());
+      const loaded = await s.load();
+      check(loaded !== undefined && loaded.manifest.version === 1, 'load() returns the committed manifest');
+      check(same((await s.readManifest())?.segmentIds, [1]), 'readManifest() returns the committed manifest');
+      const seg = loaded!.segments[0];
+      check(loaded!.segments.length === 1 && seg.chunkKeys instanceof Uint32Array && seg.dense?.vectors instanceof Float32Array, 'segments keep their typed arrays');
+      check(same(Array.from(seg.chunkKeys), [0, 1]), 'segment chunk keys round-trip');
+      const docs = [...loaded!.documents].sort((x, y) => (x.id < y.id ? -1 : 1));
+      check(same(docs, [
+        { id: 'a', meta: { year: 1851 }, chunkKeys: [0], version: 1 },
+        { id: 'b', meta: {}, chunkKeys: [1], version: 1 },
+      ]), 'load() lists document meta, chunk keys and version');
+      check(docs.every((d) => !('text' in d)), 'load() reads no document text');
+      const [b, missing, a] = await s.getDocuments(['b', 'zz', 'a']);
+      check(a?.text === 'alpha whale' && b?.text === 'beta' && missing === undefined, 'getDocuments() answers in the order asked, undefined when absent');
+      const chunks = await s.getChunks([1, 0, 99]);
+      check(chunks[0]?.context === 'B' && chunks[1]?.end === 11 && chunks[2] === undefined, 'getChunks() answers in the order asked');
+      check(same(await s.getIdempotent('req-1'), { ids: ['a', 'b'] }), 'the idempotency result is kept');
+    },
+  },
+  {
+    name: 'load() returns exactly the segments the manifest lists',
+    async run(fresh) {
+      const s = await fresh();
+      await s.commit(first());
+      await s.commit(change(manifest(2, [2]), { putSegments: [segment(2, [0]), segment(3, [1])], deleteSegmentIds: [1] }));
+      const ids = (await s.load())!.segments.map((x) => x.id).sort();
+      check(same(ids, [2]), `segments ${JSON.stringify(ids)} instead of [2] (only the listed ones)`);
+    },
+  },
+  {
+    name: 'deletes and upserts apply with the commit',
+    async run(fresh) {
+      const s = await fresh();
+      await s.commit(first());
+      await s.commit(change(manifest(2, [1], { tombstones: [1] }), {
+        deleteDocumentIds: ['b'], deleteChunkKeys: [1],
+        putDocuments: [{ id: 'a', text: 'alpha rewritten', meta: { year: 1900 }, chunkKeys: [0], version: 2 }],
+      }));
+      const loaded = await s.load();
+      check(same(loaded!.documents.map((d) => d.id), ['a']) && loaded!.documents[0].version === 2, 'the deleted document is gone, the upsert is current');
+      check((await s.getDocuments(['a']))[0]?.text === 'alpha rewritten', 'the upserted text is read');
+      check((await s.getChunks([1]))[0] === undefined, 'a deleted chunk is gone');
+      check(same(loaded!.manifest.tombstones, [1]), 'tombstones round-trip');
+    },
+  },
+  {
+    name: 'returned values are copies: mutating them changes nothing stored',
+    async run(fresh) {
+      const s = await fresh();
+      const c = first();
+      await s.commit(c);
+      c.putDocuments[0].meta.year = 0; // the caller's object after commit
+      const [doc] = await s.getDocuments(['a']);
+      doc!.text = 'changed';
+      (await s.load())!.manifest.segmentIds.push(99);
+      check((await s.getDocuments(['a']))[0]?.text === 'alpha whale', 'a returned document is a copy');
+      check(same((await s.load())!.documents.find((d) => d.id === 'a')!.meta, { year: 1851 }), 'a committed change is a copy');
+      check(same((await s.readManifest())!.segmentIds, [1]), 'a returned manifest is a copy');
+    },
+  },
+  {
+    name: 'clear(next) removes everything and installs the next manifest in one step',
+    async run(fresh) {
+      const s = await fresh();
+      await s.commit(first());
+      await s.clear(manifest(5, [], { clearedAt: 5 }));
+      const loaded = await s.load();
+      check(loaded?.manifest.version === 5 && loaded.manifest.clearedAt === 5, 'the next manifest is current');
+      check(loaded!.segments.length === 0 && loaded!.documents.length === 0, 'no segment or document survives');
+      check((await s.getDocuments(['a']))[0] === undefined && (await s.getChunks([0]))[0] === undefined, 'texts and chunks are gone');
+      check((await s.getIdempotent('req-1')) === undefined, 'idempotency results are gone');
+      await s.clear();
+      check((await s.load()) === undefined, 'clear() without a manifest leaves an empty store');
+    },
+  },
+];
