@@ -81,7 +81,7 @@ async function start(): Promise<Runtime> {
       log: { levels: [...LOG_LEVELS] },
       ...INPAGE_CAPABILITIES,
     },
-    extraHandlers: models ? createModelHandlers(() => models.loaded(), models.rerankers()) : undefined,
+    extraHandlers: models ? createModelHandlers(() => models.encoder(), models.rerankers()) : undefined,
     subscribe: models ? (listener) => models.subscribe(listener) : undefined,
     mapError,
   });

@@ -1,5 +1,6 @@
 import type { Embedder, Reranker } from '../engine/contracts.ts';
-import { backendUnavailable } from '../protocol/errors.ts';
+import { backendUnavailable, invalidParams } from '../protocol/errors.ts';
+import { catalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
@@ -93,6 +94,7 @@ export class ModelRuntime {
       identity: this.identity,
       dimension,
       normalized: this.normalized,
+      minSimilarity: catalogEntry(folder.name)?.minSimilarity,
       embed: (texts, kind, signal) => this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
     this.reranker = new ColbertReranker(this.identity, () => this.loaded());
@@ -190,6 +192,23 @@ export class ModelRuntime {
     }
     runtime = new ModelRuntime(config, folder, dimension, loading, loadTwice, crossEncoder, status, history);
     return runtime;
+  }
+
+  /**
+   * The encoder behind the RCP `embed` and `embed/multi` methods. `embed` refuses (-32602, naming
+   * the input) a text the model cannot represent, whose vector would be all zeros: a zero vector
+   * is not the unit vector `embed.normalized: true` promises, and no direction to compare.
+   */
+  async encoder(): Promise<TransformersEmbedder> {
+    const model = await this.loaded();
+    return Object.assign(Object.create(model) as TransformersEmbedder, {
+      embed: async (texts: string[], kind: 'query' | 'document', signal?: AbortSignal) => {
+        const vectors = await model.embed(texts, kind, signal);
+        const zero = vectors.findIndex((v) => !v.some((x) => x !== 0));
+        if (zero >= 0) throw invalidParams(`inputs[${zero}]`, 'no part of this text is in the model\'s vocabulary, so it has no embedding');
+        return vectors;
+      },
+    });
   }
 
   /** Rerankers in preference order (the first is the default `rerank.method`): cross-encoder when loaded, then colbert. */
