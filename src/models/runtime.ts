@@ -4,7 +4,7 @@ import { catalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
-import { loadEmbedder, type TransformersEmbedder } from './embedder.ts';
+import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
@@ -22,6 +22,8 @@ export interface ModelStatus {
   error?: string;
   /** Load time of the embedder (files + session + warm-up inference), once ready. */
   loadMs?: number;
+  /** WASM inference threads (more than 1 only when the page is cross-origin isolated). */
+  threads?: number;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }
@@ -147,8 +149,10 @@ export class ModelRuntime {
       return loadEmbedder({ ...embedderSettings, onProgress }, folder).then(
         (model) => {
           const loadMs = Math.round(performance.now() - t0);
-          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs });
-          emit('info', `model ${folder.name} ready on ${model.device} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs });
+          const threads = model.device === 'wasm' ? wasmThreads() : undefined;
+          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs, threads });
+          const on = threads ? `${model.device} (${threads} thread${threads > 1 ? 's' : ''})` : model.device;
+          emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs, threads });
           return model;
         },
         (e: unknown) => {
