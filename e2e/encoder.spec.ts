@@ -14,7 +14,7 @@ import { call, logsOf, openTab } from './support/rcp-page.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST_MODELS = join(ROOT, 'dist', 'models');
-const MODEL = 'all-MiniLM-L6-v2';
+const MODEL = 'minilm-l6-v2';
 const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 const built = existsSync(join(DIST_MODELS, MODEL, 'onnx', 'model_quantized.onnx'));
 

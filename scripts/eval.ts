@@ -57,18 +57,21 @@ function parseArgs(argv: string[]): Args {
 /** Every mode, and hybrid with each fusion at its default parameters. */
 const DEFAULT_GRID = 'sparse,dense,hybrid:rrf,hybrid:weighted,hybrid:convex';
 
-/** One retrieval configuration of a grid: `mode[:fusion[:w]]`. */
+/** One retrieval configuration of a grid: `mode[:fusion[:w[:floor]]]` (empty parts keep defaults, e.g. `dense::`+`:0.3`). */
 interface RunConfig {
   label: string;
   mode: Args['mode'];
   fusion?: 'rrf' | 'weighted' | 'convex';
   weight?: number;
+  /** The embedder's similarity floor for this configuration (else --floor, else the model's). */
+  floor?: number;
 }
 
 function parseConfigs(list: string): RunConfig[] {
   return list.split(',').filter(Boolean).map((label) => {
-    const [mode, fusion, w] = label.split(':');
-    return { label, mode: mode as Args['mode'], fusion: fusion as RunConfig['fusion'], weight: w === undefined ? undefined : Number(w) };
+    const [mode, fusion, w, floor] = label.split(':');
+    const num = (x: string | undefined) => (x === undefined || x === '' ? undefined : Number(x));
+    return { label, mode: mode as Args['mode'], fusion: (fusion || undefined) as RunConfig['fusion'], weight: num(w), floor: num(floor) };
   });
 }
 
@@ -154,7 +157,9 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
   );
   const indexMs = performance.now() - t0;
   const out: Metrics[] = [];
+  const floor0 = embedder?.minSimilarity;
   for (const cfg of configs) {
+    if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
     const sums = [0, 0, 0];
     let n = 0;
     let qms = 0;

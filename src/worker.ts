@@ -58,6 +58,8 @@ async function start(): Promise<Runtime> {
     embedder: models?.embedder,
     reranker: models?.rerankers(),
     coordination: browserCoordination('rcp-engine'),
+    // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
+    embedInBackground: models?.catalog?.backgroundEmbedding === true,
   });
   lost = () => engine.invalidate();
   const runtime: Runtime = { engine, models, opened: Promise.resolve(), backend: undefined as unknown as Backend };
@@ -113,7 +115,7 @@ const control: ControlApi = {
   async status(): Promise<WorkerStatus> {
     const rt = await runtime;
     const ready = await Promise.race([rt.opened.then(() => true, () => false), new Promise<boolean>((ok) => setTimeout(ok, 0, false))]);
-    const stats = ready ? rt.engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
+    const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     return { ready, error: rt.openError, sessions: openPorts, ...stats, model: rt.models?.status() };
   },
 };

@@ -31,6 +31,8 @@ import { Sessions } from './query/dedup-sessions.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
+import { missingVectors } from './index/dense.ts';
+import { denseModel } from './query/recall.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
@@ -45,6 +47,7 @@ export class Engine {
   readonly fields: Readonly<Record<string, FilterFieldType>>;
   private readonly store: IndexStore;
   private readonly embedder?: Embedder;
+  private readonly embedInBackground: boolean;
   private readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
   private readonly contextWeight: number;
@@ -69,6 +72,7 @@ export class Engine {
   constructor(options: EngineOptions) {
     this.store = options.store;
     this.embedder = options.embedder;
+    this.embedInBackground = options.embedInBackground === true;
     this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
@@ -181,7 +185,7 @@ export class Engine {
       // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
-        embedder: this.embedder,
+        embedder: this.embedInBackground ? undefined : this.embedder,
         chunk: opts.chunk === true,
         contextual: opts.contextual === true,
         chunkSize: opts.chunkSize ?? this.chunkSize,
@@ -329,6 +333,11 @@ export class Engine {
     const e = this.embedder;
     if (e) caps.embed = { dimension: e.dimension, identity: e.identity, normalized: e.normalized, encodings: ['json', 'f32-base64'] };
     return caps;
+  }
+
+  /** Live chunks dense search cannot see yet (no vectors from the current embedder); 0 without one. */
+  pendingVectors(): number {
+    return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder)) : 0;
   }
 
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */

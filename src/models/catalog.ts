@@ -15,20 +15,27 @@ export interface CatalogEntry {
    * that leaves dense and hybrid nDCG@10 unchanged, so only hits no relevant document reaches are cut.
    */
   minSimilarity?: number;
+  /**
+   * Embed writes in the background (Engine `embedInBackground`): the model is too slow for a write
+   * to wait for its vectors (a 6-layer encoder embeds ≈ 10 passages/s on WASM on 2 cores).
+   */
+  backgroundEmbedding?: boolean;
   /** Macro nDCG@10 over cacm, npl and time (docs/models.md), per mode, at the default fusion. */
   quality?: { sparse: number; dense: number; hybrid: number };
 }
 
 export const MODEL_CATALOG: readonly CatalogEntry[] = Object.freeze([
   {
-    name: 'all-MiniLM-L6-v2',
-    label: 'MiniLM-L6 sentence encoder (6 layers, mean pooling)',
+    name: 'minilm-l6-v2',
+    label: 'all-MiniLM-L6-v2 sentence encoder (6 layers, mean pooling)',
     minSimilarity: 0.2,
+    backgroundEmbedding: true,
     quality: undefined,
   },
   {
     name: 'bge-small-en-v1.5',
     label: 'BGE small v1.5 (12 layers, [CLS] pooling, query instruction)',
+    backgroundEmbedding: true,
     quality: undefined,
   },
   {

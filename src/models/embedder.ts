@@ -17,15 +17,16 @@ import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from '
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { withPrefix, type EncoderRecipe } from './recipe.ts';
 import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
-import { SerialQueue } from '../util/serial-queue.ts';
+import { PriorityLock } from './priority-lock.ts';
 
 /** The warm-up inference's pooling (only its shape is used). */
 const POOLING = { pooling: 'mean', normalize: true } as const;
 
-/** A loaded model. Calls are serialised: one inference at a time per instance. */
+/** A loaded model. One inference at a time per instance, query batches first. */
 export class TransformersEmbedder implements Embedder {
   readonly normalized = true;
-  private readonly calls = new SerialQueue();
+  /** One inference at a time; query batches before waiting document batches. */
+  private readonly lock = new PriorityLock();
 
   private constructor(
     /** §15.7 identity, see `resolveModelFolder`. */
@@ -91,20 +92,19 @@ export class TransformersEmbedder implements Embedder {
    * known word) gives the zero vector, which dense search never matches. Texts are embedded in
    * batches of similar length (sorted by length, order restored), so a batch pads little.
    */
-  embed(texts: string[], kind: 'query' | 'document' = 'document', signal?: AbortSignal): Promise<Float32Array[]> {
-    return this.calls.run(async () => {
-      const inputs = withPrefix(this.recipe, texts, kind).map(nonEmpty);
-      const order = lengthOrder(inputs);
-      const out = new Array<Float32Array>(inputs.length);
-      for (let at = 0; at < order.length; at += this.batchSize) {
-        signal?.throwIfAborted();
-        const ids = order.slice(at, at + this.batchSize);
-        const vectors = await this.embedBatch(ids.map((i) => inputs[i]));
-        ids.forEach((i, j) => (out[i] = vectors[j]));
-      }
+  async embed(texts: string[], kind: 'query' | 'document' = 'document', signal?: AbortSignal): Promise<Float32Array[]> {
+    const inputs = withPrefix(this.recipe, texts, kind).map(nonEmpty);
+    const order = lengthOrder(inputs);
+    const out = new Array<Float32Array>(inputs.length);
+    // Each batch takes the lock on its own, so a query can run between two document batches.
+    for (let at = 0; at < order.length; at += this.batchSize) {
       signal?.throwIfAborted();
-      return out;
-    });
+      const ids = order.slice(at, at + this.batchSize);
+      const vectors = await this.lock.run(kind === 'query', () => this.embedBatch(ids.map((i) => inputs[i])));
+      ids.forEach((i, j) => (out[i] = vectors[j]));
+    }
+    signal?.throwIfAborted();
+    return out;
   }
 
   /** Pooling in one typed-array pass when the model outputs float32 (the pipeline's own pooling otherwise, e.g. fp16). */
@@ -134,7 +134,7 @@ export class TransformersEmbedder implements Embedder {
    * carry no signal. Rows are L2-normalised, so MaxSim with dot = cosine.
    */
   tokenVectors(texts: string[], signal?: AbortSignal): Promise<TokenMatrix[]> {
-    return this.calls.run(async () => {
+    return this.lock.run(true, async () => {
       const out: TokenMatrix[] = [];
       for (let at = 0; at < texts.length; at += this.batchSize) {
         signal?.throwIfAborted();
@@ -150,7 +150,7 @@ export class TransformersEmbedder implements Embedder {
 
   /** Releases the inference session. The instance must not be used afterwards. */
   async dispose(): Promise<void> {
-    await this.calls.idle();
+    await this.lock.idle();
     await this.extractor.dispose();
   }
 }

@@ -1,6 +1,6 @@
 import type { Embedder, Reranker } from '../engine/contracts.ts';
 import { backendUnavailable, invalidParams } from '../protocol/errors.ts';
-import { catalogEntry } from './catalog.ts';
+import { catalogEntry, type CatalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
@@ -63,6 +63,8 @@ export class ModelRuntime {
   /** MaxSim over the embedder's token vectors (§7.6 `colbert`). */
   readonly reranker: ColbertReranker;
   readonly crossEncoder?: CrossEncoderReranker;
+  /** What the project measured about this model (catalog.ts), when it is a built-in one. */
+  readonly catalog?: CatalogEntry;
   private loading: Promise<TransformersEmbedder>;
   /** Starts a fresh load (the first one is started by `open`). */
   private readonly load: () => Promise<TransformersEmbedder>;
@@ -92,11 +94,12 @@ export class ModelRuntime {
     this.crossEncoder = crossEncoder;
     this.statusNow = status;
     this.history = history;
+    this.catalog = catalogEntry(folder.name);
     this.embedder = {
       identity: this.identity,
       dimension,
       normalized: this.normalized,
-      minSimilarity: catalogEntry(folder.name)?.minSimilarity,
+      minSimilarity: this.catalog?.minSimilarity,
       embed: (texts, kind, signal) => this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
     this.reranker = new ColbertReranker(this.identity, () => this.loaded());

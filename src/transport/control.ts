@@ -14,6 +14,8 @@ export interface WorkerStatus {
   documents: number;
   chunks: number;
   indexVersion?: string;
+  /** Live chunks not yet embedded by the current model (background embedding or re-embedding after a switch). */
+  pendingVectors?: number;
   /** Dense model state, when a model is configured. */
   model?: ModelStatus;
 }
