@@ -84,7 +84,9 @@ for (const dtype of ['q8', 'fp32'] as const) {
     expect(res.error).toBeUndefined();
     const vectors = res.result.vectors as number[][];
     const worst = Math.min(...vectors.map((v, i) => cos(v, expected[i])));
-    expect(worst).toBeGreaterThan(0.999);
+    // Same ONNX file: fp32 agrees to rounding; q8's run-time activation quantisation (DynamicQuantizeLinear
+    // + MatMulInteger) rounds differently in onnxruntime-web and -node, so q8 gets the issue's q8 bar.
+    expect(worst).toBeGreaterThan(dtype === 'fp32' ? 0.9999 : 0.99);
 
     const q = (await page.evaluate(async (query) => {
       const w = window as unknown as { rcp(m: string, p: unknown): Promise<unknown> };

@@ -6,7 +6,10 @@
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
 import { Engine } from './engine/engine.ts';
+import { availableModels } from './models/available.ts';
+import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
 import { ModelRuntime } from './models/runtime.ts';
+import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { Capabilities } from './protocol/types.ts';
 import type { Backend } from './server/backend.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
@@ -49,7 +52,7 @@ function modelCapabilities(models: ModelRuntime): Capabilities {
 
 async function start(): Promise<Runtime> {
   let indexOpened: (v?: unknown) => void = () => undefined;
-  const models = await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)) });
+  const models = await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)), choice: await readModelChoice() });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   let lost = (): void => undefined;
@@ -117,6 +120,14 @@ const control: ControlApi = {
     const ready = await Promise.race([rt.opened.then(() => true, () => false), new Promise<boolean>((ok) => setTimeout(ok, 0, false))]);
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     return { ready, error: rt.openError, sessions: openPorts, ...stats, model: rt.models?.status() };
+  },
+  async models() {
+    const rt = await runtime;
+    return { current: rt.models?.folder.name, available: await availableModels(DEFAULT_MODEL_BASE, rt.models?.config.dtype ?? 'q8') };
+  },
+  async chooseModel(embedder) {
+    // Takes effect when the worker restarts (the page reloads): capabilities never change under a session (§13).
+    await writeModelChoice(embedder === undefined ? undefined : { embedder });
   },
 };
 

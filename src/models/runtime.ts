@@ -8,7 +8,7 @@ import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
-import { DEFAULT_MODEL_BASE, type EmbedderSettings } from './settings.ts';
+import { DEFAULT_MODEL_BASE, type EmbedDtype, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
 
 /** What the page and status displays see of the models. */
@@ -33,6 +33,8 @@ export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: 
 export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
   /** The models config; read from `<modelBase>config.json` when absent. */
   config?: ModelConfig;
+  /** The person's pick (model-choice.ts), applied over the config's `embedder` (and `dtype`). */
+  choice?: { embedder: string; dtype?: EmbedDtype };
   /**
    * The embedder's weights start loading once this settles (default: at once). The worker passes
    * "the index has opened" so a cold start's first sparse answer does not compete with the model.
@@ -123,7 +125,8 @@ export class ModelRuntime {
 
     const read = options.config ? { config: options.config, warnings: [] } : await readModelConfig(base, support.node);
     for (const w of read.warnings) emit('warning', w);
-    const { config } = read;
+    const config = options.choice ? { ...read.config, ...options.choice } : read.config;
+    if (options.choice) emit('info', `model ${options.choice.embedder} chosen in this browser (over /models/config.json's ${read.config.embedder})`);
     const settings: Partial<EmbedderSettings> = {
       ...options,
       modelBase: base,
@@ -144,7 +147,7 @@ export class ModelRuntime {
 
     const status: ModelStatus = { name: folder.name, identity: folder.identity, state: 'loading', progress: 0 };
     const setStatus = (s: Partial<ModelStatus>) => Object.assign(status, s); // the runtime's statusNow is this object
-    const { loadAfter: _gate, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown };
+    const { loadAfter: _gate, choice: _choice, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown; choice?: unknown };
     const load = (): Promise<TransformersEmbedder> => {
       const t0 = performance.now();
       setStatus({ state: 'loading', progress: 0, error: undefined });
