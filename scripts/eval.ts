@@ -6,6 +6,14 @@
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
+ *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
+ *                  [--grid [CONFIGS]] [--no-cache]
+ *
+ * --grid indexes each collection once and runs every configuration of CONFIGS (comma-separated
+ * `mode[:fusion[:w]]`, default: sparse, dense, and hybrid with rrf, weighted and convex at their
+ * defaults) over it. Document vectors are cached by model identity and text in
+ * .cache/eval-vectors/ (a 6-layer encoder takes minutes per collection on 2 cores); --no-cache
+ * turns that off. --floor sets the embedder's similarity floor (dense matches below it are dropped).
  *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
@@ -14,13 +22,15 @@
  * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
  * (built by `npm run models`); --dtype q8|fp32 picks its weights.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
+import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { retrieveInProcess } from '../src/server/front-door.ts';
 
@@ -39,10 +49,32 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) dirs.push(a);
-    else if (['--chunk', '--no-title', '--json'].includes(a)) flags.add(a.slice(2));
+    else if (['--chunk', '--no-title', '--json', '--no-cache'].includes(a)) flags.add(a.slice(2));
+    else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
     else opts[a.slice(2)] = argv[++i];
   }
   return { dirs, mode: (opts.mode as Args['mode']) ?? 'sparse', fusion: opts.fusion as Args['fusion'], opts, flags };
+}
+
+/** Every mode, and hybrid with each fusion at its default parameters. */
+const DEFAULT_GRID = 'sparse,dense,hybrid:rrf,hybrid:weighted,hybrid:convex';
+
+/** One retrieval configuration of a grid: `mode[:fusion[:w[:floor]]]` (empty parts keep defaults, e.g. `dense::`+`:0.3`). */
+interface RunConfig {
+  label: string;
+  mode: Args['mode'];
+  fusion?: 'rrf' | 'weighted' | 'convex';
+  weight?: number;
+  /** The embedder's similarity floor for this configuration (else --floor, else the model's). */
+  floor?: number;
+}
+
+function parseConfigs(list: string): RunConfig[] {
+  return list.split(',').filter(Boolean).map((label) => {
+    const [mode, fusion, w, floor] = label.split(':');
+    const num = (x: string | undefined) => (x === undefined || x === '' ? undefined : Number(x));
+    return { label, mode: mode as Args['mode'], fusion: (fusion || undefined) as RunConfig['fusion'], weight: num(w), floor: num(floor) };
+  });
 }
 
 const readJsonl = (path: string): Record<string, string>[] =>
@@ -82,8 +114,15 @@ function scoreRun(ranked: string[], rel: Map<string, number>): [number, number, 
   return [idcg > 0 ? dcg / idcg : 0, relevant ? found / relevant : 0, first >= 0 ? 1 / (first + 1) : 0];
 }
 
-/** Indexes one collection and evaluates it. */
+/** Indexes one collection and evaluates it with the command line's configuration. */
 export async function evaluate(dir: string, args: Args, embedder?: Embedder): Promise<Metrics> {
+  const w = args.opts['dense-weight'];
+  const [m] = await evaluateGrid(dir, args, [{ label: args.mode, mode: args.mode, fusion: args.fusion, weight: w === undefined ? undefined : Number(w) }], embedder);
+  return m;
+}
+
+/** Indexes one collection once and evaluates every configuration over it. */
+export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[], embedder?: Embedder): Promise<Metrics[]> {
   const o = args.opts;
   const options: EngineOptions = { store: new MemoryStore(), embedder, limits: { maxDocumentsPerAdd: 1_000_000 } };
   if (o.k1 || o.b) options.bm25 = { ...(o.k1 ? { k1: Number(o.k1) } : {}), ...(o.b ? { b: Number(o.b) } : {}) };
@@ -107,6 +146,7 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
     options.analyzer = { ...options.analyzer, stem: (w: string) => s.stem(w) };
   }
   if (o['title-weight']) options.contextWeight = Number(o['title-weight']);
+  if (o.rerank) options.reranker = await loadReranker(o.rerank, embedder);
   const engine = new Engine(options);
   await engine.open();
   const corpus = readJsonl(join(dir, 'corpus.jsonl'));
@@ -118,67 +158,169 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
     { contextual: true, chunk: args.flags.has('chunk') },
   );
   const indexMs = performance.now() - t0;
-  const sums = [0, 0, 0];
-  let n = 0;
-  let qms = 0;
-  for (const q of queries) {
-    const rel = qrels.get(String(q._id));
-    if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
-    const params: RetrieveParams = { query: q.text ?? '', k: 100, mode: args.mode, includeText: false };
-    if (args.fusion) params.fusion = { method: args.fusion };
-    if (params.fusion && o['dense-weight']) {
-      const w = Number(o['dense-weight']);
-      params.fusion = args.fusion === 'convex' ? { ...params.fusion, alpha: w } : { ...params.fusion, weights: { dense: w, sparse: 1 - w } };
+  const out: Metrics[] = [];
+  const floor0 = embedder?.minSimilarity;
+  for (const cfg of configs) {
+    if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
+    const sums = [0, 0, 0];
+    let n = 0;
+    let qms = 0;
+    for (const q of queries) {
+      const rel = qrels.get(String(q._id));
+      if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
+      const params: RetrieveParams = { query: q.text ?? '', k: 100, mode: cfg.mode, includeText: false };
+      if (cfg.fusion) params.fusion = { method: cfg.fusion };
+      if (params.fusion && cfg.weight !== undefined) {
+        const w = cfg.weight;
+        params.fusion = cfg.fusion === 'convex' ? { ...params.fusion, alpha: w } : { ...params.fusion, weights: { dense: w, sparse: 1 - w } };
+      }
+      if (o.rerank) params.rerank = { method: o.rerank as 'colbert' | 'cross-encoder', topN: Number(o['rerank-top'] ?? 30) };
+      if (o.unit) params.unit = o.unit as 'chunk' | 'document';
+      else if (args.flags.has('chunk')) params.unit = 'document';
+      const t = performance.now();
+      const res = await retrieveInProcess(engine, params); // validated and clamped as over RCP
+      qms += performance.now() - t;
+      const ranked = res.hits.map((h) => String(h.citation?.source ?? h.id));
+      scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
+      n++;
     }
-    if (o.unit) params.unit = o.unit as 'chunk' | 'document';
-    else if (args.flags.has('chunk')) params.unit = 'document';
-    const t = performance.now();
-    const res = await retrieveInProcess(engine, params); // validated and clamped as over RCP
-    qms += performance.now() - t;
-    const ranked = res.hits.map((h) => String(h.citation?.source ?? h.id));
-    scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
-    n++;
+    out.push({ ndcg10: sums[0] / n, recall100: sums[1] / n, mrr10: sums[2] / n, queries: n, docs: corpus.length, indexMs, queryMs: qms / n });
   }
-  return { ndcg10: sums[0] / n, recall100: sums[1] / n, mrr10: sums[2] / n, queries: n, docs: corpus.length, indexMs, queryMs: qms / n };
+  return out;
+}
+
+/** The reranker a `--rerank` method names: colbert = MaxSim over the embedder's token vectors; cross-encoder from public/models/config.json. */
+async function loadReranker(method: string, embedder: Embedder | undefined): Promise<EngineOptions['reranker']> {
+  const models = await import('../src/models/index.ts');
+  const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
+  if (method === 'colbert') {
+    const { ColbertReranker } = await import('../src/models/colbert-reranker.ts');
+    const inner = (embedder as { inner?: unknown } | undefined)?.inner ?? embedder;
+    if (!inner || !('tokenVectors' in (inner as object))) throw new Error('--rerank colbert needs --mode dense|hybrid (the embedder gives the token vectors)');
+    const e = inner as TransformersEmbedder;
+    return new ColbertReranker(e.identity, async () => e);
+  }
+  const { config } = await models.readModelConfig(modelBase, true);
+  if (!config.crossEncoder) throw new Error('--rerank cross-encoder: public/models/config.json names no crossEncoder');
+  return models.CrossEncoderReranker.load({ modelBase, model: config.crossEncoder });
+}
+
+/**
+ * Wraps an embedder with a disk cache of document vectors keyed by text, per model identity
+ * (queries are embedded fresh: they are few, and the query prefix differs).
+ */
+class CachedEmbedder implements Embedder {
+  readonly identity: string;
+  readonly dimension: number;
+  readonly normalized: boolean;
+  minSimilarity?: number;
+  private readonly cache = new Map<string, Float32Array>();
+  private readonly path: string;
+  private dirty = false;
+
+  constructor(readonly inner: Embedder, dir: string) {
+    this.identity = inner.identity;
+    this.dimension = inner.dimension;
+    this.normalized = inner.normalized;
+    this.minSimilarity = inner.minSimilarity;
+    this.path = join(dir, `${inner.identity.replace(/[^A-Za-z0-9_.-]+/g, '_')}.bin`);
+    if (existsSync(this.path)) {
+      const buf = readFileSync(this.path);
+      const headerLen = buf.readUInt32LE(0);
+      const keys = JSON.parse(buf.subarray(4, 4 + headerLen).toString('utf8')) as string[];
+      const data = new Float32Array(buf.buffer.slice(buf.byteOffset + 4 + headerLen, buf.byteOffset + buf.length));
+      keys.forEach((k, i) => this.cache.set(k, data.slice(i * this.dimension, (i + 1) * this.dimension)));
+    }
+  }
+
+  async embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]> {
+    if (kind === 'query') return this.inner.embed(texts, kind, signal);
+    const keys = texts.map((t) => createHash('sha1').update(t).digest('hex'));
+    const todo = texts.map((_, i) => i).filter((i) => !this.cache.has(keys[i]));
+    if (todo.length) {
+      const vs = await this.inner.embed(todo.map((i) => texts[i]), kind, signal);
+      todo.forEach((i, j) => this.cache.set(keys[i], vs[j]));
+      this.dirty = true;
+    }
+    return keys.map((k) => this.cache.get(k)!);
+  }
+
+  save(): void {
+    if (!this.dirty) return;
+    mkdirSync(join(this.path, '..'), { recursive: true });
+    const keys = [...this.cache.keys()];
+    const header = Buffer.from(JSON.stringify(keys), 'utf8');
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(header.length);
+    const data = new Float32Array(keys.length * this.dimension);
+    keys.forEach((k, i) => data.set(this.cache.get(k)!, i * this.dimension));
+    writeFileSync(this.path, Buffer.concat([len, header, Buffer.from(data.buffer)]));
+    this.dirty = false;
+  }
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.dirs.length === 0) {
-    console.error('usage: npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]');
+    console.error('usage: npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex] [--grid [CONFIGS]]');
     process.exit(2);
   }
+  const w = args.opts['dense-weight'];
+  const configs = args.opts.grid
+    ? parseConfigs(args.opts.grid)
+    : [{ label: `${args.mode}${args.fusion ? `:${args.fusion}` : ''}`, mode: args.mode, fusion: args.fusion, weight: w === undefined ? undefined : Number(w) }];
   let embedder: Embedder | undefined;
-  if (args.mode !== 'sparse') {
+  let cached: CachedEmbedder | undefined;
+  if (configs.some((c) => c.mode !== 'sparse')) {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).
     const { loadEmbedder } = await import('../src/models/index.ts');
     const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
     try {
-      embedder = await loadEmbedder({ modelBase, ...(args.opts.dtype ? { dtype: args.opts.dtype as 'q8' | 'fp32' } : {}) });
+      embedder = await loadEmbedder({
+        modelBase,
+        ...(args.opts.model ? { model: args.opts.model } : {}),
+        ...(args.opts.dtype ? { dtype: args.opts.dtype as 'q8' | 'fp32' } : {}),
+      });
     } catch (e) {
-      console.error(`--mode ${args.mode}: could not load the embedder from ${modelBase} (run \`npm run models\` first): ${(e as Error).message}`);
+      console.error(`dense/hybrid: could not load the embedder from ${modelBase} (run \`npm run models\` first): ${(e as Error).message}`);
       process.exit(2);
     }
-    console.log(`# embedder ${embedder.identity}`);
+    if (args.opts.floor !== undefined) (embedder as { minSimilarity?: number }).minSimilarity = Number(args.opts.floor);
+    console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
+    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)));
   }
-  const rows: [string, Metrics][] = [];
-  for (const dir of args.dirs) rows.push([basename(dir.replace(/\/+$/, '')), await evaluate(dir, args, embedder)]);
+  const results: [string, Metrics[]][] = [];
+  for (const dir of args.dirs) {
+    results.push([basename(dir.replace(/\/+$/, '')), await evaluateGrid(dir, args, configs, embedder)]);
+    cached?.save();
+  }
   if (args.flags.has('json')) {
-    console.log(JSON.stringify(Object.fromEntries(rows)));
+    console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, ms[i]]))]))));
     return;
   }
   const cfg = Object.entries(args.opts)
-    .filter(([k]) => k !== 'mode' && k !== 'fusion')
+    .filter(([k]) => !['mode', 'fusion', 'grid'].includes(k))
     .map(([k, v]) => `${k}=${v}`).concat([...args.flags]).join(' ') || 'defaults';
-  console.log(`# mode=${args.mode}${args.fusion ? ` fusion=${args.fusion}` : ''} ${cfg}`);
-  console.log('dataset         docs queries  nDCG@10    R@100   MRR@10  index(ms) query(ms)');
   const f = (x: number): string => x.toFixed(4).padStart(8);
-  for (const [name, m] of rows) {
-    console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
-  }
-  if (rows.length > 1) {
-    const mean = (g: (m: Metrics) => number): number => rows.reduce((s, [, m]) => s + g(m), 0) / rows.length;
-    console.log(`${'macro-mean'.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
+  configs.forEach((c, i) => {
+    console.log(`# ${c.label} ${cfg}`);
+    console.log('dataset         docs queries  nDCG@10    R@100   MRR@10  index(ms) query(ms)');
+    for (const [name, ms] of results) {
+      const m = ms[i];
+      console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
+    }
+    if (results.length > 1) {
+      const mean = (g: (m: Metrics) => number): number => results.reduce((s, [, ms]) => s + g(ms[i]), 0) / results.length;
+      console.log(`${'macro-mean'.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
+    }
+  });
+  if (results.length > 1 && configs.length > 1) {
+    console.log(`\n| config | ${results.map(([n]) => n).join(' | ')} | macro |`);
+    console.log(`|---|${results.map(() => '---|').join('')}---|`);
+    configs.forEach((c, i) => {
+      const xs = results.map(([, ms]) => ms[i].ndcg10);
+      console.log(`| ${c.label} | ${xs.map((x) => x.toFixed(4)).join(' | ')} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4)} |`);
+    });
   }
 }
 

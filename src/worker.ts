@@ -10,7 +10,10 @@
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
 import { Engine } from './engine/engine.ts';
+import { availableModels } from './models/available.ts';
+import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
 import { ModelRuntime } from './models/runtime.ts';
+import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { WorkerStatus } from './protocol/control.ts';
 import type { Backend } from './server/backend.ts';
 import { mapBackendError } from './server/backend-errors.ts';
@@ -46,9 +49,16 @@ const store = readAhead(
 );
 
 async function compose(): Promise<Runtime> {
-  const models = await ModelRuntime.open({ loadAfter: store.firstRead });
+  const models = await ModelRuntime.open({ loadAfter: store.firstRead, choice: await readModelChoice() });
   const rerankers = models?.rerankers() ?? [];
-  const engine = new Engine({ store, embedder: models?.embedder, reranker: rerankers, coordination });
+  const engine = new Engine({
+    store,
+    embedder: models?.embedder,
+    reranker: rerankers,
+    coordination,
+    // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
+    embedInBackground: models?.catalog?.backgroundEmbedding === true,
+  });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
   const ready = opened.then(() => engine);
@@ -64,7 +74,7 @@ async function compose(): Promise<Runtime> {
         extensions: [INPAGE_CAPABILITIES],
       }),
       rerankers,
-      extraHandlers: models ? createModelHandlers(() => models.loaded(), rerankers) : undefined,
+      extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
       mapError: mapBackendError,
     }),
@@ -101,8 +111,16 @@ const control: ControlApi = {
   async status(): Promise<WorkerStatus> {
     const rt = await runtime;
     const { ready, error } = await openState(rt.opened);
-    const stats = ready ? rt.engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
+    const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status() };
+  },
+  async models() {
+    const rt = await runtime;
+    return { current: rt.models?.folder.name, available: await availableModels(DEFAULT_MODEL_BASE, rt.models?.config.dtype ?? 'q8') };
+  },
+  async chooseModel(embedder) {
+    // Takes effect when the worker restarts (the page reloads): capabilities never change under a session (§13).
+    await writeModelChoice(embedder === undefined ? undefined : { embedder });
   },
 };
 

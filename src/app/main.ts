@@ -14,6 +14,7 @@ import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
 import { mountInspector } from './inspector.ts';
+import { mountModelPicker } from './model-picker.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountConsole } from './rpc-console.ts';
 import { fetchSample, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
@@ -57,9 +58,12 @@ function describe(s: WorkerStatus): string {
   return parts.join(' · ');
 }
 
+const picker = mountModelPicker(byId('model-picker'), worker.control);
+
 async function updateStats(): Promise<WorkerStatus> {
   const s = await worker.control.status();
   stats.textContent = describe(s);
+  picker.update(s);
   if (s.ready) search.setEmpty(s.documents === 0);
   return s;
 }

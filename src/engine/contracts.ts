@@ -95,6 +95,11 @@ export interface Embedder {
   readonly dimension: number;
   /** True when vectors are L2-normalised (then cosine = dot). */
   readonly normalized: boolean;
+  /**
+   * Cosine below which dense search treats a chunk as no match (measured per model: unrelated
+   * texts still score well above 0 with a transformer encoder). Undefined = no floor.
+   */
+  readonly minSimilarity?: number;
   embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
 }
 

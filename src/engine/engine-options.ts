@@ -25,6 +25,13 @@ export interface EngineOptions {
    * measured below BM25 on every dev collection (docs/eval.md). Dense/hybrid need an embedder.
    */
   defaultMode?: RetrieveMode;
+  /**
+   * Writes commit without vectors and the background re-embedding fills them in (one atomic
+   * commit per segment), so a slow encoder never holds up sparse search: `add` returns as soon
+   * as the text is analysed, dense search covers each segment once it is embedded, and
+   * `pendingVectors()` says how far behind it is. Default false (vectors in the same commit).
+   */
+  embedInBackground?: boolean;
   /** Clock for session TTLs and the re-embedding back-off (tests). */
   now?: () => number;
   /**

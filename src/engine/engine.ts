@@ -36,6 +36,8 @@ import { Sessions } from './query/dedup-sessions.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
+import { missingVectors } from './index/dense.ts';
+import { denseModel } from './query/recall.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
@@ -52,6 +54,8 @@ export class Engine {
   private readonly store: IndexStore;
   /** The dense encoder, when one was given (dense/hybrid modes, stored vectors). */
   readonly embedder?: Embedder;
+  /** Vectors are written by the background pass, not by `add` (slow encoders; sparse sees text at once). */
+  private readonly embedInBackground: boolean;
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -77,6 +81,7 @@ export class Engine {
   constructor(options: EngineOptions) {
     this.store = options.store;
     this.embedder = options.embedder;
+    this.embedInBackground = options.embedInBackground === true;
     this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
@@ -189,7 +194,7 @@ export class Engine {
       // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
-        embedder: this.embedder,
+        embedder: this.embedInBackground ? undefined : this.embedder,
         chunk: opts.chunk === true,
         contextual: opts.contextual === true,
         chunkSize: opts.chunkSize ?? this.chunkSize,
@@ -331,6 +336,11 @@ export class Engine {
       fields: this.fields,
       defaultMode: this.defaultMode,
     });
+  }
+
+  /** Live chunks dense search cannot see yet (no vectors from the current embedder); 0 without one. */
+  pendingVectors(): number {
+    return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder)) : 0;
   }
 
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */

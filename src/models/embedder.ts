@@ -3,7 +3,8 @@
  * transformers.js layout from the app's own `/models/` (never a remote hub) — one built by
  * `npm run models` (manifest.json) or one downloaded by a user (no manifest: identity from the
  * ONNX bytes, see model-folder.ts) — picks a device with WebGPU → WASM fallback, and returns
- * mean-pooled (over the attention mask), L2-normalised vectors of `last_hidden_state`. Also
+ * L2-normalised vectors of `last_hidden_state`, pooled and prefixed as the model's recipe says
+ * (recipe.ts: mean over the attention mask, or the [CLS] row). Also
  * exposes per-token vectors of the same model for `embed/multi` and MaxSim reranking.
  */
 import { env, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
@@ -14,15 +15,18 @@ import { forgetPrefetched, prefetchingFetch, resolveModelFolder, type ModelFolde
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
-import { meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
-import { SerialQueue } from '../util/serial-queue.ts';
+import { withPrefix, type EncoderRecipe } from './recipe.ts';
+import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
+import { PriorityLock } from './priority-lock.ts';
 
+/** The warm-up inference's pooling (only its shape is used). */
 const POOLING = { pooling: 'mean', normalize: true } as const;
 
-/** A loaded model. Calls are serialised: one inference at a time per instance. */
+/** A loaded model. One inference at a time per instance, query batches first. */
 export class TransformersEmbedder implements Embedder {
   readonly normalized = true;
-  private readonly calls = new SerialQueue();
+  /** One inference at a time; query batches before waiting document batches. */
+  private readonly lock = new PriorityLock();
 
   private constructor(
     /** §15.7 identity, see `resolveModelFolder`. */
@@ -77,30 +81,51 @@ export class TransformersEmbedder implements Embedder {
     return new TransformersEmbedder(resolved.identity, value.dimension, device, resolved, value.extractor, Math.max(1, settings.batchSize));
   }
 
-  /** One unit vector per text (a text with no known word gives the zero vector). `kind` is ignored: the model is symmetric. */
-  embed(texts: string[], _kind: 'query' | 'document' = 'document', signal?: AbortSignal): Promise<Float32Array[]> {
-    return this.calls.run(async () => {
-      const out: Float32Array[] = [];
-      for (let at = 0; at < texts.length; at += this.batchSize) {
-        signal?.throwIfAborted();
-        out.push(...(await this.embedBatch(texts.slice(at, at + this.batchSize).map(nonEmpty))));
-      }
-      signal?.throwIfAborted();
-      return out;
-    });
+  /** How this model pools and which prefixes it expects (recipe.ts). */
+  get recipe(): EncoderRecipe {
+    return this.folder.recipe;
   }
 
-  /** Mean pooling in one typed-array pass when the model outputs float32 (the pipeline's own pooling otherwise, e.g. fp16). */
+  /**
+   * One unit vector per text, pooled and prefixed as the model was trained (`kind` picks the
+   * query or document prefix). A text the model cannot represent at all (a static model with no
+   * known word) gives the zero vector, which dense search never matches. Texts are embedded in
+   * batches of similar length (sorted by length, order restored), so a batch pads little.
+   */
+  async embed(texts: string[], kind: 'query' | 'document' = 'document', signal?: AbortSignal): Promise<Float32Array[]> {
+    const inputs = withPrefix(this.recipe, texts, kind).map(nonEmpty);
+    const order = lengthOrder(inputs);
+    const out = new Array<Float32Array>(inputs.length);
+    // Each batch takes the lock on its own, so a query can run between two document batches.
+    for (let at = 0; at < order.length; at += this.batchSize) {
+      signal?.throwIfAborted();
+      const ids = order.slice(at, at + this.batchSize);
+      const vectors = await this.lock.run(kind === 'query', () => this.embedBatch(ids.map((i) => inputs[i])));
+      ids.forEach((i, j) => (out[i] = vectors[j]));
+    }
+    signal?.throwIfAborted();
+    return out;
+  }
+
+  /** Pooling in one typed-array pass when the model outputs float32 (the pipeline's own pooling otherwise, e.g. fp16). */
   private async embedBatch(batch: string[]): Promise<Float32Array[]> {
-    const inputs = this.extractor.tokenizer(batch, { padding: true, truncation: true }) as { attention_mask: Tensor };
+    const inputs = this.tokenize(batch);
     const outputs = (await this.extractor.model(inputs)) as Record<string, Tensor | undefined>;
     // The output the feature-extraction pipeline pools, in its order of preference.
     const hidden = outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings;
-    if (hidden && hidden.dims.length === 3 && hidden.data instanceof Float32Array) return meanPooled(hidden, inputs.attention_mask);
-    const tensor = (await this.extractor(batch, POOLING)) as Tensor;
+    if (hidden && hidden.dims.length === 3 && hidden.data instanceof Float32Array) {
+      return this.recipe.pooling === 'cls' ? clsPooled(hidden) : meanPooled(hidden, inputs.attention_mask);
+    }
+    const tensor = (await this.extractor(batch, { pooling: this.recipe.pooling, normalize: true })) as Tensor;
     const data = tensor.data as Float32Array;
     const d = this.dimension;
     return batch.map((_, r) => zeroNonFinite(Float32Array.from(data.subarray(r * d, (r + 1) * d))));
+  }
+
+  /** Tokenizes with padding and the model's truncation length. */
+  private tokenize(batch: string[]): { attention_mask: Tensor } {
+    const max = this.recipe.maxLength;
+    return this.extractor.tokenizer(batch, { padding: true, truncation: true, ...(max ? { max_length: max } : {}) }) as { attention_mask: Tensor };
   }
 
   /**
@@ -109,12 +134,12 @@ export class TransformersEmbedder implements Embedder {
    * carry no signal. Rows are L2-normalised, so MaxSim with dot = cosine.
    */
   tokenVectors(texts: string[], signal?: AbortSignal): Promise<TokenMatrix[]> {
-    return this.calls.run(async () => {
+    return this.lock.run(true, async () => {
       const out: TokenMatrix[] = [];
       for (let at = 0; at < texts.length; at += this.batchSize) {
         signal?.throwIfAborted();
         const batch = texts.slice(at, at + this.batchSize).map(nonEmpty);
-        const inputs = this.extractor.tokenizer(batch, { padding: true, truncation: true }) as { attention_mask: Tensor };
+        const inputs = this.tokenize(batch);
         const { last_hidden_state } = (await this.extractor.model(inputs)) as { last_hidden_state: Tensor };
         out.push(...toTokenMatrices(last_hidden_state, inputs.attention_mask));
       }
@@ -125,7 +150,7 @@ export class TransformersEmbedder implements Embedder {
 
   /** Releases the inference session. The instance must not be used afterwards. */
   async dispose(): Promise<void> {
-    await this.calls.idle();
+    await this.lock.idle();
     await this.extractor.dispose();
   }
 }
@@ -153,8 +178,27 @@ export function configureEnvironment(settings: EmbedderSettings, support: Readon
     // The ONNX file of a folder without manifest was already downloaded to hash it: serve it from memory.
     env.fetch = prefetchingFetch(globalThis.fetch.bind(globalThis));
     const wasm = env.backends.onnx.wasm;
-    if (wasm) wasm.wasmPaths = { mjs: `${settings.wasmPaths}${ORT_WASM_FILES[0]}`, wasm: `${settings.wasmPaths}${ORT_WASM_FILES[1]}` };
+    if (wasm) {
+      wasm.wasmPaths = { mjs: `${settings.wasmPaths}${ORT_WASM_FILES[0]}`, wasm: `${settings.wasmPaths}${ORT_WASM_FILES[1]}` };
+      wasm.numThreads = wasmThreads();
+    }
   }
+}
+
+/**
+ * WASM inference threads: every core (at most 4) when the page is cross-origin isolated (COOP +
+ * COEP, which SharedArrayBuffer needs), else 1. onnxruntime-web's own default is half the cores,
+ * i.e. one thread on a 2-core machine, which halves encoder ingest there.
+ */
+export function wasmThreads(): number {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+  return isolated ? Math.max(1, Math.min(4, cores)) : 1;
+}
+
+/** Indexes of `texts`, shortest first (a stable proxy for token count), for length-bucketed batches. */
+export function lengthOrder(texts: readonly string[]): number[] {
+  return texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
 }
 
 /** An empty input tokenises to zero tokens, which ONNX Runtime cannot gather; one space is also zero tokens but keeps shapes valid after padding. */

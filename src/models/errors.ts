@@ -8,3 +8,14 @@ export class ModelUnavailableError extends Error {
     this.name = 'ModelUnavailableError';
   }
 }
+
+/**
+ * An input the model cannot represent (its vector would be all zeros). A plain error: the server
+ * answers -32602 naming `field` (src/server/backend-errors.ts).
+ */
+export class UnembeddableInputError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+    this.name = 'UnembeddableInputError';
+  }
+}

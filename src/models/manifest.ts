@@ -3,8 +3,10 @@
  * §15.7 identity derived from it.
  */
 
-/** The fields of manifest.json the runtime relies on. */
-export interface ModelManifest {
+import type { ManifestRecipeFields } from './recipe.ts';
+
+/** The fields of manifest.json the runtime relies on (the recipe fields: see recipe.ts). */
+export interface ModelManifest extends ManifestRecipeFields {
   name: string;
   dimension: number;
   vocabularySize: number;

@@ -8,6 +8,7 @@
  * none is given, from a first inference.
  */
 import { modelIdentity, type ModelManifest } from './manifest.ts';
+import { resolveRecipe, type EncoderRecipe, type SentenceTransformersFiles } from './recipe.ts';
 import { ONNX_FILE, type EmbedDtype } from './settings.ts';
 
 export interface ModelFolder {
@@ -25,6 +26,8 @@ export interface ModelFolder {
   manifest?: ModelManifest;
   /** The folder's config.json (transformers.js needs one anyway). */
   config: Record<string, unknown>;
+  /** Pooling, query/document prefixes and input length the model was trained with. */
+  recipe: EncoderRecipe;
   /** Notes for the log, e.g. a dtype fallback. */
   notes: string[];
 }
@@ -48,9 +51,11 @@ export async function resolveModelFolder(base: string, name: string, dtype: Embe
   const configText = await io.text('config.json');
   const config = configText !== undefined ? (JSON.parse(configText) as Record<string, unknown>) : {};
   const notes: string[] = [];
+  const manifest = manifestText !== undefined ? (JSON.parse(manifestText) as ModelManifest) : undefined;
+  // A manifest that names the pooling says all; otherwise the sentence-transformers files do.
+  const recipe = resolveRecipe(manifest, manifest?.pooling !== undefined ? {} : await sentenceTransformersFiles(io));
 
-  if (manifestText !== undefined) {
-    const manifest = JSON.parse(manifestText) as ModelManifest;
+  if (manifest !== undefined) {
     if (manifest.name !== name || !(manifest.dimension > 0) || typeof manifest.files !== 'object') {
       throw new Error(`${base}${name}/manifest.json: not a model manifest for '${name}'`);
     }
@@ -60,7 +65,7 @@ export async function resolveModelFolder(base: string, name: string, dtype: Embe
       notes.push(`${name}: no ${ONNX_FILE[dtype]}; using ${ONNX_FILE[use]} (${use})`);
     }
     const onnxFile = ONNX_FILE[use];
-    return { name, dtype: use, onnxFile, identity: modelIdentity(manifest, onnxFile), dimension: manifest.dimension, normalized: true, manifest, config, notes };
+    return { name, dtype: use, onnxFile, identity: modelIdentity(manifest, onnxFile), dimension: manifest.dimension, normalized: true, manifest, config, recipe, notes };
   }
 
   if (configText === undefined) throw new Error(`${base}${name}/: no config.json (not a transformers.js model folder)`);
@@ -70,7 +75,7 @@ export async function resolveModelFolder(base: string, name: string, dtype: Embe
     if (use !== dtype) notes.push(`${name}: no ${ONNX_FILE[dtype]}; using ${ONNX_FILE[use]} (${use})`);
     const sum = await sha256Hex(bytes);
     if (!node) PREFETCHED.set(prefetchKey(`${base}${name}/${ONNX_FILE[use]}`), bytes);
-    return { name, dtype: use, onnxFile: ONNX_FILE[use], identity: `${name}@sha256:${sum.slice(0, 12)}`, dimension: configDimension(config), normalized: true, config, notes };
+    return { name, dtype: use, onnxFile: ONNX_FILE[use], identity: `${name}@sha256:${sum.slice(0, 12)}`, dimension: configDimension(config), normalized: true, config, recipe, notes };
   }
   throw new Error(`${base}${name}/: neither ${ONNX_FILE[dtype]} nor ${ONNX_FILE[OTHER[dtype]]} exists`);
 }
@@ -101,6 +106,16 @@ export function prefetchingFetch(next: typeof fetch): (input: string | URL, init
 /** Releases the prefetched bytes of a resolved folder (call once its model has loaded or failed). */
 export function forgetPrefetched(base: string, folder: ModelFolder): void {
   PREFETCHED.delete(prefetchKey(`${base}${folder.name}/${folder.onnxFile}`));
+}
+
+/** The sentence-transformers files of a folder, those that exist. */
+async function sentenceTransformersFiles(io: FolderReader): Promise<SentenceTransformersFiles> {
+  const json = async (path: string) => {
+    const text = await io.text(path);
+    return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+  };
+  const [pooling, st, bert] = await Promise.all([json('1_Pooling/config.json'), json('config_sentence_transformers.json'), json('sentence_bert_config.json')]);
+  return { pooling, st, bert };
 }
 
 /** The encoder's output width as config.json states it, if it does. */

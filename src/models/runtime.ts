@@ -1,14 +1,15 @@
 import type { Embedder, Reranker } from '../engine/contracts.ts';
 import type { ModelStatus } from '../protocol/control.ts';
+import { catalogEntry, type CatalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
-import { ModelUnavailableError } from './errors.ts';
-import { loadEmbedder, type TransformersEmbedder } from './embedder.ts';
+import { ModelUnavailableError, UnembeddableInputError } from './errors.ts';
+import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
-import { DEFAULT_MODEL_BASE, type EmbedderSettings } from './settings.ts';
+import { DEFAULT_MODEL_BASE, type EmbedDtype, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
 
 export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void;
@@ -16,6 +17,8 @@ export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: 
 export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
   /** The models config; read from `<modelBase>config.json` when absent. */
   config?: ModelConfig;
+  /** The person's pick (model-choice.ts), applied over the config's `embedder` (and `dtype`). */
+  choice?: { embedder: string; dtype?: EmbedDtype };
   /**
    * The embedder's weights start loading once this settles (default: at once). The worker passes
    * "the index has opened" so a cold start's first sparse answer does not compete with the model.
@@ -46,6 +49,8 @@ export class ModelRuntime {
   /** MaxSim over the embedder's token vectors (§7.6 `colbert`). */
   readonly reranker: ColbertReranker;
   readonly crossEncoder?: CrossEncoderReranker;
+  /** What the project measured about this model (catalog.ts), when it is a built-in one. */
+  readonly catalog?: CatalogEntry;
   private loading: Promise<TransformersEmbedder>;
   /** Starts a fresh load (the first one is started by `open`). */
   private readonly load: () => Promise<TransformersEmbedder>;
@@ -75,10 +80,12 @@ export class ModelRuntime {
     this.crossEncoder = crossEncoder;
     this.statusNow = status;
     this.history = history;
+    this.catalog = catalogEntry(folder.name);
     this.embedder = {
       identity: this.identity,
       dimension,
       normalized: this.normalized,
+      minSimilarity: this.catalog?.minSimilarity,
       embed: (texts, kind, signal) => this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
     this.reranker = new ColbertReranker(this.identity, () => this.loaded());
@@ -102,7 +109,8 @@ export class ModelRuntime {
 
     const read = options.config ? { config: options.config, warnings: [] } : await readModelConfig(base, support.node);
     for (const w of read.warnings) emit('warning', w);
-    const { config } = read;
+    const config = options.choice ? { ...read.config, ...options.choice } : read.config;
+    if (options.choice) emit('info', `model ${options.choice.embedder} chosen in this browser (over /models/config.json's ${read.config.embedder})`);
     const settings: Partial<EmbedderSettings> = {
       ...options,
       modelBase: base,
@@ -123,7 +131,7 @@ export class ModelRuntime {
 
     const status: ModelStatus = { name: folder.name, identity: folder.identity, state: 'loading', progress: 0 };
     const setStatus = (s: Partial<ModelStatus>) => Object.assign(status, s); // the runtime's statusNow is this object
-    const { loadAfter: _gate, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown };
+    const { loadAfter: _gate, choice: _choice, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown; choice?: unknown };
     const load = (): Promise<TransformersEmbedder> => {
       const t0 = performance.now();
       setStatus({ state: 'loading', progress: 0, error: undefined });
@@ -131,8 +139,10 @@ export class ModelRuntime {
       return loadEmbedder({ ...embedderSettings, onProgress }, folder).then(
         (model) => {
           const loadMs = Math.round(performance.now() - t0);
-          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs });
-          emit('info', `model ${folder.name} ready on ${model.device} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs });
+          const threads = model.device === 'wasm' ? wasmThreads() : undefined;
+          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs, threads });
+          const on = threads ? `${model.device} (${threads} thread${threads > 1 ? 's' : ''})` : model.device;
+          emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs, threads });
           return model;
         },
         (e: unknown) => {
@@ -176,6 +186,23 @@ export class ModelRuntime {
     }
     runtime = new ModelRuntime(config, folder, dimension, loading, loadTwice, crossEncoder, status, history);
     return runtime;
+  }
+
+  /**
+   * The encoder behind the RCP `embed` and `embed/multi` methods. `embed` refuses (-32602, naming
+   * the input) a text the model cannot represent, whose vector would be all zeros: a zero vector
+   * is not the unit vector `embed.normalized: true` promises, and no direction to compare.
+   */
+  async encoder(): Promise<TransformersEmbedder> {
+    const model = await this.loaded();
+    return Object.assign(Object.create(model) as TransformersEmbedder, {
+      embed: async (texts: string[], kind: 'query' | 'document', signal?: AbortSignal) => {
+        const vectors = await model.embed(texts, kind, signal);
+        const zero = vectors.findIndex((v) => !v.some((x) => x !== 0));
+        if (zero >= 0) throw new UnembeddableInputError(`inputs[${zero}]`, 'no part of this text is in the model\'s vocabulary, so it has no embedding');
+        return vectors;
+      },
+    });
   }
 
   /** Rerankers in preference order (the first is the default `rerank.method`): cross-encoder when loaded, then colbert. */

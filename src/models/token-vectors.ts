@@ -78,6 +78,19 @@ export function meanPooled(hidden: Tensor, mask: Tensor): Float32Array[] {
   return out;
 }
 
+/** One vector per text: the first ([CLS]) row of a [batch, seq, dim] hidden state, L2-normalised (bge's pooling). */
+export function clsPooled(hidden: Tensor): Float32Array[] {
+  const [batch, seq, dim] = hidden.dims;
+  const h = hidden.data as Float32Array;
+  const out: Float32Array[] = [];
+  for (let b = 0; b < batch; b++) {
+    const v = h.slice(b * seq * dim, b * seq * dim + dim);
+    normalize(v);
+    out.push(zeroNonFinite(v));
+  }
+  return out;
+}
+
 /** Scales `v` to unit length in place; false (and `v` unchanged) when its norm is 0 or not finite. */
 function normalize(v: Float32Array): boolean {
   let norm = 0;

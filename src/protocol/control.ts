@@ -15,6 +15,8 @@ export interface ModelStatus {
   error?: string;
   /** Load time of the embedder (files + session + warm-up inference), once ready. */
   loadMs?: number;
+  /** WASM inference threads (more than 1 only when the page is cross-origin isolated). */
+  threads?: number;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }
@@ -29,6 +31,8 @@ export interface WorkerStatus {
   documents: number;
   chunks: number;
   indexVersion?: string;
+  /** Live chunks not yet embedded by the current model (background embedding or re-embedding after a switch). */
+  pendingVectors?: number;
   /** Dense model state, when a model is configured. */
   model?: ModelStatus;
 }

@@ -4,7 +4,7 @@
  * Matched by `name`, so the server imports neither layer.
  */
 import { ErrorCode } from '../protocol/codes.ts';
-import { RcpError, backendUnavailable } from '../protocol/errors.ts';
+import { RcpError, backendUnavailable, invalidParams } from '../protocol/errors.ts';
 
 /** Names meaning "the database or a model cannot be used right now" (→ -32010). */
 const UNAVAILABLE = new Set([
@@ -57,6 +57,7 @@ export function mapBackendError(e: unknown): RcpError | undefined {
     return new RcpError(ErrorCode.PayloadTooLarge, `payload too large: ${detail}`, { detail, retryable: false });
   }
   if (name === 'ModelUnavailableError') return backendUnavailable(message);
+  if (name === 'UnembeddableInputError') return invalidParams(String((e as { field?: unknown }).field ?? 'inputs'), message);
   if (name !== undefined && UNAVAILABLE.has(name)) return backendUnavailable(`IndexedDB ${name}: ${message}`);
   if (name !== undefined && DETERMINISTIC.has(name)) {
     const detail = `IndexedDB ${name}: ${message}`;

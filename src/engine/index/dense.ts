@@ -1,7 +1,9 @@
 /**
  * Exact dense search: cosine similarity between the query vector and every live chunk vector
  * written by the current embedder (same identity and dimension). Vectors of another identity are
- * stale (§15.7) and are skipped, as are chunks indexed while no embedder was configured.
+ * stale (§15.7) and are skipped, as are chunks indexed while no embedder was configured. A zero
+ * vector (a text the model could not represent) matches nothing, and a chunk scoring below the
+ * model's similarity floor is no match: dense search may return fewer than k hits, or none.
  */
 import { selectTop, type SelectOptions } from './select-top.ts';
 import type { Candidate, IndexView, LiveSegment } from './view.ts';
@@ -10,6 +12,8 @@ export interface DenseModel {
   identity: string;
   dimension: number;
   normalized: boolean;
+  /** Cosine below which a chunk is not a match (measured per model); undefined = no floor. */
+  minSimilarity?: number;
 }
 
 /** The current-model vectors of a segment, or undefined. */
@@ -58,6 +62,8 @@ export function denseSearch(view: IndexView, query: Float32Array, model: DenseMo
   let qn = 0;
   for (let i = 0; i < dim; i++) qn += query[i] * query[i];
   qn = Math.sqrt(qn);
+  if (!(qn > 0)) return []; // a zero (or non-finite) query vector has no direction: nothing is similar
+  const floor = model.minSimilarity ?? -Infinity;
   const vecs = view.segments.map((s) => segmentVectors(s, model));
   const ns = view.segments.map((s, i) => (vecs[i] ? norms(s, vecs[i]!, dim) : undefined));
   return selectTop(
@@ -67,10 +73,11 @@ export function denseSearch(view: IndexView, query: Float32Array, model: DenseMo
       const v = vecs[si];
       if (!v) return NaN;
       const n = ns[si]![c] * qn;
-      if (n === 0) return 0;
+      if (n === 0) return NaN; // a zero chunk vector: no score, never a hit
       let dot = 0;
       for (let i = 0, j = c * dim; i < dim; i++, j++) dot += query[i] * v[j];
-      return dot / n;
+      const cos = dot / n;
+      return cos >= floor ? cos : NaN;
     },
     'dense',
     false,

@@ -42,7 +42,7 @@ export interface RecallOutput {
   notes: string[];
 }
 
-export const denseModel = (e: Embedder): DenseModel => ({ identity: e.identity, dimension: e.dimension, normalized: e.normalized });
+export const denseModel = (e: Embedder): DenseModel => ({ identity: e.identity, dimension: e.dimension, normalized: e.normalized, minSimilarity: e.minSimilarity });
 
 /** Runs recall; returns candidates best first (deterministic order). */
 export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOutput> {
