@@ -17,7 +17,7 @@ import { SERVER_INFO } from './server/server-info.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { mapStorageError, openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
-import type { ControlApi, WorkerStatus } from './transport/control.ts';
+import type { ControlApi, EngineConfig, WorkerStatus } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 /** Texts accepted by one `embed` call (§4.7 advertised bound). */
@@ -47,17 +47,24 @@ function modelCapabilities(models: ModelRuntime): Capabilities {
   };
 }
 
-async function start(): Promise<Runtime> {
+/** The fields that are set (an explicit undefined would override the models' defaults). */
+const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+async function start(config: EngineConfig): Promise<Runtime> {
   let indexOpened: (v?: unknown) => void = () => undefined;
-  const models = await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)) });
+  const database = config.database ?? 'rcp-engine';
+  const models =
+    config.models === false
+      ? undefined
+      : await ModelRuntime.open({ loadAfter: new Promise((ok) => (indexOpened = ok)), ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }) });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   let lost = (): void => undefined;
   const engine = new Engine({
-    store: lazyStore(openIndexedDbStore('rcp-engine', { onConnectionLost: () => lost() })),
+    store: lazyStore(openIndexedDbStore(database, { onConnectionLost: () => lost() })),
     embedder: models?.embedder,
     reranker: models?.rerankers(),
-    coordination: browserCoordination('rcp-engine'),
+    coordination: browserCoordination(database),
   });
   lost = () => engine.invalidate();
   const runtime: Runtime = { engine, models, opened: Promise.resolve(), backend: undefined as unknown as Backend };
@@ -93,12 +100,18 @@ async function start(): Promise<Runtime> {
   return runtime;
 }
 
-const runtime = start();
+/** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
+let runtime: Promise<Runtime> | undefined;
+const started = (config: EngineConfig = {}): Promise<Runtime> => (runtime ??= start(config));
 let openPorts = 0;
 
 const control: ControlApi = {
+  async configure(config) {
+    if (runtime) throw new Error('the engine has already started: configure it before the first connect or status');
+    await started(config);
+  },
   async connect() {
-    const { backend } = await runtime;
+    const { backend } = await started();
     const { port1, port2 } = new MessageChannel();
     openPorts++;
     const transport = new PortTransport(port1);
@@ -111,7 +124,7 @@ const control: ControlApi = {
     return Comlink.transfer(port2, [port2]);
   },
   async status(): Promise<WorkerStatus> {
-    const rt = await runtime;
+    const rt = await started();
     const ready = await Promise.race([rt.opened.then(() => true, () => false), new Promise<boolean>((ok) => setTimeout(ok, 0, false))]);
     const stats = ready ? rt.engine.stats() : { documents: 0, chunks: 0, indexVersion: undefined };
     return { ready, error: rt.openError, sessions: openPorts, ...stats, model: rt.models?.status() };

@@ -3,7 +3,7 @@
  * (every frame goes to the inspector), mounts each panel and seeds the sample corpus on first run.
  * Each panel lives in its own module; this file only wires them together.
  */
-import { bootWorker } from '../client/boot.ts';
+import { createInPageEngine } from '../client/in-page-engine.ts';
 import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
 import type { WorkerStatus } from '../transport/control.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
@@ -29,13 +29,13 @@ registerServiceWorker();
 const log = new FrameLog();
 mountInspector(log);
 
-const worker = bootWorker();
-const client = await worker.openClient({ onFrame: (d, f) => log.add(d, f), clientInfo: { name: 'rcp-playground', version: '0.2.0' } });
-Object.assign(window, { rcpClient: client });
-const init = await client.connect().catch((e: unknown) => {
+// The playground is one consumer of the library: the same front door an embedding app uses.
+const client = await createInPageEngine({ client: { onFrame: (d, f) => log.add(d, f), clientInfo: { name: 'rcp-playground', version: '0.2.0' } } }).catch((e: unknown) => {
   status.replaceChildren(errorView(e, 'Could not start the engine'));
   throw e;
 });
+Object.assign(window, { rcpClient: client });
+const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
 
 mountCapabilities(init);
@@ -58,7 +58,7 @@ function describe(s: WorkerStatus): string {
 }
 
 async function updateStats(): Promise<WorkerStatus> {
-  const s = await worker.control.status();
+  const s = await client.status();
   stats.textContent = describe(s);
   if (s.ready) search.setEmpty(s.documents === 0);
   return s;

@@ -12,9 +12,14 @@ export interface WorkerHandle {
   terminate(): void;
 }
 
-/** Starts the engine worker and wraps its control plane. */
-export function bootWorker(): WorkerHandle {
-  const worker = new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
+/**
+ * The engine worker shipped beside this module. Written as `new Worker(new URL(…, import.meta.url))`
+ * so that bundlers (Vite, webpack, esbuild) see it and emit the worker as its own file.
+ */
+export const spawnEngineWorker = (): Worker => new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
+
+/** Starts the engine worker (or wraps one the caller started) and wraps its control plane. */
+export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {
   const control = Comlink.wrap<ControlApi>(worker);
   const openPort = () => control.connect();
   return {

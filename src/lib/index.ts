@@ -1,0 +1,12 @@
+/**
+ * The `rcp-in-page` package: an in-page RCP/1 retrieval engine in a Web Worker, the RCP client
+ * that talks to it, and §16 federation over it and other RCP servers.
+ */
+export { createInPageEngine, InPageEngine, type InPageEngineOptions } from '../client/in-page-engine.ts';
+export { RcpClient, type CallOptions, type ClientOptions } from '../client/rcp-client.ts';
+export { clearIndex, getDocument, hasInpage, listDocuments } from '../client/inpage.ts';
+export { RcpError } from '../protocol/errors.ts';
+export { ErrorCode } from '../protocol/codes.ts';
+export type { EngineConfig, WorkerStatus } from '../transport/control.ts';
+export type { Transport } from '../transport/transport.ts';
+export type * from '../protocol/types.ts';
