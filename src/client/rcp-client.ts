@@ -66,12 +66,16 @@ export class RcpClient {
   }
 
   /** Sends `initialize`; must complete before any gated call. */
-  async connect(): Promise<InitializeResult> {
-    const result = await this.call('initialize', {
-      protocolVersion: PROTOCOL_VERSION,
-      client: this.opts.clientInfo ?? { name: 'rcp-in-page-client', version: '0.1.0' },
-      capabilities: this.opts.capabilities ?? {},
-    });
+  async connect(options: CallOptions = {}): Promise<InitializeResult> {
+    const result = await this.call(
+      'initialize',
+      {
+        protocolVersion: PROTOCOL_VERSION,
+        client: this.opts.clientInfo ?? { name: 'rcp-in-page-client', version: '0.1.0' },
+        capabilities: this.opts.capabilities ?? {},
+      },
+      options,
+    );
     if (result.protocolVersion < 1) throw new RcpError(ErrorCode.VersionMismatch, 'server negotiated a version below 1');
     this.init = result;
     return result;

@@ -10,3 +10,16 @@ export { ErrorCode } from '../protocol/codes.ts';
 export type { EngineConfig, WorkerStatus } from '../transport/control.ts';
 export type { Transport } from '../transport/transport.ts';
 export type * from '../protocol/types.ts';
+export {
+  Federation,
+  DEFAULT_FEDERATION_DEADLINE_MS,
+  DEFAULT_FEDERATION_DEPTH,
+  type EngineOutcome,
+  type EngineState,
+  type FederatedCallOptions,
+  type FederatedResult,
+  type FederationOptions,
+} from '../client/federation/federation.ts';
+export { enginesFromRegistry, type EngineSpec } from '../client/federation/engines.ts';
+export type { FederatedFusion } from '../client/federation/fuse-hits.ts';
+export { HttpTransport, type HttpTransportOptions } from '../client/federation/http-transport.ts';
