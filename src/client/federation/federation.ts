@@ -65,6 +65,8 @@ export interface FederatedResult extends RetrieveResult {
   engines: EngineOutcome[];
   /** The fusion method used. */
   fusion: 'rrf' | 'convex';
+  /** §16.2: the engines that failed or timed out, when any did. */
+  _meta?: Meta & { degraded?: string[] };
 }
 
 export interface FederatedCallOptions {
@@ -229,7 +231,7 @@ export class Federation {
       engines: outcomes.map((o) => o.outcome),
       fusion: fused.method,
     };
-    if (failed.length) (result as RetrieveResult & { _meta?: Meta })._meta = { degraded: failed.map((o) => o.outcome.id) };
+    if (failed.length) result._meta = { degraded: failed.map((o) => o.outcome.id) };
     return result;
   }
 
