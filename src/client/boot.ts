@@ -4,7 +4,8 @@ import { PortTransport } from '../transport/port-transport.ts';
 import { RcpClient, type ClientOptions } from './rcp-client.ts';
 
 export interface WorkerHandle {
-  control: Comlink.Remote<ControlApi>;
+  /** The worker's control plane (every method already returns a promise, so the comlink proxy has this shape). */
+  control: ControlApi;
   /** Opens a new RCP session port and returns its (not yet initialized) client. */
   openClient(opts?: ClientOptions): Promise<RcpClient>;
   /** Opens a raw session port (the bridges relay its frames untouched). */
@@ -20,7 +21,7 @@ export const spawnEngineWorker = (): Worker => new Worker(new URL('../worker.ts'
 
 /** Starts the engine worker (or wraps one the caller started) and wraps its control plane. */
 export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {
-  const control = Comlink.wrap<ControlApi>(worker);
+  const control: ControlApi = Comlink.wrap<ControlApi>(worker);
   const openPort = () => control.connect();
   return {
     control,

@@ -3,7 +3,6 @@
  * URL, database name, device), opens one RCP session and initializes it, so the caller gets a ready
  * `RcpClient`. Adds nothing to the page: no DOM, no CSS, no globals.
  */
-import type * as Comlink from 'comlink';
 import type { ControlApi, EngineConfig, WorkerStatus } from '../transport/control.ts';
 import { PortTransport } from '../transport/port-transport.ts';
 import { bootWorker, spawnEngineWorker, type WorkerHandle } from './boot.ts';
@@ -43,7 +42,7 @@ export class InPageEngine extends RcpClient {
   }
 
   /** The worker's control plane (status, more session ports). */
-  get control(): Comlink.Remote<ControlApi> {
+  get control(): ControlApi {
     return this.handle.control;
   }
 

@@ -8,22 +8,10 @@ import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
 import { DEFAULT_MODEL_BASE, type EmbedderSettings } from './settings.ts';
+import type { ModelStatus } from './status.ts';
 import { detectModelSupport } from './support.ts';
 
-/** What the page and status displays see of the models. */
-export interface ModelStatus {
-  name: string;
-  identity: string;
-  state: 'loading' | 'ready' | 'failed';
-  device?: string;
-  /** 0..1 while files load. */
-  progress?: number;
-  error?: string;
-  /** Load time of the embedder (files + session + warm-up inference), once ready. */
-  loadMs?: number;
-  /** The cross-encoder, when one is configured and loaded. */
-  crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
-}
+export type { ModelStatus } from './status.ts';
 
 export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void;
 

@@ -2,7 +2,7 @@
  * The control plane between page and worker (carried by comlink). RCP traffic never goes through
  * it: `connect()` only hands over a fresh MessagePort, which then carries RCP text frames.
  */
-import type { ModelStatus } from '../models/runtime.ts';
+import type { ModelStatus } from '../models/status.ts';
 
 export interface WorkerStatus {
   /** The engine opened its storage and can serve requests. */
