@@ -10,6 +10,7 @@ import { mountCapabilities } from './capabilities-panel.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';
 import { byId } from './dom.ts';
+import { mountEngines } from './engines-panel.ts';
 import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
@@ -41,7 +42,8 @@ status.textContent = `Connected to ${init.server.name} ${init.server.version} ($
 mountCapabilities(init);
 mountConsole(client, init, log);
 const docPanel = mountDocPanel(client);
-const search = mountSearch(client, init, (t, terms, opener) => void docPanel.open(t, terms, opener));
+const engines = mountEngines(client);
+const search = mountSearch(engines.searcher, init, (t, terms, opener) => void docPanel.open(t, terms, opener));
 const storage = mountStorageView();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, [], opener), changed: () => changed() });
