@@ -56,3 +56,12 @@ test('an outside Vite app installs the packed tarball, indexes three documents a
   // The worker came from the package's own worker.js, bundled by the app's Vite build.
   expect(requests.some((u) => /\/assets\/worker-[\w-]+\.js$/.test(u))).toBe(true);
 });
+
+test('served from a plain static folder, with no bundler, the same files work', async ({ page, context }) => {
+  const requests: string[] = [];
+  context.on('request', (r) => requests.push(r.url()));
+  await page.goto(`${ORIGIN}/static/index.html`);
+  await expect(page.locator('#status')).toHaveText('hits: a', { timeout: 60_000 });
+  expect(requests.some((u) => u === `${ORIGIN}/static/rcp-in-page/worker.js`)).toBe(true);
+  expect(requests.filter((u) => !u.startsWith(`${ORIGIN}/`))).toEqual([]);
+});

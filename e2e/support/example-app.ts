@@ -12,6 +12,19 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..', '..');
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
+/** A page with no build step: one module script importing the package's files by relative URL. */
+const STATIC_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rcp-in-page from a static folder</title></head>
+<body><p id="status">Starting…</p>
+<script type="module">
+  import { createInPageEngine } from './rcp-in-page/index.js';
+  const engine = await createInPageEngine({ database: 'static-example', models: false });
+  await engine.request('index/add', { documents: [{ id: 'a', text: 'Lighthouses guide ships at night.' }, { id: 'b', text: 'Bread rises in a warm kitchen.' }] });
+  const { hits } = await engine.request('retrieve', { query: 'ships', k: 2 });
+  document.getElementById('status').textContent = 'hits: ' + hits.map((h) => h.chunk?.docId ?? h.id).join(',');
+</script></body></html>
+`;
+
 export interface BuiltExample {
   /** The temp project folder (package.json, node_modules, dist). */
   dir: string;
@@ -39,5 +52,8 @@ export function buildExampleApp(): BuiltExample {
   symlinkSync(join(root, 'node_modules/vite'), join(dir, 'node_modules/vite'), 'dir');
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], dir);
   run(process.execPath, [join(dir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], dir);
+  // The no-bundler way: the package's lib/ copied into a static folder, imported by a plain page.
+  cpSync(join(dir, 'node_modules/rcp-in-page/lib'), join(dir, 'dist/static/rcp-in-page'), { recursive: true, filter: (src) => !src.includes(`${join('lib', 'types')}`) });
+  writeFileSync(join(dir, 'dist/static/index.html'), STATIC_PAGE);
   return { dir, tarball, installLog };
 }
