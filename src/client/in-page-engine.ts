@@ -36,6 +36,7 @@ export interface InPageEngineOptions {
 export class InPageEngine extends RcpClient {
   private readonly handle: WorkerHandle;
 
+  /** @internal Use `createInPageEngine()`. */
   constructor(port: MessagePort, handle: WorkerHandle, opts?: ClientOptions) {
     super(new PortTransport(port), opts);
     this.handle = handle;

@@ -4,10 +4,12 @@
  */
 export { createInPageEngine, InPageEngine, type InPageEngineOptions } from '../client/in-page-engine.ts';
 export { RcpClient, type CallOptions, type ClientOptions } from '../client/rcp-client.ts';
-export { clearIndex, getDocument, hasInpage, listDocuments } from '../client/inpage.ts';
-export { RcpError } from '../protocol/errors.ts';
+export { clearIndex, getDocument, hasInpage, listDocuments, type InpageDocument, type InpageDocumentsResult, type InpageDocumentSummary } from '../client/inpage.ts';
+export { RcpError, type ErrorData } from '../protocol/errors.ts';
 export { ErrorCode } from '../protocol/codes.ts';
-export type { EngineConfig, WorkerStatus } from '../transport/control.ts';
+export type { ControlApi, EngineConfig, WorkerStatus } from '../transport/control.ts';
+export type { ModelStatus } from '../models/status.ts';
+export type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/query/documents.ts';
 export type { Transport } from '../transport/transport.ts';
 export type * from '../protocol/types.ts';
 export {
@@ -20,6 +22,6 @@ export {
   type FederatedResult,
   type FederationOptions,
 } from '../client/federation/federation.ts';
-export { enginesFromRegistry, type EngineSpec } from '../client/federation/engines.ts';
+export { enginesFromRegistry, type EngineEntry, type EngineSpec } from '../client/federation/engines.ts';
 export type { FederatedFusion } from '../client/federation/fuse-hits.ts';
 export { HttpTransport, type HttpTransportOptions } from '../client/federation/http-transport.ts';
