@@ -81,6 +81,20 @@ export class RcpClient {
     return result;
   }
 
+  /**
+   * Takes a server's `info` (same shape as `initialize.result`, §7.2) as this session's state,
+   * instead of `connect()`. For HTTP servers that keep one session for all clients (§5.2: HTTP is
+   * request-scoped) and refuse a second `initialize` once another client has sent one.
+   */
+  async adoptServerSession(options: CallOptions = {}): Promise<InitializeResult> {
+    const info = await this.call('info', {}, options);
+    if (!isObject(info) || typeof info.protocolVersion !== 'number' || info.protocolVersion < 1 || !isObject(info.capabilities)) {
+      throw new RcpError(ErrorCode.InternalError, 'malformed info result: no protocolVersion ≥ 1 and capabilities');
+    }
+    this.init = info;
+    return info;
+  }
+
   get capabilities(): Capabilities | undefined {
     return this.init?.capabilities;
   }

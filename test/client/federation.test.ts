@@ -138,6 +138,20 @@ describe('Federation fan-out over HTTP engines (§16.2, §5.2)', () => {
     expect((await federation({ a }).retrieve({ query: 'q', k: 5 })).hits).toHaveLength(5);
   });
 
+  it('joins a stateful HTTP server that another client already initialized through info (§5.2, §7.2)', async () => {
+    const shared = engine({ hits: [hit('s1', 1)] });
+    const fetchShared = fakeFetch({ shared });
+    const refusing: typeof fetch = async (input, init) => {
+      const body = JSON.parse(String(init?.body));
+      if (body.method === 'initialize') return json({ jsonrpc: '2.0', id: body.id, error: { code: -32600, message: 'already initialized' } });
+      if (body.method === 'info') return json({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: 1, server: { name: 'ref', version: '1' }, capabilities: { retrieve: {} } } });
+      return fetchShared(input, init);
+    };
+    const f = new Federation([{ id: 'shared', url: 'http://shared.test/rcp' }], { http: { fetch: refusing } });
+    const r = await f.retrieve({ query: 'q' });
+    expect(ids(r)).toEqual(['s1']);
+  });
+
   it('skips engines that do not advertise retrieve, without counting them as failures', async () => {
     const a = engine({ hits: [hit('a1', 1)] });
     const e = engine({ hits: [] }, { embed: { dimension: 3, identity: 'x' } });

@@ -254,7 +254,11 @@ export class Federation {
         m.owned = client;
       }
       const c = client;
-      m.connecting = c.serverInfo ? Promise.resolve(c) : c.connect({ timeoutMs: Math.max(1, deadline - Date.now()), signal }).then(() => c);
+      const opts = () => ({ timeoutMs: Math.max(1, deadline - Date.now()), signal });
+      // A stateful HTTP server someone else already initialized refuses `initialize` (-32600);
+      // its one session is then joined through `info` (§5.2, §7.2).
+      const joinShared = (e: unknown) => (m.url && e instanceof RcpError && e.code === ErrorCode.InvalidRequest ? c.adoptServerSession(opts()) : Promise.reject(e));
+      m.connecting = c.serverInfo ? Promise.resolve(c) : c.connect(opts()).catch(joinShared).then(() => c);
       m.connecting.catch(() => {
         if (m.owned === c) {
           c.close();
