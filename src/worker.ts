@@ -1,11 +1,12 @@
 /**
  * The engine worker: hosts one RCP/1 server, one session per MessagePort. Composition root only —
  * storage, models, engine and protocol handlers are built here, each once and in dependency
- * order, and wired together; comlink carries the control plane (connect / status), never RCP frames.
+ * order, and wired together; comlink carries the control plane (configure / connect / status),
+ * never RCP frames.
  *
- * Start-up: IndexedDB opens and the index is read at once, while the models' folder is resolved;
- * the embedder's weights load only after that read, so a cold start's first sparse answer does not
- * compete with the model.
+ * Start-up (on `configure`, or with the defaults on the first `connect`/`status`): IndexedDB opens
+ * and the index is read at once, while the models' folder is resolved; the embedder's weights load
+ * only after that read, so a cold start's first sparse answer does not compete with the model.
  */
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
@@ -26,30 +27,41 @@ import { SERVER_INFO } from './server/server-info.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
-import type { ControlApi } from './transport/control.ts';
+import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
-const DATABASE = 'rcp-engine';
+const DEFAULT_DATABASE = 'rcp-engine';
 
 interface Runtime {
   engine: Engine;
   models: ModelRuntime | undefined;
+  modelBase: string;
   /** Settles when the engine opened its storage; rejects (→ -32010 per request) if it could not. */
   opened: Promise<void>;
   backend: Backend;
 }
 
-// Other tabs run their own worker and engine over the same database: writes take a Web Lock,
-// commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
-const coordination = browserCoordination(DATABASE);
-const connectionLost = new EventTarget();
-const store = readAhead(
-  lazyStore(openIndexedDbStore(DATABASE, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
-  coordination,
-);
+/** The fields that are set (an explicit undefined would override the models' defaults). */
+const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-async function compose(): Promise<Runtime> {
-  const models = await ModelRuntime.open({ loadAfter: store.firstRead, choice: await readModelChoice() });
+async function start(config: EngineConfig): Promise<Runtime> {
+  const database = config.database ?? DEFAULT_DATABASE;
+  // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
+  // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
+  const coordination = browserCoordination(database);
+  const connectionLost = new EventTarget();
+  const store = readAhead(
+    lazyStore(openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
+    coordination,
+  );
+  const models =
+    config.models === false
+      ? undefined
+      : await ModelRuntime.open({
+          loadAfter: store.firstRead,
+          choice: await readModelChoice(),
+          ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
+        });
   const rerankers = models?.rerankers() ?? [];
   const engine = new Engine({
     store,
@@ -81,10 +93,12 @@ async function compose(): Promise<Runtime> {
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
-  return { engine, models, opened, backend };
+  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend };
 }
 
-const runtime = compose();
+/** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
+let runtime: Promise<Runtime> | undefined;
+const started = (config: EngineConfig = {}): Promise<Runtime> => (runtime ??= start(config));
 let openPorts = 0;
 
 /** Whether the engine has opened, without waiting for it: true, false, or the reason it could not. */
@@ -95,8 +109,12 @@ const openState = (opened: Promise<void>): Promise<{ ready: boolean; error?: str
   ]);
 
 const control: ControlApi = {
+  async configure(config) {
+    if (runtime) throw new Error('the engine has already started: configure it before the first connect or status');
+    await started(config);
+  },
   async connect() {
-    const { backend } = await runtime;
+    const { backend } = await started();
     const { port1, port2 } = new MessageChannel();
     openPorts++;
     const transport = new PortTransport(port1);
@@ -109,14 +127,14 @@ const control: ControlApi = {
     return Comlink.transfer(port2, [port2]);
   },
   async status(): Promise<WorkerStatus> {
-    const rt = await runtime;
+    const rt = await started();
     const { ready, error } = await openState(rt.opened);
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status() };
   },
   async models() {
-    const rt = await runtime;
-    return { current: rt.models?.folder.name, available: await availableModels(DEFAULT_MODEL_BASE, rt.models?.config.dtype ?? 'q8') };
+    const rt = await started();
+    return { current: rt.models?.folder.name, available: await availableModels(rt.modelBase, rt.models?.config.dtype ?? 'q8') };
   },
   async chooseModel(embedder) {
     // Takes effect when the worker restarts (the page reloads): capabilities never change under a session (§13).

@@ -27,6 +27,9 @@ function position(h: Hit): string {
   if (h.chunk) parts.push(`passage ${h.chunk.index + 1}`);
   if (h.citation?.start !== undefined && h.citation.end !== undefined) parts.push(`characters ${h.citation.start.toLocaleString('en')}–${h.citation.end.toLocaleString('en')}`);
   const meta = h.meta ?? {};
+  // Federated hits (§16.3) name the engines that returned them.
+  const engines = Array.isArray(meta.engines) ? meta.engines.filter((e) => typeof e === 'string') : typeof meta.engine === 'string' ? [meta.engine] : [];
+  if (engines.length) parts.unshift(`from ${engines.join(' + ')}`);
   if (typeof meta.author === 'string') parts.push(meta.author);
   if (typeof meta.year === 'number') parts.push(String(meta.year));
   return parts.join(' · ');

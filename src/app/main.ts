@@ -3,13 +3,14 @@
  * (every frame goes to the inspector), mounts each panel and seeds the sample corpus on first run.
  * Each panel lives in its own module; this file only wires them together.
  */
-import { bootWorker } from '../client/boot.ts';
+import { createInPageEngine } from '../client/in-page-engine.ts';
 import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
 import type { WorkerStatus } from '../protocol/control.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';
 import { byId } from './dom.ts';
+import { mountEngines } from './engines-panel.ts';
 import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
@@ -30,19 +31,20 @@ registerServiceWorker();
 const log = new FrameLog();
 mountInspector(log);
 
-const worker = bootWorker();
-const client = await worker.openClient({ onFrame: (d, f) => log.add(d, f), clientInfo: { name: 'rcp-playground', version: '0.2.0' } });
-Object.assign(window, { rcpClient: client });
-const init = await client.connect().catch((e: unknown) => {
+// The playground is one consumer of the library: the same front door an embedding app uses.
+const client = await createInPageEngine({ client: { onFrame: (d, f) => log.add(d, f), clientInfo: { name: 'rcp-playground', version: '0.2.0' } } }).catch((e: unknown) => {
   status.replaceChildren(errorView(e, 'Could not start the engine'));
   throw e;
 });
+Object.assign(window, { rcpClient: client });
+const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
 
 mountCapabilities(init);
 mountConsole(client, init, log);
 const docPanel = mountDocPanel(client);
-const search = mountSearch(client, init, (t, terms, opener) => void docPanel.open(t, terms, opener));
+const engines = mountEngines(client);
+const search = mountSearch(engines.searcher, init, (t, terms, opener) => void docPanel.open(t, terms, opener));
 const storage = mountStorageView();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, [], opener), changed: () => changed() });
@@ -58,10 +60,10 @@ function describe(s: WorkerStatus): string {
   return parts.join(' · ');
 }
 
-const picker = mountModelPicker(byId('model-picker'), worker.control);
+const picker = mountModelPicker(byId('model-picker'), client.control);
 
 async function updateStats(): Promise<WorkerStatus> {
-  const s = await worker.control.status();
+  const s = await client.status();
   stats.textContent = describe(s);
   picker.update(s);
   if (s.ready) search.setEmpty(s.documents === 0);

@@ -6,7 +6,6 @@
  * Choosing another model stores the choice in this browser and reloads the page: capabilities
  * never change under an open session, and the worker re-embeds the index for the new model.
  */
-import type { Remote } from 'comlink';
 import { MODEL_CHANNEL } from '../models/model-choice.ts';
 import type { AvailableModel } from '../models/available.ts';
 import type { ControlApi } from '../transport/control.ts';
@@ -32,7 +31,7 @@ export function modelState(s: WorkerStatus): string {
   return parts.join(' ');
 }
 
-export function mountModelPicker(host: HTMLElement, control: Remote<ControlApi>): { update(s: WorkerStatus): void } {
+export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'models' | 'chooseModel'>): { update(s: WorkerStatus): void } {
   const state = el('p', { attrs: { role: 'status', 'aria-live': 'polite' } });
   const list = el('div', { attrs: { role: 'radiogroup', 'aria-label': 'Dense model' } });
   const note = el('p', { class: 'muted' }, 'Switching reloads the page; the index stays and is re-embedded with the new model in the background.');

@@ -22,7 +22,7 @@ export interface SearchPanel {
   setEmpty(empty: boolean): void;
 }
 
-export function mountSearch(client: RcpClient, init: InitializeResult, open: (t: HitTarget, terms: string[], opener: HTMLElement) => void): SearchPanel {
+export function mountSearch(client: Pick<RcpClient, 'request'>, init: InitializeResult, open: (t: HitTarget, terms: string[], opener: HTMLElement) => void): SearchPanel {
   const caps = init.capabilities;
   const r = caps.retrieve ?? {};
   const form = byId<HTMLFormElement>('search-form');

@@ -4,7 +4,8 @@ import { PortTransport } from '../transport/port-transport.ts';
 import { RcpClient, type ClientOptions } from './rcp-client.ts';
 
 export interface WorkerHandle {
-  control: Comlink.Remote<ControlApi>;
+  /** The worker's control plane (every method already returns a promise, so the comlink proxy has this shape). */
+  control: ControlApi;
   /** Opens a new RCP session port and returns its (not yet initialized) client. */
   openClient(opts?: ClientOptions): Promise<RcpClient>;
   /** Opens a raw session port (the bridges relay its frames untouched). */
@@ -12,10 +13,15 @@ export interface WorkerHandle {
   terminate(): void;
 }
 
-/** Starts the engine worker and wraps its control plane. */
-export function bootWorker(): WorkerHandle {
-  const worker = new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
-  const control = Comlink.wrap<ControlApi>(worker);
+/**
+ * The engine worker shipped beside this module. Written as `new Worker(new URL(…, import.meta.url))`
+ * so that bundlers (Vite, webpack, esbuild) see it and emit the worker as its own file.
+ */
+export const spawnEngineWorker = (): Worker => new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
+
+/** Starts the engine worker (or wraps one the caller started) and wraps its control plane. */
+export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {
+  const control: ControlApi = Comlink.wrap<ControlApi>(worker);
   const openPort = () => control.connect();
   return {
     control,

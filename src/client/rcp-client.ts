@@ -66,15 +66,33 @@ export class RcpClient {
   }
 
   /** Sends `initialize`; must complete before any gated call. */
-  async connect(): Promise<InitializeResult> {
-    const result = await this.call('initialize', {
-      protocolVersion: PROTOCOL_VERSION,
-      client: this.opts.clientInfo ?? { name: 'rcp-in-page-client', version: '0.1.0' },
-      capabilities: this.opts.capabilities ?? {},
-    });
+  async connect(options: CallOptions = {}): Promise<InitializeResult> {
+    const result = await this.call(
+      'initialize',
+      {
+        protocolVersion: PROTOCOL_VERSION,
+        client: this.opts.clientInfo ?? { name: 'rcp-in-page-client', version: '0.1.0' },
+        capabilities: this.opts.capabilities ?? {},
+      },
+      options,
+    );
     if (result.protocolVersion < 1) throw new RcpError(ErrorCode.VersionMismatch, 'server negotiated a version below 1');
     this.init = result;
     return result;
+  }
+
+  /**
+   * Takes a server's `info` (same shape as `initialize.result`, §7.2) as this session's state,
+   * instead of `connect()`. For HTTP servers that keep one session for all clients (§5.2: HTTP is
+   * request-scoped) and refuse a second `initialize` once another client has sent one.
+   */
+  async adoptServerSession(options: CallOptions = {}): Promise<InitializeResult> {
+    const info = await this.call('info', {}, options);
+    if (!isObject(info) || typeof info.protocolVersion !== 'number' || info.protocolVersion < 1 || !isObject(info.capabilities)) {
+      throw new RcpError(ErrorCode.InternalError, 'malformed info result: no protocolVersion ≥ 1 and capabilities');
+    }
+    this.init = info;
+    return info;
   }
 
   get capabilities(): Capabilities | undefined {

@@ -6,7 +6,29 @@
 import type { WorkerStatus } from '../protocol/control.ts';
 import type { AvailableModel } from '../models/available.ts';
 
+/**
+ * How the worker starts its engine; sent once, before the first session (`configure`). Every field
+ * is optional: the playground sends none and gets `/models/`, `/ort/`, database `rcp-engine`.
+ */
+export interface EngineConfig {
+  /** Absolute URL (or root path) of the models folder, ending in '/'. Default `/models/`. */
+  modelBase?: string;
+  /** Absolute URL (or root path) of onnxruntime-web's .mjs/.wasm files, ending in '/'. Default `/ort/`. */
+  wasmPaths?: string;
+  /** IndexedDB database name (also names the cross-tab lock and channel). Default `rcp-engine`. */
+  database?: string;
+  /** Where the dense model runs: `auto` (WebGPU, else WASM), `webgpu` or `wasm`. Default: the models config. */
+  device?: 'auto' | 'webgpu' | 'wasm';
+  /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
+  models?: boolean;
+}
+
 export interface ControlApi {
+  /**
+   * Starts the engine with these settings. Only before the engine has started: the first
+   * `connect()`/`status()` starts it with the defaults, after which `configure` rejects.
+   */
+  configure(config: EngineConfig): Promise<void>;
   /** A new, uninitialized RCP session on its own port. */
   connect(): Promise<MessagePort>;
   status(): Promise<WorkerStatus>;

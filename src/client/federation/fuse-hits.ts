@@ -1,0 +1,75 @@
+/**
+ * §16.3 fusion of per-engine hit lists into one: RRF (always available) or convex combination
+ * (when every list has a `scoreFloor`), through `src/protocol/fusion.ts`, which already applies
+ * engine weights and the deterministic tie-break. Identity is the stringified `Hit.id`; a
+ * document several engines returned becomes one hit that keeps the richest body, merges `meta`
+ * and names its origins in `meta.engine` / `meta.engines`.
+ */
+import { fuseConvex, fuseRrf, type RankedList } from '../../protocol/fusion.ts';
+import type { Hit } from '../../protocol/types.ts';
+
+export type FederatedFusion = 'auto' | 'rrf' | 'convex';
+
+/** One engine's answer, as fusion sees it. */
+export interface EngineHits {
+  engine: string;
+  weight: number;
+  hits: readonly Hit[];
+  /** The engine's advertised `retrieve.scoreFloor` (§6.1), when it advertises one. */
+  scoreFloor?: number;
+}
+
+export interface FuseOptions {
+  /** `auto` (default): convex when every list has a scoreFloor, else RRF (§16.3 MUST). */
+  method?: FederatedFusion;
+  rrfK?: number;
+  /** Hits to keep. */
+  k: number;
+}
+
+/** The method fusion will use for these lists. Convex only when every list has a finite floor. */
+export function chooseFusion(lists: readonly EngineHits[], method: FederatedFusion = 'auto'): 'rrf' | 'convex' {
+  const floors = lists.length > 0 && lists.every((l) => typeof l.scoreFloor === 'number' && Number.isFinite(l.scoreFloor));
+  if (method === 'rrf') return 'rrf';
+  return floors ? 'convex' : 'rrf'; // an explicit `convex` still falls back to RRF when a floor is missing
+}
+
+/** How much body a hit carries: content blocks first, then text length. */
+const richness = (h: Hit): [number, number] => [h.content?.length ?? 0, h.text?.length ?? 0];
+const richer = (a: Hit, b: Hit): boolean => {
+  const [ca, ta] = richness(a), [cb, tb] = richness(b);
+  return ca !== cb ? ca > cb : ta > tb;
+};
+
+export function fuseEngineHits(lists: readonly EngineHits[], options: FuseOptions): { hits: Hit[]; method: 'rrf' | 'convex' } {
+  const method = chooseFusion(lists, options.method);
+  // List names are positions, not engine ids: fusion gives the names `dense`/`sparse` a meaning.
+  const ranked: RankedList[] = lists.map((l, i) => ({ name: `e${i}`, weight: l.weight, scoreFloor: l.scoreFloor, items: l.hits.map((h) => ({ id: String(h.id), score: h.score })) }));
+  const fused = method === 'convex' ? fuseConvex(ranked) : fuseRrf(ranked, options.rrfK);
+  const firstById = lists.map((l) => {
+    const m = new Map<string, { hit: Hit; rank: number }>();
+    l.hits.forEach((hit, i) => {
+      const key = String(hit.id);
+      if (!m.has(key)) m.set(key, { hit, rank: i + 1 });
+    });
+    return m;
+  });
+  const hits = fused.slice(0, Math.max(0, options.k)).map((f): Hit => {
+    // Origins best first: larger contribution, then the engine listed first (deterministic).
+    const parts = Object.entries(f.contributions)
+      .map(([name, c]) => ({ i: Number(name.slice(1)), c }))
+      .sort((a, b) => b.c - a.c || a.i - b.i)
+      .map(({ i }) => ({ engine: lists[i].engine, ...firstById[i].get(f.id)! }));
+    const primary = parts[0];
+    const body = parts.reduce((best, p) => (richer(p.hit, best.hit) ? p : best), primary).hit;
+    // Lower-priority engines first, so the primary engine's values win on conflicting keys.
+    const meta: Record<string, unknown> = Object.assign({}, ...parts.map((p) => p.hit.meta ?? {}).reverse());
+    return {
+      ...body,
+      id: primary.hit.id,
+      score: f.score,
+      meta: { ...meta, engine: primary.engine, engines: parts.map((p) => p.engine), engineRank: primary.rank, engineScore: primary.hit.score },
+    };
+  });
+  return { hits, method };
+}

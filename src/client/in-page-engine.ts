@@ -1,0 +1,95 @@
+/**
+ * `createInPageEngine()`: the library's front door. Starts the engine worker, configures it (models
+ * URL, database name, device), opens one RCP session and initializes it, so the caller gets a ready
+ * `RcpClient`. Adds nothing to the page: no DOM, no CSS, no globals.
+ */
+import type { ControlApi, EngineConfig } from '../transport/control.ts';
+import type { WorkerStatus } from '../protocol/control.ts';
+import { PortTransport } from '../transport/port-transport.ts';
+import { bootWorker, spawnEngineWorker, type WorkerHandle } from './boot.ts';
+import { RcpClient, type ClientOptions } from './rcp-client.ts';
+
+export interface InPageEngineOptions {
+  /**
+   * URL of the models folder (transformers.js layout plus `config.json`), relative to the page or
+   * absolute. Default `/models/`. Without models there, the engine serves sparse retrieval only.
+   */
+  modelBase?: string;
+  /** URL of onnxruntime-web's `.mjs`/`.wasm` files (relative to the page or absolute). Default `/ort/`. */
+  wasmPaths?: string;
+  /** IndexedDB database that holds the index. Default `rcp-engine`; give each app its own name. */
+  database?: string;
+  /** Where the dense model runs: `auto` (WebGPU, else WASM), `webgpu` or `wasm`. */
+  device?: 'auto' | 'webgpu' | 'wasm';
+  /** `false`: sparse retrieval only, no model files fetched. Default true. */
+  models?: boolean;
+  /**
+   * The engine worker. Default: the `worker.js` beside this module, which bundlers pick up. Pass
+   * your own (e.g. `new Worker('/vendor/rcp-in-page/worker.js', { type: 'module' })`) to serve it
+   * from elsewhere.
+   */
+  worker?: Worker;
+  /** Options of the RCP client (client name, logs, frame tap, default timeout). */
+  client?: ClientOptions;
+}
+
+/** A ready RCP client on its own worker, with the worker's control plane. */
+export class InPageEngine extends RcpClient {
+  private readonly handle: WorkerHandle;
+
+  /** @internal Use `createInPageEngine()`. */
+  constructor(port: MessagePort, handle: WorkerHandle, opts?: ClientOptions) {
+    super(new PortTransport(port), opts);
+    this.handle = handle;
+  }
+
+  /** The worker's control plane (status, more session ports). */
+  get control(): ControlApi {
+    return this.handle.control;
+  }
+
+  /** Index and model state, without an RCP round trip. */
+  status(): Promise<WorkerStatus> {
+    return this.handle.control.status();
+  }
+
+  /** A further, independent RCP session on the same engine (not yet initialized). */
+  openSession(opts?: ClientOptions): Promise<RcpClient> {
+    return this.handle.openClient(opts);
+  }
+
+  /** Closes the session and stops the worker. */
+  terminate(): void {
+    this.close();
+    this.handle.terminate();
+  }
+}
+
+/** A URL the worker can fetch: relative ones resolve against the page, since the worker's own base differs. */
+function absolute(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const base = typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href;
+  const href = base ? new URL(url, base).href : url;
+  return href.endsWith('/') ? href : `${href}/`;
+}
+
+/** Starts an in-page engine and returns its initialized RCP client. Rejects (and stops the worker) if it cannot start. */
+export async function createInPageEngine(options: InPageEngineOptions = {}): Promise<InPageEngine> {
+  const worker = options.worker ?? spawnEngineWorker();
+  const handle = bootWorker(worker);
+  // A worker script that fails to load never answers its control plane: fail instead of hanging.
+  const failed = new Promise<never>((_, reject) =>
+    worker.addEventListener('error', (ev) => reject(new Error(`the engine worker failed to start${ev.message ? `: ${ev.message}` : ''}`)), { once: true }),
+  );
+  const orFail = <T>(p: Promise<T>): Promise<T> => Promise.race([p, failed]);
+  try {
+    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models };
+    await orFail(handle.control.configure(Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined))));
+    const engine = new InPageEngine(await orFail(handle.openPort()), handle, options.client);
+    await orFail(engine.connect());
+    return engine;
+  } catch (e) {
+    handle.terminate();
+    throw e;
+  }
+}

@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
+
+const root = import.meta.dirname;
+const BOOT = resolve(root, 'src/client/boot.ts');
+/** Stands in for the worker's URL until the chunk is written (keeps Vite from bundling the worker into index.js). */
+/** Name of the chunk that holds the third-party model runtime (scripts/lib-size.ts leaves it out). */
+export const ML_RUNTIME_CHUNK = 'ml-runtime';
+const PLACEHOLDER = '__RCP_IN_PAGE_WORKER_URL__';
+
+/**
+ * The package's `index.js` must start the worker as `new Worker(new URL('./worker.js', import.meta.url))`
+ * — the pattern the consumer's bundler recognises, and a plain relative URL in a static folder.
+ * Vite would otherwise rewrite it to its own asset path, so the URL is hidden from it and restored.
+ */
+function workerBesideIndex(): Plugin {
+  return {
+    name: 'rcp-worker-beside-index',
+    enforce: 'pre',
+    transform(code, id) {
+      if (id !== BOOT) return null;
+      const next = code.replace("new URL('../worker.ts', import.meta.url)", `new URL(${PLACEHOLDER}, import.meta.url)`);
+      if (next === code) this.error('boot.ts no longer spawns ../worker.ts; update vite.lib.config.ts');
+      return next;
+    },
+    // After minification, so the URL stays a plain double-quoted string (webpack, too, wants that).
+    generateBundle(_options, bundle) {
+      for (const out of Object.values(bundle)) {
+        if (out.type === 'chunk' && out.code.includes(PLACEHOLDER)) out.code = out.code.replaceAll(PLACEHOLDER, '"./worker.js"');
+      }
+    },
+  };
+}
+
+/**
+ * `npm run build:lib` → `lib/`: `index.js` (client, federation; ESM), `worker.js` (the engine) and
+ * the chunks they share. onnxruntime-web resolves to its build without an embedded wasm
+ * (`onnxruntime-web-use-extern-wasm`): the runtime is fetched from `wasmPaths` at run time, so the
+ * package carries no copy of it.
+ */
+export default defineConfig({
+  publicDir: false,
+  base: './',
+  plugins: [workerBesideIndex()],
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
+  build: {
+    outDir: resolve(root, 'lib'),
+    emptyOutDir: true,
+    target: 'es2022',
+    minify: true,
+    modulePreload: false,
+    copyPublicDir: false,
+    rollupOptions: {
+      input: { index: resolve(root, 'src/lib/index.ts'), worker: resolve(root, 'src/worker.ts') },
+      preserveEntrySignatures: 'strict',
+      output: {
+        format: 'es',
+        entryFileNames: '[name].js',
+        chunkFileNames: 'chunks/[name]-[hash].js',
+        assetFileNames: 'assets/[name]-[hash][extname]',
+        // transformers.js + onnxruntime-web in a chunk of their own, so the library's own size can be told apart.
+        codeSplitting: { groups: [{ name: ML_RUNTIME_CHUNK, test: /node_modules[\\/](@huggingface[\\/]transformers|onnxruntime-(web|common))[\\/]/ }] },
+      },
+    },
+  },
+});
