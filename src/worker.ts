@@ -69,7 +69,9 @@ async function start(): Promise<Runtime> {
   runtime.opened.then(indexOpened, indexOpened);
   const ready = runtime.opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
-  const mapError = (e: unknown) => (e instanceof Error && e.name !== 'Error' ? mapStorageError(e) : undefined);
+  // Only IndexedDB's own failures are storage errors; a RangeError or TypeError is a bug, never "IndexedDB …".
+  const mapError = (e: unknown) =>
+    e instanceof DOMException || (e instanceof Error && e.name === 'StorageUnavailableError') ? mapStorageError(e) : undefined;
   const backend = createEngineBackend({
     serverInfo: SERVER_INFO,
     engine: ready,

@@ -1,3 +1,4 @@
+import { echo } from './limits.ts';
 import { optionUnsupported } from './errors.ts';
 import type { Capabilities, RetrieveParams, Unit } from './types.ts';
 
@@ -99,7 +100,7 @@ function gateRerank(p: RetrieveParams, caps: Capabilities, refuse: Refuse): void
   }
   const models = caps.rerank?.models;
   if (rr.model !== undefined && models && !models.includes(rr.model)) {
-    refuse('rerank.model', `rerank model '${rr.model}'`, () => ((rr.model = undefined), 'used the default model'));
+    refuse('rerank.model', `rerank model ${echo(rr.model)}`, () => ((rr.model = undefined), 'used the default model'));
   }
 }
 

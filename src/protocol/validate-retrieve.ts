@@ -1,3 +1,4 @@
+import { echo } from './limits.ts';
 import { validateQuery } from './content.ts';
 import { FUSION_METHODS, MODALITIES, RERANK_METHODS, RETRIEVE_MODES, TRANSFORM_METHODS, UNITS, VECTOR_ENCODINGS } from './enums.ts';
 import { invalidParams } from './errors.ts';
@@ -123,7 +124,7 @@ function parseRecency(o: Obj, caps: Capabilities): RetrieveParams['recency'] {
   if (halfLifeDays === undefined) throw invalidParams('recency.halfLifeDays', 'is required');
   const types = filterFieldTypes(caps.filter);
   if (!Object.hasOwn(types, field) || types[field] !== 'date') {
-    throw invalidParams('recency.field', `'${field}' is not an advertised date field (§4.6, §8)`);
+    throw invalidParams('recency.field', `${echo(field)} is not an advertised date field (§4.6, §8)`);
   }
   return { field, halfLifeDays };
 }

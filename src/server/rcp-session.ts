@@ -2,9 +2,10 @@ import { ErrorCode } from '../protocol/codes.ts';
 import { conformanceOf } from '../protocol/conformance.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { isObject, isValidId, toWire } from '../protocol/json.ts';
+import { capErrorObject, checkDepth, echo } from '../protocol/limits.ts';
 import { isDefinedMethod, METHOD_GATES, OPEN_METHODS, PROTOCOL_VERSION } from '../protocol/methods.ts';
 import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from '../protocol/types.ts';
-import { validateInitialize } from '../protocol/validate.ts';
+import { validateInitialize, validatePing } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, VendorHandler } from './backend.ts';
 import { deadlineFor, type Deadlines } from './deadlines.ts';
 import { toErrorObject } from './error-mapping.ts';
@@ -30,7 +31,8 @@ const DEFAULT_WRITES: readonly string[] = ['index/add', 'index/delete'];
 /**
  * One RCP/1 session (§13): lifecycle, gating, framing, batching, cancellation, progress, logs and
  * deadlines, over any transport that moves JSON text frames. Knows nothing about documents.
- * Guarantees: every request is answered exactly once; a frame without `id` is never answered.
+ * Guarantees: every request is answered exactly once; a notification (no `id`, `jsonrpc: "2.0"`,
+ * a string `method`) is never answered; any other object without an `id` is -32600 with id null.
  */
 export class RcpSession {
   private state: State = 'new';
@@ -120,6 +122,8 @@ export class RcpSession {
   private async handle(msg: unknown): Promise<ResponseFrame | undefined> {
     if (!isObject(msg)) return errorFrame(null, invalidRequest('not a JSON-RPC object'));
     if (!('id' in msg)) {
+      const malformed = notificationProblem(msg);
+      if (malformed) return errorFrame(null, invalidRequest(malformed));
       this.notification(msg);
       return undefined;
     }
@@ -161,10 +165,10 @@ export class RcpSession {
         return this.initialize(params);
       case 'info':
         return this.describe(PROTOCOL_VERSION);
-      case 'ping':
-        return isObject(params) && (typeof params.nonce === 'string' || typeof params.nonce === 'number')
-          ? { nonce: params.nonce }
-          : {};
+      case 'ping': {
+        const { nonce } = validatePing(params);
+        return nonce === undefined ? {} : { nonce };
+      }
       case 'shutdown': {
         // §7.12/§13.1 orderly close: refuse new requests, let those in flight answer (up to a
         // grace period, then cancel them), answer, and stop.
@@ -188,7 +192,7 @@ export class RcpSession {
       checkParamsShape(params);
       return this.run(id, method, params, (ctx) => vendor(params, ctx));
     }
-    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${method}`);
+    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${echo(method)}`);
     const gate = METHOD_GATES[method];
     const advertised = gate !== null && caps[gate] !== undefined && (gate !== 'index' || method !== 'index/add' || caps.index?.writable === true);
     const handler = this.opts.backend.handlers[method];
@@ -289,8 +293,22 @@ export class RcpSession {
 const invalidRequest = (detail: string) => new RcpError(ErrorCode.InvalidRequest, `invalid request: ${detail}`, { detail });
 
 function errorFrame(id: Id | null, e: RcpError | { code: number; message: string; data?: unknown }): ResponseFrame {
-  const error = e instanceof RcpError ? e.toJSON() : e;
+  const error = capErrorObject(e instanceof RcpError ? e.toJSON() : e);
   return { jsonrpc: '2.0', id, error } as ResponseFrame;
+}
+
+/**
+ * Why an object without `id` is not a notification (§4.5), or undefined when it is one. §5.3's
+ * compact `{method, params}` envelope is not accepted (a MAY): with no id it could never be
+ * answered, so it gets -32600 like every other malformed frame.
+ */
+function notificationProblem(msg: Record<string, unknown>): string | undefined {
+  if (msg.jsonrpc === '2.0' && typeof msg.method === 'string') return undefined;
+  if (typeof msg.method === 'string' && !('jsonrpc' in msg)) {
+    return 'the compact {method, params} envelope is not accepted; send a JSON-RPC 2.0 request with an id (§5.3)';
+  }
+  if (msg.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  return 'method must be a string';
 }
 
 function optionalReason(reason: unknown): { detail: string } | undefined {
@@ -304,11 +322,12 @@ async function settledWithin(pending: Promise<unknown>[], ms: number): Promise<v
   clearTimeout(timer);
 }
 
-/** §4.1: params, when present, is an object (`null` counts as absent, §4.6). */
+/** §4.1: params, when present, is an object (`null` counts as absent, §4.6), nested no deeper than the limit (§15.5). */
 function checkParamsShape(params: unknown): void {
   if (params !== null && !isObject(params)) {
     throw new RcpError(ErrorCode.InvalidParams, 'invalid params: params must be an object', { field: 'params' });
   }
+  checkDepth(params);
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
