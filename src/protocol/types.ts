@@ -199,6 +199,9 @@ export interface Hit {
   level?: number;
   meta?: Record<string, unknown>;
   vector?: number[] | string;
+  /** §7.3.1: the encoding of `vector` and its dimension, present whenever `vector` is. */
+  encoding?: VectorEncoding;
+  dimension?: number;
   scores?: { dense?: number; sparse?: number; rerank?: number; [stage: string]: number | undefined };
   citation?: Citation;
   trust?: { level: 'trusted' | 'community' | 'untrusted'; score?: number; injectionSuspected?: boolean; sanitized?: boolean };

@@ -18,8 +18,9 @@ import type { Reranker } from '../contracts.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
 import { candidateVector, cosine } from '../index/dense.ts';
-import { hitId, loadTexts, packBudget, toHit } from './hits.ts';
+import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
+import { suspectInjection } from './injection.ts';
 import { denseModel, recall, type RecallDeps } from './recall.ts';
 import type { Sessions } from './dedup-sessions.ts';
 import { compareCandidates, type Candidate, type IndexView } from '../index/view.ts';
@@ -94,6 +95,22 @@ function applyRecency(cands: Candidate[], field: string, halfLifeDays: number, f
 function pickReranker(rerankers: readonly Reranker[], rr: { method: string; model?: string }): Reranker | undefined {
   const same = rerankers.filter((r) => r.method === rr.method);
   return (rr.model !== undefined ? same.find((r) => r.identity === rr.model) : undefined) ?? same[0];
+}
+
+/**
+ * §4.6: scores must be monotonic with rank within a response. Only reorderings that do not follow
+ * the score (MMR; reranked hits followed by unreranked ones) break it: there each hit's score
+ * becomes the lower of its own and the one above it — still a value of the same scoring function,
+ * so `scoreScale`/`scoreFloor` stay true — and the unchanged relevance is kept in `scores.relevance`.
+ */
+function makeMonotonic(list: Candidate[]): void {
+  for (let i = 1; i < list.length; i++) {
+    const above = list[i - 1].score;
+    if (list[i].score > above) {
+      list[i].scores.relevance = list[i].score;
+      list[i].score = above;
+    }
+  }
 }
 
 /** Runs one retrieve against the engine state. */
@@ -174,6 +191,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     const order = mmrOrder(pool.map((c) => c.score), params.mmr.lambda, sim);
     list = [...order.map((i) => pool[i]), ...list.slice(pool.length)];
   }
+  makeMonotonic(list);
 
   ctx.onStage?.('pack', 0.9);
   const offset = cursor?.offset ?? 0;
@@ -192,16 +210,29 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
       : undefined;
 
   const hits: Hit[] = page.map((c) => toHit(c, unit, unitOut));
-  if (params.includeText !== false && page.length > 0) {
-    const texts = await loadTexts(deps.texts, page, unit);
-    hits.forEach((h, i) => (h.text = texts[i]));
-  }
+  // Bodies are read for every page: the injection screen needs them even when includeText is false
+  // (then a pinned snapshot whose texts are gone is still served, only unscreened).
+  const texts = page.length === 0 ? [] : params.includeText !== false
+    ? await loadTexts(deps.texts, page, unit)
+    : await loadTexts(deps.texts, page, unit).catch((e: unknown) => {
+      if (e instanceof DocumentRewritten) return undefined;
+      throw e;
+    });
+  hits.forEach((h, i) => {
+    if (params.includeText !== false) h.text = texts![i];
+    // §15.2: everything here arrived through index/add, so nothing is vouched for ("untrusted").
+    h.trust = texts && suspectInjection(texts[i]) ? { level: 'untrusted', injectionSuspected: true } : { level: 'untrusted' };
+  });
   if (params.includeVectors && deps.embedder) {
     const model = denseModel(deps.embedder);
     const encoding = params.encoding ?? 'json';
     hits.forEach((h, i) => {
       const v = candidateVector(page[i], model);
-      if (v) h.vector = encodeVectors([v], encoding)[0];
+      // §7.3.1: the encoding used is echoed, and `dimension` accompanies every vector.
+      if (!v) return;
+      h.vector = encodeVectors([v], encoding)[0];
+      h.encoding = encoding;
+      h.dimension = v.length;
     });
   }
   checkAborted(signal);
