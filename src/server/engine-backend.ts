@@ -33,7 +33,7 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     async retrieve(raw: unknown, ctx: HandlerContext): Promise<RetrieveResult> {
       const { params, notes } = validateRetrieve(raw, ctx.caps);
       const engine = await ready();
-      ctx.progress({ progress: 0, stage: 'recall', message: 'recall' });
+      // The engine announces every stage itself, recall first.
       const result = await engine.retrieve(params, { signal: ctx.signal, onStage: (stage, progress) => ctx.progress({ progress, stage, message: stage }) });
       if (notes.length > 0) result.usage = { ...result.usage, notes: [...notes, ...(result.usage?.notes ?? [])] };
       ctx.log('debug', `retrieve: ${result.hits.length} hits`, { latencyMs: result.usage?.latencyMs });

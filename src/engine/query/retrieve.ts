@@ -113,6 +113,9 @@ function makeMonotonic(list: Candidate[]): void {
   }
 }
 
+/** σ(x) = 1 / (1 + e^−x): monotone, in [0, 1]. */
+const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
+
 /** Runs one retrieve against the engine state. */
 export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
   const t0 = performance.now();
@@ -168,7 +171,11 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
       c.score = scores[i];
     });
     pool.sort(compareCandidates);
-    if (params.recency) applyRecency(pool, params.recency.field, params.recency.halfLifeDays, undefined, notes);
+    // The raw reranker score (a logit, a MaxSim sum) has no floor; its logistic does (0), so the
+    // advertised scoreFloor stays true with a reranker (§6.1, §16.3). Mapped after sorting on the
+    // raw value, so saturation near 1 can only tie neighbours, never reorder them.
+    for (const c of pool) c.score = logistic(c.score);
+    if (params.recency) applyRecency(pool, params.recency.field, params.recency.halfLifeDays, 0, notes);
     reranked = pool.length;
     list = pool.length < funnel.k ? [...pool, ...list.slice(pool.length, funnel.k)] : pool;
   }
