@@ -4,7 +4,7 @@ import type { Capabilities, FilterFieldType, RetrieveMode } from '../protocol/ty
 import type { EngineLimits } from './config.ts';
 import type { Embedder, Reranker } from './contracts.ts';
 
-export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'rerank'>;
+export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'rerank' | 'transform'>;
 
 export interface CapabilityInputs {
   embedder?: Embedder;
@@ -47,6 +47,9 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     session: { dedup: true, ttlSeconds: i.limits.sessionTtlSeconds },
     pagination: {},
     citations: {},
+    // §7.8: the two methods that need no language model (spelling correction and variants from the
+    // index's own vocabulary, src/engine/query/transform.ts); hyde, decompose, step-back need one.
+    transform: { methods: ['rewrite', 'multi-query'] },
   };
   if (rerankers.length > 0) {
     caps.rerank = { methods: [...new Set(rerankers.map((r) => r.method))], maxCandidates: i.limits.maxRerank, models: rerankers.map((r) => r.identity) };

@@ -1,6 +1,6 @@
 import type { RcpError } from '../protocol/errors.ts';
-import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult } from '../protocol/types.ts';
-import { validateIndexAdd, validateIndexDelete, validateRetrieve } from '../protocol/validate.ts';
+import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult, TransformResult } from '../protocol/types.ts';
+import { validateIndexAdd, validateIndexDelete, validateRetrieve, validateTransform } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
 import type { RetrievalEngine } from './retrieval-engine.ts';
 import { engineReady } from './engine-ready.ts';
@@ -21,7 +21,7 @@ export interface EngineBackendOptions {
 const PROGRESS_SLICE = 64;
 
 /**
- * Wires the RCP methods `retrieve`, `index/add` and `index/delete` to the engine. Validation
+ * Wires the RCP methods `retrieve`, `query/transform`, `index/add` and `index/delete` to the engine. Validation
  * happens here (protocol rules); retrieval semantics live in the engine.
  */
 export function createEngineBackend(opts: EngineBackendOptions): Backend {
@@ -56,6 +56,15 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
       });
       ctx.log('info', `index/add: ${total} documents, ${result.chunks} chunks`);
       return result;
+    },
+
+    /** §7.8: `_meta.corrections` lists the words `rewrite` corrected, for a "did you mean". */
+    async 'query/transform'(raw: unknown, ctx: HandlerContext): Promise<TransformResult> {
+      const p = validateTransform(raw, ctx.caps);
+      const engine = await ready();
+      // Only rewrite and multi-query are ever advertised (the engine's capabilities), so the validator let no other through.
+      const { queries, corrections } = await engine.transform(p.query, p.method as 'rewrite' | 'multi-query', p.n);
+      return { queries, _meta: { corrections } };
     },
 
     async 'index/delete'(raw: unknown, ctx: HandlerContext): Promise<IndexDeleteResult> {

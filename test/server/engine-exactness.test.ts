@@ -78,6 +78,38 @@ describe('score metadata with a reranker configured (§6.1, §16.3)', () => {
   });
 });
 
+describe('query/transform (§7.8)', () => {
+  it('rewrite answers the corrected query with the corrections in _meta; the result fits the schema', async () => {
+    const t = await engineSession();
+    const r = await t.call('tr', 'query/transform', { query: 'the wite whael', method: 'rewrite' });
+    expect(r.result).toEqual({ queries: ['the white whale'], _meta: { corrections: [{ from: 'wite', to: 'white' }, { from: 'whael', to: 'whale' }] } });
+    expect(loadRcpSchema().result('query/transform', r.result)).toEqual([]);
+    const mq = await t.call('mq', 'query/transform', { query: 'whale ship swims', method: 'multi-query', n: 50 });
+    expect(mq.result.queries[0]).toBe('whale ship swims');
+  });
+
+  it('only advertised methods are served: -32005 for the others, -32602 for malformed params', async () => {
+    const t = await engineSession();
+    const caps = (await t.call('info', 'info')).result;
+    expect(caps.capabilities.transform).toEqual({ methods: ['rewrite', 'multi-query'] });
+    expect(caps._meta.conformance).toBe('L2');
+    for (const method of ['hyde', 'decompose', 'step-back', 'magic']) {
+      expect((await t.call(method, 'query/transform', { query: 'q', method })).error).toMatchObject({ code: -32005, data: { option: 'method' } });
+    }
+    expect((await t.call('m5', 'query/transform', { query: 'q', method: 5 })).error).toMatchObject({ code: -32602, data: { field: 'method' } });
+    expect((await t.call('nq', 'query/transform', { method: 'rewrite' })).error).toMatchObject({ code: -32602, data: { field: 'query' } });
+    expect((await t.call('n0', 'query/transform', { query: 'q', method: 'rewrite', n: 0 })).error).toMatchObject({ code: -32602, data: { field: 'n' } });
+  });
+
+  it('retrieve rewrite returns rewrittenQuery and schema-valid hits carrying trust', async () => {
+    const t = await engineSession();
+    const r = await t.call('rw', 'retrieve', { query: 'wite whael', k: 2, rewrite: 'rewrite' });
+    expect(r.result.rewrittenQuery).toBe('white whale');
+    expect(r.result.hits[0].trust).toEqual({ level: 'untrusted' });
+    expect(loadRcpSchema().result('retrieve', r.result)).toEqual([]);
+  });
+});
+
 describe('schema (normative rcp-1.0.json)', () => {
   it('every frame emitted above validates', () => {
     const schema = loadRcpSchema();

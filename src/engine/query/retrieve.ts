@@ -21,7 +21,8 @@ import { candidateVector, cosine } from '../index/dense.ts';
 import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
 import { suspectInjection } from './injection.ts';
-import { denseModel, recall, type RecallDeps } from './recall.ts';
+import { denseModel, recallVariants, type RecallDeps } from './recall.ts';
+import { queryVariants, rewriteQuery } from './transform.ts';
 import type { Sessions } from './dedup-sessions.ts';
 import { compareCandidates, type Candidate, type IndexView } from '../index/view.ts';
 
@@ -46,6 +47,9 @@ export interface RetrieveContext {
   /** Called as stages start (§9 progress): 'recall', 'rerank', 'mmr', 'pack'. */
   onStage?(stage: string, progress: number): void;
 }
+
+/** Query variants `rewrite: "multi-query"` retrieves with. */
+const MULTI_QUERY_VARIANTS = 3;
 
 /** MMR reorders at most this many leading candidates (O(n²) similarities). */
 const MMR_POOL = 200;
@@ -138,8 +142,20 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
   const filter = params.filter ? compileFilter(validateFilter(params.filter, deps.caps.filter), deps.fields) : undefined;
   const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;
 
+  // §7.7 `rewrite` (gated on transform.methods): spelling-corrected query, or several variants fused.
+  let variants = [text];
+  let rewrittenQuery: string | undefined;
+  if (params.rewrite === 'rewrite' || params.rewrite === 'multi-query') {
+    const tdeps = { analyzer: deps.analyzer, view, texts: deps.texts };
+    if (params.rewrite === 'rewrite') variants = [(await rewriteQuery(text, tdeps)).query];
+    else variants = (await queryVariants(text, MULTI_QUERY_VARIANTS, tdeps)).queries;
+    rewrittenQuery = variants[0];
+    if (variants.length > 1) notes.push(`multi-query: ${variants.length} variants fused by RRF`);
+    checkAborted(signal);
+  }
+
   ctx.onStage?.('recall', 0);
-  const rec = await recall(deps, {
+  const rec = await recallVariants(deps, {
     view,
     text,
     mode,
@@ -149,7 +165,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     exclude: session?.exclude ?? new Set(),
     fusion: params.fusion,
     signal,
-  });
+  }, variants);
   notes.push(...rec.notes);
   checkAborted(signal);
   let list = rec.candidates;
@@ -164,7 +180,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     const texts = await loadTexts(deps.texts, pool, 'chunk');
     checkAborted(signal);
     const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
-    const scores = await reranker.score(text, passages, signal);
+    const scores = await reranker.score(variants[0], passages, signal);
     checkAborted(signal);
     pool.forEach((c, i) => {
       c.scores.rerank = scores[i];
@@ -251,6 +267,7 @@ export async function runRetrieve(deps: RetrieveDeps, input: RetrieveParams, ctx
     usage: { candidates, reranked, latencyMs: Math.round((performance.now() - t0) * 100) / 100 },
   };
   if (tokens !== undefined) result.usage!.tokens = tokens;
+  if (rewrittenQuery !== undefined) result.rewrittenQuery = rewrittenQuery;
   if (notes.length > 0) result.usage!.notes = notes;
   if (nextCursor) result.nextCursor = nextCursor;
   return result;
