@@ -2,6 +2,7 @@ import { ErrorCode } from '../protocol/codes.ts';
 import { conformanceOf } from '../protocol/conformance.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { isObject, isValidId, toWire } from '../protocol/json.ts';
+import { notificationProblem } from '../protocol/framing.ts';
 import { capErrorObject, checkDepth, echo } from '../protocol/limits.ts';
 import { isDefinedMethod, METHOD_GATES, OPEN_METHODS, PROTOCOL_VERSION } from '../protocol/methods.ts';
 import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from '../protocol/types.ts';
@@ -297,19 +298,6 @@ function errorFrame(id: Id | null, e: RcpError | { code: number; message: string
   return { jsonrpc: '2.0', id, error } as ResponseFrame;
 }
 
-/**
- * Why an object without `id` is not a notification (§4.5), or undefined when it is one. §5.3's
- * compact `{method, params}` envelope is not accepted (a MAY): with no id it could never be
- * answered, so it gets -32600 like every other malformed frame.
- */
-function notificationProblem(msg: Record<string, unknown>): string | undefined {
-  if (msg.jsonrpc === '2.0' && typeof msg.method === 'string') return undefined;
-  if (typeof msg.method === 'string' && !('jsonrpc' in msg)) {
-    return 'the compact {method, params} envelope is not accepted; send a JSON-RPC 2.0 request with an id (§5.3)';
-  }
-  if (msg.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
-  return 'method must be a string';
-}
 
 function optionalReason(reason: unknown): { detail: string } | undefined {
   return typeof reason === 'string' ? { detail: reason } : undefined;
