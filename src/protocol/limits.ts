@@ -6,8 +6,8 @@
 import { invalidParams } from './errors.ts';
 import type { ErrorObject } from './types.ts';
 
-/** Deepest nesting accepted inside `params` (the params object itself is level 1). */
-export const MAX_PARAMS_DEPTH = 64;
+/** Deepest nesting accepted inside `params` (level 1 = params itself); above the ~70 levels a §8 filter of FILTER_LIMITS.maxDepth (32) may take. */
+export const MAX_PARAMS_DEPTH = 128;
 /** Longest client-supplied string quoted in an error message. */
 export const MAX_ECHO = 64;
 /** Longest error message, and longest string member of `error.data`, ever written. */

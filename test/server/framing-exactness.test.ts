@@ -113,3 +113,17 @@ describe('schema (normative rcp-1.0.json)', () => {
     expect(bad).toEqual([]);
   });
 });
+
+describe('the depth limit leaves room for the deepest filter §8 validation allows', () => {
+  it('a filter nested FILTER_LIMITS.maxDepth levels reaches the filter validator, one deeper is refused there', async () => {
+    const { FILTER_LIMITS } = await import('../../src/protocol/filter.ts');
+    const backend = fakeBackend({ retrieve: { maxK: 10, modes: ['sparse'] }, filter: { fields: { lang: 'keyword' }, operators: ['eq'] } });
+    const t = connect(backend);
+    await t.init();
+    const nest = (n: number): unknown => (n === 0 ? { field: 'lang', op: 'eq', value: 'en' } : { and: [nest(n - 1)] });
+    const ok = await t.call('ok', 'retrieve', { query: 'q', filter: nest(FILTER_LIMITS.maxDepth - 1) });
+    expect(ok.result).toBeDefined();
+    const deep = await t.call('deep', 'retrieve', { query: 'q', filter: nest(FILTER_LIMITS.maxDepth + 1) });
+    expect(deep.error.message).toMatch(/filter nests deeper/);
+  });
+});
