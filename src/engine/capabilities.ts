@@ -5,7 +5,7 @@ import type { EngineLimits } from './config.ts';
 import type { Embedder, Reranker } from './contracts.ts';
 
 /** The engine's keys; `embed`, `multiVector` and `rerank` belong to the models' part (src/server/capabilities.ts). */
-export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations'>;
+export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'transform'>;
 
 export interface CapabilityInputs {
   embedder?: Embedder;
@@ -17,10 +17,10 @@ export interface CapabilityInputs {
 }
 
 /**
- * Dense/hybrid and fusion only with an embedder; `rerankBuiltin` only with a reranker. `scoreFloor` is the
- * minimum over every mode the engine can serve: BM25 and every fusion are ≥ 0, cosine ≥ −1 (recency
- * decays scores toward that floor, never below). A reranker's scores have no known floor, so with
- * one configured neither `scoreFloor` nor `scoreScale` is advertised.
+ * Dense/hybrid and fusion only with an embedder; rerank only with a reranker. `scoreFloor` is the
+ * minimum over every stage the engine can serve: BM25, every fusion and reranked hits (the logistic
+ * of the reranker's score) are ≥ 0, cosine ≥ −1; recency decays toward the floor and MMR only lowers
+ * a score to the one above it, never below. `scoreScale` is `bm25` only when BM25 is all there is.
  */
 export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
   const dense = i.embedder !== undefined;
@@ -39,10 +39,8 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     modalities: ['text'],
   };
   if (dense) retrieve.fusion = ['rrf', 'weighted', 'convex'];
-  if (rerankers.length === 0) {
-    retrieve.scoreScale = dense ? 'unbounded' : 'bm25';
-    retrieve.scoreFloor = dense ? -1 : 0;
-  }
+  retrieve.scoreScale = dense || rerankers.length > 0 ? 'unbounded' : 'bm25';
+  retrieve.scoreFloor = dense ? -1 : 0;
   const caps: EngineCapabilities = {
     retrieve,
     filter: { fields: { ...i.fields }, operators: [...FILTER_OPERATORS], dates: 'rfc3339' },
@@ -51,6 +49,9 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     session: { dedup: true, ttlSeconds: i.limits.sessionTtlSeconds },
     pagination: {},
     citations: {},
+    // §7.8: the two methods that need no language model (spelling correction and variants from the
+    // index's own vocabulary, src/engine/query/transform.ts); hyde, decompose, step-back need one.
+    transform: { methods: ['rewrite', 'multi-query'] },
   };
   return caps;
 }

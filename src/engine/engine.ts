@@ -33,6 +33,7 @@ import { DocumentRewritten } from './query/hits.ts';
 import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
 import type { RetrievePlan } from './query/plan.ts';
 import { Sessions } from './query/dedup-sessions.ts';
+import { queryVariants, rewriteQuery, type Correction } from './query/transform.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
@@ -307,6 +308,22 @@ export class Engine {
         await this.state.refresh();
       }
     }
+  }
+
+  /**
+   * §7.8 query transformation from the index's own vocabulary: `rewrite` gives the spelling-corrected
+   * query, `multi-query` up to `n` variants (transform.ts). `corrections` lists the words changed.
+   */
+  async transform(query: string, method: 'rewrite' | 'multi-query', n = 3): Promise<{ queries: string[]; corrections: Correction[] }> {
+    this.assertOpen();
+    await this.state.refresh();
+    const deps = { analyzer: this.analyzer, view: this.state.current(), texts: this.texts };
+    if (method === 'rewrite') {
+      const r = await rewriteQuery(query, deps);
+      return { queries: [r.query], corrections: r.corrections };
+    }
+    const v = await queryVariants(query, n, deps);
+    return { queries: v.queries, corrections: v.rewrite.corrections };
   }
 
   private retrieveOnce(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {

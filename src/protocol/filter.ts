@@ -1,3 +1,4 @@
+import { echo } from './limits.ts';
 import { toEpochMs } from './dates.ts';
 import { isObject as isRecord } from './json.ts';
 import { invalidParams, optionUnsupported, type RcpError } from './errors.ts';
@@ -119,9 +120,9 @@ function validateLeaf(node: Record<string, unknown>, path: string, ctx: Ctx): Fi
   if (typeof field !== 'string' || field === '') throw invalidParams(`${path}.field`, 'must be a non-empty string');
   if (typeof op !== 'string') throw invalidParams(`${path}.op`, 'must be a string');
   if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
-    throw invalidParams(`${path}.op`, `'${op}' is not an RCP filter operator`);
+    throw invalidParams(`${path}.op`, `${echo(op)} is not an RCP filter operator`);
   }
-  if (!Object.hasOwn(ctx.fields, field)) throw invalidParams(`${path}.field`, `field '${field}' is not advertised`);
+  if (!Object.hasOwn(ctx.fields, field)) throw invalidParams(`${path}.field`, `field ${echo(field)} is not advertised`);
   if (ctx.operators && !ctx.operators.has(op)) {
     throw optionUnsupported(`filter.op:${op}`, `operator '${op}' is not in the advertised filter.operators`);
   }

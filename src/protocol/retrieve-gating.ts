@@ -1,3 +1,5 @@
+import { RETRIEVE_MODES } from './enums.ts';
+import { echo } from './limits.ts';
 import { optionUnsupported } from './errors.ts';
 import type { Capabilities, RetrieveParams, Unit } from './types.ts';
 
@@ -36,9 +38,10 @@ export function gateRetrieve(p: RetrieveParams, caps: Capabilities, opts: GateOp
     opts.notes.push(`${what} unsupported; ${fallback()}`);
   };
 
-  if (p.mode !== undefined && r.modes && !r.modes.includes(p.mode)) {
-    const used = r.defaultMode && r.modes.includes(r.defaultMode) ? r.defaultMode : r.modes[0];
-    refuse('mode', `mode '${p.mode}'`, () => ((p.mode = used) ? `used '${used}'` : 'ignored'));
+  const modes = r.modes ?? RETRIEVE_MODES;
+  if (p.mode !== undefined && !modes.includes(p.mode)) {
+    const used = r.defaultMode && modes.includes(r.defaultMode) ? r.defaultMode : modes[0];
+    refuse('mode', `mode ${echo(p.mode)}`, () => ((p.mode = used) ? `used '${used}'` : 'ignored'));
   }
   const modalities = r.modalities ?? ['text'];
   if (p.modality !== undefined && !modalities.includes(p.modality)) {
@@ -99,7 +102,7 @@ function gateRerank(p: RetrieveParams, caps: Capabilities, refuse: Refuse): void
   }
   const models = caps.rerank?.models;
   if (rr.model !== undefined && models && !models.includes(rr.model)) {
-    refuse('rerank.model', `rerank model '${rr.model}'`, () => ((rr.model = undefined), 'used the default model'));
+    refuse('rerank.model', `rerank model ${echo(rr.model)}`, () => ((rr.model = undefined), 'used the default model'));
   }
 }
 

@@ -199,11 +199,16 @@ export interface Hit {
   level?: number;
   meta?: Record<string, unknown>;
   vector?: number[] | string;
+  /** §7.3.1: the encoding of `vector` and its dimension, present whenever `vector` is. */
+  encoding?: VectorEncoding;
+  dimension?: number;
   scores?: { dense?: number; sparse?: number; rerank?: number; [stage: string]: number | undefined };
   citation?: Citation;
   trust?: { level: 'trusted' | 'community' | 'untrusted'; score?: number; injectionSuspected?: boolean; sanitized?: boolean };
   chunk?: { docId: string; index: number; context?: string };
 }
+/** §7.8 result; `_meta` may carry implementation data (§4.4), e.g. the corrections a rewrite made. */
+export interface TransformResult { queries: string[]; hypothetical?: string; _meta?: Meta }
 export interface Usage { candidates?: number; reranked?: number; latencyMs?: number; tokens?: number; notes?: string[] }
 export interface RetrieveResult {
   hits: Hit[];
@@ -243,7 +248,7 @@ export interface MethodMap {
   'embed/multi': [MultiEmbedParams, MultiEmbedResult];
   rerank: [RerankParams, RerankResult];
   retrieve: [RetrieveParams, RetrieveResult];
-  'query/transform': [{ query: string; method: string; n?: number }, { queries: string[]; hypothetical?: string }];
+  'query/transform': [{ query: string; method: string; n?: number }, TransformResult];
   graph: [{ op: string; query?: string; k?: number; seedIds?: string[]; hops?: number }, Record<string, unknown>];
   'index/add': [IndexAddParams, IndexAddResult];
   'index/delete': [IndexDeleteParams, IndexDeleteResult];

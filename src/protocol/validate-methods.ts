@@ -1,3 +1,4 @@
+import { echo } from './limits.ts';
 import { contentText, validateInput, validateQuery } from './content.ts';
 import { EMBED_KINDS, RERANK_METHODS, VECTOR_ENCODINGS } from './enums.ts';
 import { invalidParams, optionUnsupported, payloadTooLarge } from './errors.ts';
@@ -173,7 +174,7 @@ export function validateRerank(raw: unknown, caps: Capabilities): RerankParams &
   const model = optString(o, 'model');
   const models = caps.rerank?.models;
   if (model !== undefined && models && !models.includes(model)) {
-    throw optionUnsupported('model', `rerank model '${model}' is not advertised`);
+    throw optionUnsupported('model', `rerank model ${echo(model)} is not advertised`);
   }
   return compact({ query, passages, method, model, topN: optInt(o, 'topN', 'topN', { min: 1 }), ...metaOf(o) });
 }

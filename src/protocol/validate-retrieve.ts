@@ -1,5 +1,6 @@
+import { echo } from './limits.ts';
 import { validateQuery } from './content.ts';
-import { FUSION_METHODS, MODALITIES, RERANK_METHODS, RETRIEVE_MODES, TRANSFORM_METHODS, UNITS, VECTOR_ENCODINGS } from './enums.ts';
+import { FUSION_METHODS, MODALITIES, RERANK_METHODS, TRANSFORM_METHODS, UNITS, VECTOR_ENCODINGS } from './enums.ts';
 import { invalidParams } from './errors.ts';
 import { filterFieldTypes, validateFilter } from './filter.ts';
 import { gateRetrieve } from './retrieve-gating.ts';
@@ -31,7 +32,8 @@ export function validateRetrieve(raw: unknown, caps: Capabilities): ValidatedRet
   const params: RetrieveParams = {
     query: validateQuery(read(o, 'query'), 'query', retrieveCaps.modalities ?? ['text']),
     k: optInt(o, 'k', 'k', { min: 1 }),
-    mode: optEnum(o, 'mode', 'mode', RETRIEVE_MODES),
+    // §7.7/§12: any mode string outside the advertised set is -32005 (gating); only a non-string is -32602.
+    mode: optString(o, 'mode') as RetrieveParams['mode'],
     modality: optEnum(o, 'modality', 'modality', MODALITIES),
     candidateK: optInt(o, 'candidateK', 'candidateK', { min: 1 }),
     fusion: parseFusion(o),
@@ -123,7 +125,7 @@ function parseRecency(o: Obj, caps: Capabilities): RetrieveParams['recency'] {
   if (halfLifeDays === undefined) throw invalidParams('recency.halfLifeDays', 'is required');
   const types = filterFieldTypes(caps.filter);
   if (!Object.hasOwn(types, field) || types[field] !== 'date') {
-    throw invalidParams('recency.field', `'${field}' is not an advertised date field (§4.6, §8)`);
+    throw invalidParams('recency.field', `${echo(field)} is not an advertised date field (§4.6, §8)`);
   }
   return { field, halfLifeDays };
 }

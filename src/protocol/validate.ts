@@ -6,4 +6,5 @@ export * from './validate-kit.ts';
 export * from './content.ts';
 export * from './validate-methods.ts';
 export * from './validate-retrieve.ts';
+export * from './validate-transform.ts';
 export { clampFunnel, gateRetrieve, DEFAULT_CANDIDATE_K, DEFAULT_K, DEFAULT_UNITS, type Funnel, type GateOptions } from './retrieve-gating.ts';

@@ -1,7 +1,7 @@
 import type { Reranker } from '../engine/contracts.ts';
 import type { RcpError } from '../protocol/errors.ts';
-import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult } from '../protocol/types.ts';
-import { validateIndexAdd, validateIndexDelete } from '../protocol/validate.ts';
+import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult, TransformResult } from '../protocol/types.ts';
+import { validateIndexAdd, validateIndexDelete, validateTransform } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
 import type { RetrievalEngine } from './retrieval-engine.ts';
 import { engineReady } from './engine-ready.ts';
@@ -25,9 +25,9 @@ export interface EngineBackendOptions {
 const PROGRESS_SLICE = 64;
 
 /**
- * Wires the RCP methods `retrieve`, `index/add` and `index/delete` to the engine. Validation
- * happens here, once, against the session's capabilities (a retrieve becomes a plan); retrieval
- * semantics live in the engine.
+ * Wires the RCP methods `retrieve`, `query/transform`, `index/add` and `index/delete` to the
+ * engine. Validation happens here, once, against the session's capabilities (a retrieve becomes a
+ * plan); retrieval semantics live in the engine.
  */
 export function createEngineBackend(opts: EngineBackendOptions): Backend {
   const ready = engineReady(opts.engine, opts.mapError);
@@ -38,7 +38,7 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     async retrieve(raw: unknown, ctx: HandlerContext): Promise<RetrieveResult> {
       const plan = planRetrieve(raw, ctx.caps, opts.rerankers ?? []);
       const engine = await ready();
-      ctx.progress({ progress: 0, stage: 'recall', message: 'recall' });
+      // The engine announces every stage itself, recall first.
       const result = await engine.retrieve(plan, { signal: ctx.signal, onStage: (stage, progress) => ctx.progress({ progress, stage, message: stage }) });
       ctx.log('debug', `retrieve: ${result.hits.length} hits`, { latencyMs: result.usage?.latencyMs });
       return result;
@@ -60,6 +60,15 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
       });
       ctx.log('info', `index/add: ${total} documents, ${result.chunks} chunks`);
       return result;
+    },
+
+    /** §7.8: `_meta.corrections` lists the words `rewrite` corrected, for a "did you mean". */
+    async 'query/transform'(raw: unknown, ctx: HandlerContext): Promise<TransformResult> {
+      const p = validateTransform(raw, ctx.caps);
+      const engine = await ready();
+      // Only rewrite and multi-query are ever advertised (the engine's capabilities), so the validator let no other through.
+      const { queries, corrections } = await engine.transform(p.query, p.method as 'rewrite' | 'multi-query', p.n);
+      return { queries, _meta: { corrections } };
     },
 
     async 'index/delete'(raw: unknown, ctx: HandlerContext): Promise<IndexDeleteResult> {

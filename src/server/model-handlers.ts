@@ -47,10 +47,12 @@ export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerank
 
     async rerank(raw: unknown, ctx: HandlerContext): Promise<RerankResult> {
       const p = validateRerank(raw, ctx.caps);
+      const t0 = performance.now();
       const scores = await pick(p.method, p.model).score(contentText(p.query), p.passages, ctx.signal);
       const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b).slice(0, p.topN ?? scores.length);
+      const usage = { reranked: scores.length, latencyMs: Math.round((performance.now() - t0) * 100) / 100 };
       // `results` is the legacy shape reference clients still read (shared/rcp/README.md).
-      return { scores, order, results: order.map((index) => ({ index, score: scores[index] })) };
+      return { scores, order, results: order.map((index) => ({ index, score: scores[index] })), usage };
     },
   };
 }

@@ -7,9 +7,11 @@ import { ErrorCode } from '../protocol/codes.ts';
 import { conformanceOf } from '../protocol/conformance.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { isObject, isValidId, toWire } from '../protocol/json.ts';
+import { notificationProblem } from '../protocol/framing.ts';
+import { capErrorObject, checkDepth, echo } from '../protocol/limits.ts';
 import { isDefinedMethod, METHOD_GATES, OPEN_METHODS, PROTOCOL_VERSION } from '../protocol/methods.ts';
 import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from '../protocol/types.ts';
-import { validateInitialize } from '../protocol/validate.ts';
+import { validateInitialize, validatePing } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, VendorHandler } from './backend.ts';
 import { deadlineFor, type Deadlines } from './deadlines.ts';
 import { toErrorObject } from './error-mapping.ts';
@@ -35,7 +37,8 @@ const DEFAULT_WRITES: readonly string[] = ['index/add', 'index/delete'];
 /**
  * One RCP/1 session (§13): lifecycle, gating, framing, batching, cancellation, progress, logs and
  * deadlines, over any transport that moves JSON text frames. Knows nothing about documents.
- * Guarantees: every request is answered exactly once; a frame without `id` is never answered.
+ * Guarantees: every request is answered exactly once; a notification (no `id`, `jsonrpc: "2.0"`,
+ * a string `method`) is never answered; any other object without an `id` is -32600 with id null.
  */
 export class RcpSession {
   private state: State = 'new';
@@ -125,6 +128,8 @@ export class RcpSession {
   private async handle(msg: unknown): Promise<ResponseFrame | undefined> {
     if (!isObject(msg)) return errorFrame(null, invalidRequest('not a JSON-RPC object'));
     if (!('id' in msg)) {
+      const malformed = notificationProblem(msg);
+      if (malformed) return errorFrame(null, invalidRequest(malformed));
       this.notification(msg);
       return undefined;
     }
@@ -166,10 +171,10 @@ export class RcpSession {
         return this.initialize(params);
       case 'info':
         return this.describe(PROTOCOL_VERSION);
-      case 'ping':
-        return isObject(params) && (typeof params.nonce === 'string' || typeof params.nonce === 'number')
-          ? { nonce: params.nonce }
-          : {};
+      case 'ping': {
+        const { nonce } = validatePing(params);
+        return nonce === undefined ? {} : { nonce };
+      }
       case 'shutdown': {
         // §7.12/§13.1 orderly close: refuse new requests, let those in flight answer (up to a
         // grace period, then cancel them), answer, and stop.
@@ -193,7 +198,7 @@ export class RcpSession {
       checkParamsShape(params);
       return this.run(id, method, params, (ctx) => vendor(params, ctx));
     }
-    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${method}`);
+    if (!isDefinedMethod(method)) throw new RcpError(ErrorCode.UnknownMethod, `unknown method: ${echo(method)}`);
     const gate = METHOD_GATES[method];
     const advertised = gate !== null && caps[gate] !== undefined && (gate !== 'index' || method !== 'index/add' || caps.index?.writable === true);
     const handler = this.opts.backend.handlers[method];
@@ -294,9 +299,10 @@ export class RcpSession {
 const invalidRequest = (detail: string) => new RcpError(ErrorCode.InvalidRequest, `invalid request: ${detail}`, { detail });
 
 function errorFrame(id: Id | null, e: RcpError | { code: number; message: string; data?: unknown }): ResponseFrame {
-  const error = e instanceof RcpError ? e.toJSON() : e;
+  const error = capErrorObject(e instanceof RcpError ? e.toJSON() : e);
   return { jsonrpc: '2.0', id, error } as ResponseFrame;
 }
+
 
 function optionalReason(reason: unknown): { detail: string } | undefined {
   return typeof reason === 'string' ? { detail: reason } : undefined;
@@ -309,11 +315,12 @@ async function settledWithin(pending: Promise<unknown>[], ms: number): Promise<v
   clearTimeout(timer);
 }
 
-/** §4.1: params, when present, is an object (`null` counts as absent, §4.6). */
+/** §4.1: params, when present, is an object (`null` counts as absent, §4.6), nested no deeper than the limit (§15.5). */
 function checkParamsShape(params: unknown): void {
   if (params !== null && !isObject(params)) {
     throw new RcpError(ErrorCode.InvalidParams, 'invalid params: params must be an object', { field: 'params' });
   }
+  checkDepth(params);
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {

@@ -19,4 +19,6 @@ export interface RetrievalEngine {
     plan: RetrievePlan,
     opts: { signal?: AbortSignal; onStage?(stage: string, progress: number): void },
   ): Promise<RetrieveResult>;
+  /** §7.8 from the index's own vocabulary; `corrections` are the words `rewrite` changed. */
+  transform(query: string, method: 'rewrite' | 'multi-query', n?: number): Promise<{ queries: string[]; corrections: { from: string; to: string }[] }>;
 }

@@ -57,3 +57,13 @@ describe('conformance declaration (§14)', () => {
     expect(conformanceOf({ retrieve: { modes: ['dense', 'sparse', 'hybrid'] }, streaming: {}, pagination: {} })).toBe('L0'); // no filter
   });
 });
+
+describe('isNotification (§4.5): what a transport must not wait an answer for', () => {
+  it('only jsonrpc 2.0 + string method + no id', async () => {
+    const { isNotification } = await import('../../src/protocol/framing.ts');
+    expect(isNotification({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 1 } })).toBe(true);
+    for (const v of [{}, { foo: 'boo' }, { jsonrpc: '2.0', method: 5 }, { method: 'ping', params: {} }, { jsonrpc: '2.0', id: 1, method: 'ping' }, 7, null]) {
+      expect(isNotification(v), JSON.stringify(v)).toBe(false);
+    }
+  });
+});

@@ -135,7 +135,7 @@ describe('§7.7 retrieve structure', () => {
     expect(rv({ k: null, mode: null, rerank: null, filter: null, fusion: null }).params).toEqual({ query: 'q', strict: true });
   });
   it.each([
-    [{ candidateK: 0 }, 'candidateK'], [{ mode: 'DENSE' }, 'mode'], [{ modality: 'video' }, 'modality'],
+    [{ candidateK: 0 }, 'candidateK'], [{ mode: 5 }, 'mode'], [{ modality: 'video' }, 'modality'],
     [{ fusion: 'rrf' }, 'fusion'], [{ fusion: { method: 'max' } }, 'fusion.method'], [{ fusion: { rrfK: 0 } }, 'fusion.rrfK'],
     [{ fusion: { alpha: 1.5 } }, 'fusion.alpha'], [{ fusion: { weights: { dense: -1 } } }, 'fusion.weights.dense'],
     [{ fusion: { weights: [] } }, 'fusion.weights'], [{ rerank: true }, 'rerank'], [{ rerank: { topN: 0 } }, 'rerank.topN'],
@@ -204,6 +204,8 @@ describe('§7.7 option gating', () => {
     [{ fusion: { method: 'convex' } }, 'fusion.method'], [{ rerank: { method: 'colbert' } }, 'rerank.method'],
     [{ rerank: { model: 'gpt' } }, 'rerank.model'], [{ level: 3 }, 'level'], [{ rewrite: 'decompose' }, 'rewrite'],
     [{ unit: 'page' }, 'unit'], [{ filter: { field: 'lang', op: 'ne', value: 'en' } }, 'filter.op:ne'],
+    // §7.7 / §12: a mode string no server could support is still "an unsupported mode" (-32005), not malformed.
+    [{ mode: 'quantum' }, 'mode'], [{ mode: 'DENSE' }, 'mode'],
   ])('§7.7 %j outside the advertised set is -32005 option %s', (p, opt) => {
     expect(option(() => rv(p))).toBe(opt);
   });

@@ -195,7 +195,7 @@ describe('framing (§4, §11)', () => {
     t.send('['.repeat(100_000) + ']'.repeat(100_000));
     t.send('\u0000\uFFFF garbage');
     t.send(`{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"nonce":1,"x":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`);
-    expect((await t.response('deep')).result).toEqual({ nonce: 1 });
+    expect((await t.response('deep')).error).toMatchObject({ code: -32602, data: { field: expect.stringMatching(/^x/) } }); // §15.5 depth limit
     expect((await t.call('alive', 'ping', { nonce: 'ok' })).result).toEqual({ nonce: 'ok' });
   });
 

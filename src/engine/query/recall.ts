@@ -93,3 +93,27 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   });
   return { candidates, floor: FLOOR.fused, notes };
 }
+
+/**
+ * Multi-query recall: one recall per query variant, fused by RRF over hit ids (§16.3: ranks, not
+ * scores, so variants with different term counts weigh alike). One variant is a plain recall.
+ */
+export async function recallVariants(deps: RecallDeps, r: RecallInput, variants: readonly string[]): Promise<RecallOutput> {
+  if (variants.length <= 1) return recall(deps, { ...r, text: variants[0] ?? r.text });
+  const runs = [];
+  for (const text of variants) runs.push(await recall(deps, { ...r, text }));
+  const byId = new Map<string, Candidate>();
+  const lists: RankedList[] = runs.map((run, i) => ({
+    name: `q${i}`,
+    items: run.candidates.map((c) => {
+      const id = hitId(c, r.unit);
+      if (!byId.has(id)) byId.set(id, c);
+      return { id, score: c.score };
+    }),
+  }));
+  const candidates = fuseRrf(lists).slice(0, r.depth).map((f) => {
+    const c = byId.get(f.id)!;
+    return { seg: c.seg, local: c.local, doc: c.doc, score: f.score, scores: { ...c.scores } };
+  });
+  return { candidates, floor: FLOOR.fused, notes: [...new Set(runs.flatMap((run) => run.notes))] };
+}

@@ -15,9 +15,11 @@ import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
 import type { RetrievePlan } from './plan.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
 import { candidateVector, cosine } from '../index/dense.ts';
-import { hitId, loadTexts, packBudget, toHit } from './hits.ts';
+import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
-import { denseModel, recall, type RecallDeps } from './recall.ts';
+import { suspectInjection } from './injection.ts';
+import { denseModel, recallVariants, type RecallDeps } from './recall.ts';
+import { queryVariants, rewriteQuery } from './transform.ts';
 import type { Sessions } from './dedup-sessions.ts';
 import { compareCandidates, type Candidate, type IndexView } from '../index/view.ts';
 
@@ -37,6 +39,9 @@ export interface RetrieveContext {
   /** Called as stages start (§9 progress): 'recall', 'rerank', 'mmr', 'pack'. */
   onStage?(stage: string, progress: number): void;
 }
+
+/** Query variants `rewrite: "multi-query"` retrieves with. */
+const MULTI_QUERY_VARIANTS = 3;
 
 /** MMR reorders at most this many leading candidates (O(n²) similarities). */
 const MMR_POOL = 200;
@@ -82,6 +87,25 @@ function applyRecency(cands: Candidate[], field: string, halfLifeDays: number, f
   cands.sort(compareCandidates);
 }
 
+/**
+ * §4.6: scores must be monotonic with rank within a response. Only reorderings that do not follow
+ * the score (MMR; reranked hits followed by unreranked ones) break it: there each hit's score
+ * becomes the lower of its own and the one above it — still a value of the same scoring function,
+ * so `scoreScale`/`scoreFloor` stay true — and the unchanged relevance is kept in `scores.relevance`.
+ */
+function makeMonotonic(list: Candidate[]): void {
+  for (let i = 1; i < list.length; i++) {
+    const above = list[i - 1].score;
+    if (list[i].score > above) {
+      list[i].scores.relevance = list[i].score;
+      list[i].score = above;
+    }
+  }
+}
+
+/** σ(x) = 1 / (1 + e^−x): monotone, in [0, 1]. */
+const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
+
 /** Runs one retrieve against the engine state, as planned (validated, gated and clamped) by the caller. */
 export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
   const t0 = performance.now();
@@ -102,8 +126,20 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
   const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;
 
+  // §7.7 `rewrite` (gated on transform.methods): spelling-corrected query, or several variants fused.
+  let variants = [text];
+  let rewrittenQuery: string | undefined;
+  if (params.rewrite === 'rewrite' || params.rewrite === 'multi-query') {
+    const tdeps = { analyzer: deps.analyzer, view, texts: deps.texts };
+    if (params.rewrite === 'rewrite') variants = [(await rewriteQuery(text, tdeps)).query];
+    else variants = (await queryVariants(text, MULTI_QUERY_VARIANTS, tdeps)).queries;
+    rewrittenQuery = variants[0];
+    if (variants.length > 1) notes.push(`multi-query: ${variants.length} variants fused by RRF`);
+    checkAborted(signal);
+  }
+
   ctx.onStage?.('recall', 0);
-  const rec = await recall(deps, {
+  const rec = await recallVariants(deps, {
     view,
     text,
     mode,
@@ -113,7 +149,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     exclude: session?.exclude ?? new Set(),
     fusion: params.fusion,
     signal,
-  });
+  }, variants);
   notes.push(...rec.notes);
   checkAborted(signal);
   let list = rec.candidates;
@@ -128,14 +164,18 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     const texts = await loadTexts(reader, pool, 'chunk');
     checkAborted(signal);
     const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
-    const scores = await reranker.score(text, passages, signal);
+    const scores = await reranker.score(variants[0], passages, signal);
     checkAborted(signal);
     pool.forEach((c, i) => {
       c.scores.rerank = scores[i];
       c.score = scores[i];
     });
     pool.sort(compareCandidates);
-    if (params.recency) applyRecency(pool, params.recency.field, params.recency.halfLifeDays, undefined, notes);
+    // The raw reranker score (a logit, a MaxSim sum) has no floor; its logistic does (0), so the
+    // advertised scoreFloor stays true with a reranker (§6.1, §16.3). Mapped after sorting on the
+    // raw value, so saturation near 1 can only tie neighbours, never reorder them.
+    for (const c of pool) c.score = logistic(c.score);
+    if (params.recency) applyRecency(pool, params.recency.field, params.recency.halfLifeDays, 0, notes);
     reranked = pool.length;
     list = pool.length < k ? [...pool, ...list.slice(pool.length, k)] : pool;
   }
@@ -158,6 +198,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     const order = mmrOrder(pool.map((c) => c.score), params.mmr.lambda, sim);
     list = [...order.map((i) => pool[i]), ...list.slice(pool.length)];
   }
+  makeMonotonic(list);
 
   ctx.onStage?.('pack', 0.9);
   const offset = cursor?.offset ?? 0;
@@ -176,16 +217,29 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
       : undefined;
 
   const hits: Hit[] = page.map((c) => toHit(c, unit, unitOut));
-  if (params.includeText !== false && page.length > 0) {
-    const texts = await loadTexts(reader, page, unit);
-    hits.forEach((h, i) => (h.text = texts[i]));
-  }
+  // Bodies are read for every page: the injection screen needs them even when includeText is false
+  // (then a pinned snapshot whose texts are gone is still served, only unscreened).
+  const texts = page.length === 0 ? [] : params.includeText !== false
+    ? await loadTexts(reader, page, unit)
+    : await loadTexts(reader, page, unit).catch((e: unknown) => {
+      if (e instanceof DocumentRewritten) return undefined;
+      throw e;
+    });
+  hits.forEach((h, i) => {
+    if (params.includeText !== false) h.text = texts![i];
+    // §15.2: everything here arrived through index/add, so nothing is vouched for ("untrusted").
+    h.trust = texts && suspectInjection(texts[i]) ? { level: 'untrusted', injectionSuspected: true } : { level: 'untrusted' };
+  });
   if (params.includeVectors && deps.embedder) {
     const model = denseModel(deps.embedder);
     const encoding = params.encoding ?? 'json';
     hits.forEach((h, i) => {
       const v = candidateVector(page[i], model);
-      if (v) h.vector = encodeVectors([v], encoding)[0];
+      // §7.3.1: the encoding used is echoed, and `dimension` accompanies every vector.
+      if (!v) return;
+      h.vector = encodeVectors([v], encoding)[0];
+      h.encoding = encoding;
+      h.dimension = v.length;
     });
   }
   checkAborted(signal);
@@ -197,6 +251,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     usage: { candidates, reranked, latencyMs: Math.round((performance.now() - t0) * 100) / 100 },
   };
   if (tokens !== undefined) result.usage!.tokens = tokens;
+  if (rewrittenQuery !== undefined) result.rewrittenQuery = rewrittenQuery;
   if (notes.length > 0) result.usage!.notes = notes;
   if (nextCursor) result.nextCursor = nextCursor;
   return result;
