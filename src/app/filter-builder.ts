@@ -35,6 +35,8 @@ export interface FilterBuilder {
   value(): FilterNode | undefined;
   /** Number of rows. */
   size(): number;
+  /** The active filter in words ("author is Lincoln and year ≥ 1950"), or '' when none. */
+  describe(): string;
 }
 
 /** Mounts the builder into `host`; `onChange` fires on every edit. Hidden when nothing is filterable. */
@@ -115,13 +117,22 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
     const field = r.field.value;
     const op = r.op.value as FilterOperator;
     const raw = r.value.value.trim();
+    r.value.removeAttribute('aria-invalid');
     if (op === 'exists') return { field, op, value: raw === 'true' };
+    // A number box holding "19e" reports an empty value: that is an error to show, not a filter to drop.
+    if (r.value instanceof HTMLInputElement && r.value.validity.badInput) {
+      r.value.setAttribute('aria-invalid', 'true');
+      throw new Error(`The value of filter ${rows.indexOf(r) + 1} (${field}) is not a valid ${types[field] === 'int' ? 'whole number' : types[field] === 'date' ? 'date' : 'number'}.`);
+    }
     if (raw === '') return undefined; // an unfinished row is ignored, not an error
     const type = types[field];
     const scalar = (s: string): unknown => {
       if (type === 'int' || type === 'float') {
         const v = Number(s);
-        if (!Number.isFinite(v) || (type === 'int' && !Number.isInteger(v))) throw new Error(`“${s}” is not a ${type === 'int' ? 'whole number' : 'number'} (filter on ${field})`);
+        if (!Number.isFinite(v) || (type === 'int' && !Number.isInteger(v))) {
+          r.value.setAttribute('aria-invalid', 'true');
+          throw new Error(`“${s}” is not a ${type === 'int' ? 'whole number' : 'number'} (filter on ${field})`);
+        }
         return v;
       }
       if (type === 'bool') return s === 'true';
@@ -139,5 +150,14 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
       return combine.value === 'or' ? { or: leaves } : { and: leaves };
     },
     size: () => rows.length,
+    describe() {
+      const parts = rows.flatMap((r) => {
+        const op = r.op.value as FilterOperator;
+        const raw = r.value.value.trim();
+        if (op !== 'exists' && raw === '') return [];
+        return [`${r.field.value} ${OP_LABEL[op]} ${op === 'exists' ? (raw === 'true' ? '' : '(no)') : `“${raw}”`}`.trim()];
+      });
+      return parts.join(combine.value === 'or' ? ' or ' : ' and ');
+    },
   };
 }

@@ -4,6 +4,7 @@
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
 import type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/query/documents.ts';
+import type { DocumentRange } from '../server/inpage-handlers.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
 // The wire shapes are the engine's own results, which the x-inpage handlers send as they are.
@@ -26,5 +27,9 @@ export const listDocuments = (client: RcpClient, params: { offset?: number; limi
   call<InpageDocumentsResult>(client, 'x-inpage/documents', params, options);
 
 export const getDocument = (client: RcpClient, id: string, options?: CallOptions) => call<InpageDocument>(client, 'x-inpage/document', { id }, options);
+
+/** A range of a document's text (`[offset, offset + length)`, clamped) with the chunks overlapping it and the whole text's length. */
+export const getDocumentRange = (client: RcpClient, id: string, offset: number, length: number, options?: CallOptions) =>
+  call<DocumentRange>(client, 'x-inpage/document', { id, offset, length }, options);
 
 export const clearIndex = (client: RcpClient, options?: CallOptions) => call<{ deleted: number }>(client, 'x-inpage/clear', {}, options);

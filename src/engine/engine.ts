@@ -9,7 +9,7 @@
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
-import type { Capabilities, FilterFieldType, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import type { Capabilities, FilterFieldType, Hit, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { checkAborted } from '../util/abort.ts';
 import { createAnalyzer, type Analyzer } from './analysis/analyzer.ts';
 import { Bm25 } from './index/bm25.ts';
@@ -26,6 +26,7 @@ import { IndexState } from './state/index-state.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument } from './index/prepare.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
+import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
 import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
 import { Sessions } from './query/dedup-sessions.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
@@ -278,7 +279,7 @@ export class Engine {
     await this.state.refresh();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.retrieveOnce(params, ctx);
+        return this.withMatches(params, await this.retrieveOnce(params, ctx));
       } catch (e) {
         if (!(e instanceof DocumentRewritten)) throw e;
         // A cursor names a snapshot whose text is gone: that cursor has expired (§10, -32015).
@@ -290,6 +291,15 @@ export class Engine {
         await this.state.refresh();
       }
     }
+  }
+
+  /** Adds `x-inpage-matches` to hits with text when the request asked for it (see query/matches.ts). */
+  private withMatches(params: RetrieveParams, result: RetrieveResult): RetrieveResult {
+    const text = params._meta?.[MATCHES_FIELD] === true ? queryText(params.query) : undefined;
+    if (text === undefined) return result;
+    const terms = this.analyzer.queryTerms(text);
+    for (const h of result.hits) if (typeof h.text === 'string') (h as Hit & Record<string, unknown>)[MATCHES_FIELD] = findMatches(this.analyzer, terms, h.text);
+    return result;
   }
 
   private retrieveOnce(params: RetrieveParams, ctx: RetrieveContext): Promise<RetrieveResult> {

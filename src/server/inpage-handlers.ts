@@ -3,7 +3,10 @@
  * the `x-inpage` capability is advertised (the session gates vendor methods on it).
  *
  *   x-inpage/documents  { offset?: int ≥ 0, limit?: 1..1000 = 100 } → { documents: [{ id, title?, meta, chunks, chars }], total }
- *   x-inpage/document   { id: string } → { id, text, meta, chunks: [{ index, start, end }] }   (-32015 when absent)
+ *   x-inpage/document   { id: string, offset?: int ≥ 0, length?: int ≥ 1 } → { id, text, meta, chunks: [{ index, start, end }] }   (-32015 when absent)
+ *                       With `offset` or `length`, `text` is only the range [offset, offset + length) (clamped),
+ *                       `chunks` only those overlapping it, and the result adds `offset`, `textLength` (the
+ *                       whole text's length) and `chunkCount`, so a viewer can page through a huge document.
  *   x-inpage/clear      {} → { deleted: int }   (acknowledged once the clear is durable)
  */
 import { ErrorCode } from '../protocol/codes.ts';
@@ -49,10 +52,13 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
     },
 
     async 'x-inpage/document'(raw) {
-      const id = reqString(paramsObject(raw), 'id');
+      const p = paramsObject(raw);
+      const id = reqString(p, 'id');
+      const offset = optInt(p, 'offset', 'offset', { min: 0 });
+      const length = optInt(p, 'length', 'length', { min: 1 });
       const doc = await (await ready()).document(id);
       if (!doc) throw new RcpError(ErrorCode.NotFound, `document not found: ${id.slice(0, 64)}`, { field: 'id', detail: 'no document with this id' });
-      return doc;
+      return offset === undefined && length === undefined ? doc : documentRange(doc, offset ?? 0, length ?? doc.text.length);
     },
 
     async 'x-inpage/clear'(raw, ctx) {
@@ -62,4 +68,29 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       return { deleted };
     },
   };
+}
+
+/** The part of a document a viewer asked for: text in [offset, offset + length) and the chunks overlapping it. */
+export function documentRange(doc: DocumentDetail, offset: number, length: number): DocumentRange {
+  const start = Math.min(offset, doc.text.length);
+  const end = Math.min(doc.text.length, start + length);
+  return {
+    id: doc.id,
+    text: doc.text.slice(start, end),
+    meta: doc.meta,
+    chunks: doc.chunks.filter((c) => c.end > start && c.start < end),
+    offset: start,
+    textLength: doc.text.length,
+    chunkCount: doc.chunks.length,
+  };
+}
+
+/** `x-inpage/document` with a range: a slice of the text and where it sits in the whole. */
+export interface DocumentRange extends DocumentDetail {
+  /** Where `text` starts in the document. */
+  offset: number;
+  /** Length of the whole document text (UTF-16 code units). */
+  textLength: number;
+  /** Chunks of the whole document. */
+  chunkCount: number;
 }
