@@ -26,6 +26,7 @@ export function hitTarget(h: Hit): HitTarget {
 
 function position(h: Hit): string {
   const parts: string[] = [];
+  if (h.citation?.page !== undefined) parts.push(`page ${h.citation.page}`);
   if (h.chunk) parts.push(`passage ${h.chunk.index + 1}`);
   if (h.citation?.start !== undefined && h.citation.end !== undefined) parts.push(`characters ${h.citation.start.toLocaleString('en')}–${h.citation.end.toLocaleString('en')}`);
   const meta = h.meta ?? {};

@@ -52,7 +52,7 @@ status.textContent = `Connected to ${init.server.name} ${init.server.version} ($
 byId('q').removeEventListener('input', early);
 
 mountCapabilities(init);
-mountConsole(client, init, log);
+mountConsole(() => worker.openPort(), init, log);
 const docPanel = mountDocPanel(client);
 const search = mountSearch(client, init, (t, opener) => void docPanel.open(t, opener));
 const storage = mountStorageView();
@@ -107,7 +107,7 @@ async function loadSample(resume = false): Promise<void> {
       if (docs.length === 0) return setSeedState('done');
     }
     const done = await importer.importDocs(docs, `Loading the sample corpus (${docs.length} public-domain documents)`);
-    if (done) setSeedState('done');
+    if (done && !done.cancelled) setSeedState('done');
   } catch (e) {
     libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
   }

@@ -27,6 +27,7 @@ import { checkAddDocuments, prepareDocuments, type AddDocument } from './index/p
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
+import { addPages } from './query/pages.ts';
 import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
 import { Sessions } from './query/dedup-sessions.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
@@ -293,8 +294,9 @@ export class Engine {
     }
   }
 
-  /** Adds `x-inpage-matches` to hits with text when the request asked for it (see query/matches.ts). */
+  /** Page numbers for paged documents (query/pages.ts); `x-inpage-matches` on hits with text when asked (query/matches.ts). */
   private withMatches(params: RetrieveParams, result: RetrieveResult): RetrieveResult {
+    addPages(result.hits);
     const text = params._meta?.[MATCHES_FIELD] === true ? queryText(params.query) : undefined;
     if (text === undefined) return result;
     const terms = this.analyzer.queryTerms(text);

@@ -39,3 +39,15 @@ describe('hit matches from the engine analysis', () => {
     expect(m).toEqual({ terms: ['whale'], spans: [[27, 32, 0]] });
   });
 });
+
+describe('page numbers of paged documents', () => {
+  it('cites the page a hit starts on and keeps the page table out of the hit', async () => {
+    const e = new Engine({ store: new MemoryStore() });
+    await e.open();
+    const pages = ['Page one talks about apples.', 'Page two talks about quasars.'];
+    await e.add([{ id: 'p', text: pages.join('\n\n'), meta: { title: 'Paged', pageStarts: [0, pages[0].length + 2] } }], { chunk: true, chunkSize: 30, chunkOverlap: 0 });
+    const r = await e.retrieve({ query: 'quasars', k: 1 });
+    expect(r.hits[0].citation?.page).toBe(2);
+    expect(r.hits[0].meta?.pageStarts).toBeUndefined();
+  });
+});
