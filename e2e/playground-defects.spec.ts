@@ -107,6 +107,12 @@ test.describe('playground: defects a new user met (issue 12)', () => {
     await expect(page.locator('#search-status')).toContainText('year ≥ “1950”');
     await expect(page.locator('#search-status')).toContainText('No results');
     await page.getByRole('button', { name: 'Remove filter 1' }).click();
+    // Keyword values come from the index with counts (keyword filters match exactly).
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByLabel('Filter 2 field').selectOption('author');
+    await page.getByLabel('Filter 2 value').focus();
+    await expect(page.locator('#filters datalist option[value="Abraham Lincoln"]')).toHaveAttribute('label', '1 document');
+    await page.getByRole('button', { name: 'Remove filter 2' }).click();
     await page.locator('#k').fill('0');
     await page.locator('#k').dispatchEvent('change');
     await expect(page.locator('#search-status')).toContainText('k must be a whole number');

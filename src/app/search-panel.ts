@@ -7,6 +7,7 @@ import type { RcpClient } from '../client/rcp-client.ts';
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import type { InitializeResult, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import { facetValues, hasInpage } from '../client/inpage.ts';
 import { byId, el } from './dom.ts';
 import { errorView } from './errors.ts';
 import { clip, plural } from './format.ts';
@@ -60,7 +61,29 @@ export function mountSearch(client: RcpClient, init: InitializeResult, open: (t:
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** Summaries of background refreshes go here (not announced). */
   const quiet = byId('search-quiet');
-  const filters = mountFilterBuilder(byId('filters'), caps.filter, () => schedule());
+  const inpage = hasInpage(client) && (caps as Record<string, { facets?: boolean } | undefined>)['x-inpage']?.facets === true;
+  const filters = mountFilterBuilder(byId('filters'), caps.filter, () => schedule(), inpage ? async (field) => (await facetValues(client, field, 200)).values : undefined);
+  // "Did you mean": only when the server advertises query/transform with a `rewrite` method.
+  const didYouMean = byId('did-you-mean');
+  const canRewrite = caps.transform?.methods.includes('rewrite') === true;
+  const suggestRewrite = async (query: string, signal: AbortSignal) => {
+    didYouMean.hidden = true;
+    if (!canRewrite) return;
+    try {
+      const t = await client.request('query/transform', { query, method: 'rewrite', n: 1 }, { signal });
+      const better = t.queries.find((x) => x.trim() && x.trim().toLowerCase() !== query.toLowerCase());
+      if (!better || signal.aborted) return;
+      const link = el('button', { class: 'linklike', attrs: { type: 'button' } }, better);
+      link.addEventListener('click', () => {
+        q.value = better;
+        schedule(0);
+      });
+      didYouMean.replaceChildren('Did you mean ', link, '?');
+      didYouMean.hidden = false;
+    } catch {
+      /* a suggestion is optional */
+    }
+  };
 
   const fresh = byId<HTMLButtonElement>('new-results');
   let pending: { p: RetrieveParams; res: RetrieveResult; ms: number } | undefined;
@@ -141,7 +164,11 @@ export function mountSearch(client: RcpClient, init: InitializeResult, open: (t:
       const sameQuery = list.dataset.request === JSON.stringify(p);
       const shown = list.dataset.ids ?? '';
       const ids = res.hits.map((h) => String(h.id)).join('\n');
-      if (!background || !sameQuery || list.childElementCount === 0) show(p, res, ms, !background || settled);
+      if (!background || !sameQuery || list.childElementCount === 0) {
+        show(p, res, ms, !background || settled);
+        if (!background && res.hits.length < 3) void suggestRewrite(query, ctrl.signal);
+        else if (!background) didYouMean.hidden = true;
+      }
       else if (ids !== shown) {
         // Never move results under the reader: offer the new ones.
         pending = { p, res, ms };

@@ -32,4 +32,8 @@ export const getDocument = (client: RcpClient, id: string, options?: CallOptions
 export const getDocumentRange = (client: RcpClient, id: string, offset: number, length: number, options?: CallOptions) =>
   call<DocumentRange>(client, 'x-inpage/document', { id, offset, length }, options);
 
+/** A metadata field's values with document counts, most frequent first. */
+export const facetValues = (client: RcpClient, field: string, limit = 100, options?: CallOptions) =>
+  call<{ values: { value: string | number | boolean; count: number }[]; distinct: number }>(client, 'x-inpage/facets', { field, limit }, options);
+
 export const clearIndex = (client: RcpClient, options?: CallOptions) => call<{ deleted: number }>(client, 'x-inpage/clear', {}, options);

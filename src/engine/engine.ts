@@ -28,6 +28,7 @@ import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
 import { addPages } from './query/pages.ts';
+import { facetValues, type FacetValue } from './query/facets.ts';
 import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
 import { Sessions } from './query/dedup-sessions.ts';
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
@@ -265,6 +266,13 @@ export class Engine {
     const ids = this.state.sortedDocIds();
     const page = ids.slice(offset, offset + limit).map((id) => this.state.docs.get(id)!);
     return { documents: summarize(this.state.current(), page), total: ids.length };
+  }
+
+  /** Distinct values of a metadata field with document counts, most frequent first (query/facets.ts). */
+  async facets(field: string, limit: number): Promise<{ values: FacetValue[]; distinct: number }> {
+    this.assertOpen();
+    await this.state.refresh();
+    return facetValues(this.state.docs.values(), field, limit);
   }
 
   /** One live document with its text and chunk ranges, or undefined when there is none with this id. */

@@ -7,12 +7,16 @@
  *                       With `offset` or `length`, `text` is only the range [offset, offset + length) (clamped),
  *                       `chunks` only those overlapping it, and the result adds `offset`, `textLength` (the
  *                       whole text's length) and `chunkCount`, so a viewer can page through a huge document.
+ *   x-inpage/facets     { field: string, limit?: 1..1000 = 100 } → { values: [{ value, count }], distinct }
+ *                       (a metadata field's values with document counts, most frequent first: filter
+ *                       builders offer them, since keyword filters match exactly)
  *   x-inpage/clear      {} → { deleted: int }   (acknowledged once the clear is durable)
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
 import type { DocumentDetail, DocumentPage } from '../engine/query/documents.ts';
+import type { FacetValue } from '../engine/query/facets.ts';
 import type { VendorHandler } from './backend.ts';
 import { engineReady } from './engine-ready.ts';
 
@@ -21,10 +25,11 @@ export interface InpageEngine {
   documents(offset: number, limit: number): Promise<DocumentPage>;
   document(id: string): Promise<DocumentDetail | undefined>;
   clear(opts: { signal?: AbortSignal }): Promise<{ deleted: number }>;
+  facets(field: string, limit: number): Promise<{ values: FacetValue[]; distinct: number }>;
 }
 
 /** The capability advertising the three methods. */
-export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true }) });
+export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true }) });
 
 /** The `x-inpage` methods that write (they join the session's write ordering). */
 export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear']);
@@ -59,6 +64,13 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       const doc = await (await ready()).document(id);
       if (!doc) throw new RcpError(ErrorCode.NotFound, `document not found: ${id.slice(0, 64)}`, { field: 'id', detail: 'no document with this id' });
       return offset === undefined && length === undefined ? doc : documentRange(doc, offset ?? 0, length ?? doc.text.length);
+    },
+
+    async 'x-inpage/facets'(raw) {
+      const p = paramsObject(raw);
+      const field = reqString(p, 'field', 'field', { nonEmpty: true });
+      const limit = optInt(p, 'limit', 'limit', { min: 1, max: DOCUMENTS_MAX_LIMIT }) ?? DOCUMENTS_DEFAULT_LIMIT;
+      return (await ready()).facets(field, limit);
     },
 
     async 'x-inpage/clear'(raw, ctx) {

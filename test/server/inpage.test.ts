@@ -24,7 +24,7 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     const { backend } = await inpageBackend();
     const t = connect(backend);
     const init = await t.init();
-    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true });
+    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true });
     const add = await t.call(1, 'index/add', {
       documents: [
         { id: 'moby', text: 'Call me Ishmael. Some years ago, never mind how long precisely.', meta: { title: 'Moby-Dick' } },
@@ -63,6 +63,10 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     const missing = await t.call(6, 'x-inpage/document', { id: 'ahab' });
     expect(missing.error.code).toBe(-32015);
     expect(missing.error.data.field).toBe('id');
+
+    const facets = await t.call(61, 'x-inpage/facets', { field: 'title' });
+    expect(facets.result).toEqual({ values: [{ value: 'Moby-Dick', count: 1 }], distinct: 1 });
+    expect((await t.call(62, 'x-inpage/facets', {})).error.data.field).toBe('field');
 
     const cleared = await t.call(7, 'x-inpage/clear', {});
     expect(cleared.result).toEqual({ deleted: 2 });
