@@ -43,7 +43,8 @@ test('hostile documents are text: nothing in them runs, in results, the document
     expect(await page.locator('#doc-panel img, #doc-panel script, #doc-panel a, #doc-panel iframe, #doc-panel svg').count()).toBe(0);
     await page.locator('#doc-body').click();
   }
-  // Inspector frames carry the text too; expanding them must not run it either.
+  // Inspector frames carry the text too (the import's own, shown on request); expanding them must not run it either.
+  await page.locator('#insp-background').check();
   for (const d of await page.locator('#frames li details').all()) await d.locator('summary').click();
   await page.waitForTimeout(500);
   await page.screenshot({ path: test.info().outputPath('hostile.png'), fullPage: true });

@@ -105,7 +105,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
     await page.locator('#progress-cancel').click();
     await expect(page.locator('#progress-done')).toContainText('Import cancelled', { timeout: 30_000 });
     await expect(page.locator('#frames li[data-method="notifications/cancel"]').first()).toBeAttached();
-    const added = Number(/(\d+) of 3000/.exec((await page.locator('#progress-done').textContent()) ?? '')?.[1]);
+    const added = Number(/(\d+) of 3,000 documents/.exec((await page.locator('#progress-done').textContent()) ?? '')?.[1]);
     expect(added).toBeLessThan(3000);
   });
 });

@@ -53,6 +53,9 @@ test.describe('playground: learn RCP', () => {
       await page.locator('#console-example').selectOption(value ?? '');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
     };
+    // The default example (initialize) succeeds on the console's fresh session.
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(page.locator('#console-output')).toContainText('"protocolVersion": 1');
     await send('ping');
     await expect(page.locator('#console-output')).toContainText('"nonce": "hello"');
     await send('bad request: invalid params');
@@ -64,10 +67,17 @@ test.describe('playground: learn RCP', () => {
     await expect(page.locator('#console-output')).toContainText(/-3260[14]|-32004/);
     await send('batch: two pings');
     await expect(page.locator('#console-output')).toContainText('"nonce": 2');
-    // Hand-written request.
-    await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":"console","method":"retrieve","params":{"query":"anything","k":0}}');
+    // Hand-written request: the id comes back exactly as typed (the console has its own session).
+    await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":42,"method":"retrieve","params":{"query":"anything","k":0}}');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-output')).toContainText('"error"');
+    await expect(page.locator('#console-output')).toContainText('"id": 42');
+    // An empty batch is answered with -32600, and the console says so.
+    await page.locator('#console-input').fill('[]');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(page.locator('#console-output')).toContainText('-32600');
+    // History: request/response pairs with timings.
+    await expect(page.locator('#console-history li').first()).toContainText(/batch of 0 .*ms/);
     // The console's frames are in the inspector too.
     await expect(page.locator('#frames li.kind-error').first()).toBeAttached();
     await page.screenshot({ path: test.info().outputPath('console.png'), fullPage: true });
@@ -75,5 +85,23 @@ test.describe('playground: learn RCP', () => {
     await expect(page.locator('#capabilities')).toContainText('retrieve');
     await expect(page.locator('#capabilities')).toContainText('x-inpage');
     await expect(page.locator('#capabilities')).toContainText('protocol version 1');
+  });
+
+  test('shutdown in the console ends only the console session and offers a new one; searches keep working', async ({ page }) => {
+    await skipSample(page);
+    await openPlayground(page);
+    await page.locator('#paste-text').fill('Sperm whales dive deep for squid.');
+    await page.getByRole('button', { name: 'Add pasted text' }).click();
+    await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 });
+    await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":7,"method":"shutdown"}');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(page.locator('#console-session')).toContainText('shut down');
+    await search(page, 'squid');
+    await expect(page.locator('#hits li')).toHaveCount(1);
+    await page.getByRole('button', { name: 'Start a new session' }).click();
+    await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":8,"method":"ping","params":{}}');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(page.locator('#console-output')).toContainText('"id": 8');
+    await expect(page.locator('#console-output')).not.toContainText('error');
   });
 });

@@ -6,6 +6,7 @@
 import { filterFieldTypes } from '../protocol/filter.ts';
 import type { Capabilities, FilterFieldType, FilterNode, FilterOperator } from '../protocol/types.ts';
 import { el } from './dom.ts';
+import { plural } from './format.ts';
 
 const ORDERED: FilterOperator[] = ['gt', 'gte', 'lt', 'lte'];
 /** §8: the operators each field type allows (an untyped field allows all). */
@@ -35,10 +36,19 @@ export interface FilterBuilder {
   value(): FilterNode | undefined;
   /** Number of rows. */
   size(): number;
+  /** The active filter in words ("author is Lincoln and year ≥ 1950"), or '' when none. */
+  describe(): string;
 }
 
-/** Mounts the builder into `host`; `onChange` fires on every edit. Hidden when nothing is filterable. */
-export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'], onChange: () => void): FilterBuilder {
+/** A field's values in the index with document counts (x-inpage/facets), when the server offers them. */
+export type SuggestValues = (field: string) => Promise<{ value: string | number | boolean; count: number }[]>;
+
+/**
+ * Mounts the builder into `host`; `onChange` fires on every edit. Hidden when nothing is filterable.
+ * With `suggest`, keyword and text value boxes offer the index's own values with counts, since a
+ * keyword filter matches exactly ("Abraham Lincoln", not "lincoln").
+ */
+export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'], onChange: () => void, suggest?: SuggestValues): FilterBuilder {
   const types = filterFieldTypes(cap);
   const names = Object.keys(types).sort();
   const allowed = new Set<FilterOperator>(cap?.operators ?? OPS_BY_TYPE.untyped);
@@ -47,6 +57,7 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
   const combine = el('select', { attrs: { 'aria-label': 'Combine filters' } }, el('option', { attrs: { value: 'and' } }, 'all of'), el('option', { attrs: { value: 'or' } }, 'any of'));
   combine.addEventListener('change', onChange);
   let uid = 0;
+  let listUid = 0;
 
   const opsFor = (field: string) => OPS_BY_TYPE[types[field] ?? 'untyped'].filter((o) => allowed.has(o));
 
@@ -60,6 +71,18 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
     const input = el('input', { attrs: { 'aria-label': label, placeholder: list ? 'comma, separated' : type === 'date' ? 'YYYY-MM-DD' : 'value' } });
     if (!list && (type === 'int' || type === 'float')) input.type = 'number';
     if (!list && type === 'date') input.type = 'date';
+    if (suggest && (type === 'keyword' || type === 'text' || type === undefined) && op !== 'contains') {
+      const id = `filter-values-${++listUid}`;
+      const options = el('datalist', { id });
+      input.setAttribute('list', id);
+      host.append(options); // a datalist may live anywhere in the document
+      input.addEventListener('focus', () => {
+        if (options.childElementCount > 0) return;
+        void suggest(field)
+          .then((values) => options.replaceChildren(...values.map((v) => el('option', { attrs: { value: String(v.value), label: plural(v.count, 'document') } }))))
+          .catch(() => undefined); // suggestions are a convenience
+      }, { once: true });
+    }
     return input;
   };
 
@@ -115,13 +138,22 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
     const field = r.field.value;
     const op = r.op.value as FilterOperator;
     const raw = r.value.value.trim();
+    r.value.removeAttribute('aria-invalid');
     if (op === 'exists') return { field, op, value: raw === 'true' };
+    // A number box holding "19e" reports an empty value: that is an error to show, not a filter to drop.
+    if (r.value instanceof HTMLInputElement && r.value.validity.badInput) {
+      r.value.setAttribute('aria-invalid', 'true');
+      throw new Error(`The value of filter ${rows.indexOf(r) + 1} (${field}) is not a valid ${types[field] === 'int' ? 'whole number' : types[field] === 'date' ? 'date' : 'number'}.`);
+    }
     if (raw === '') return undefined; // an unfinished row is ignored, not an error
     const type = types[field];
     const scalar = (s: string): unknown => {
       if (type === 'int' || type === 'float') {
         const v = Number(s);
-        if (!Number.isFinite(v) || (type === 'int' && !Number.isInteger(v))) throw new Error(`“${s}” is not a ${type === 'int' ? 'whole number' : 'number'} (filter on ${field})`);
+        if (!Number.isFinite(v) || (type === 'int' && !Number.isInteger(v))) {
+          r.value.setAttribute('aria-invalid', 'true');
+          throw new Error(`“${s}” is not a ${type === 'int' ? 'whole number' : 'number'} (filter on ${field})`);
+        }
         return v;
       }
       if (type === 'bool') return s === 'true';
@@ -139,5 +171,14 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
       return combine.value === 'or' ? { or: leaves } : { and: leaves };
     },
     size: () => rows.length,
+    describe() {
+      const parts = rows.flatMap((r) => {
+        const op = r.op.value as FilterOperator;
+        const raw = r.value.value.trim();
+        if (op !== 'exists' && raw === '') return [];
+        return [`${r.field.value} ${OP_LABEL[op]} ${op === 'exists' ? (raw === 'true' ? '' : '(no)') : `“${raw}”`}`.trim()];
+      });
+      return parts.join(combine.value === 'or' ? ' or ' : ' and ');
+    },
   };
 }

@@ -17,7 +17,11 @@ export interface FrameRecord {
   /** For responses: ms since the matching request was sent. */
   latencyMs?: number;
   text: string;
+  /** Which of the page's sessions carried it: the page's own, the import session, or the console's. */
+  session: FrameSession;
 }
+
+export type FrameSession = 'page' | 'import' | 'console';
 
 const encoder = new TextEncoder();
 
@@ -29,14 +33,15 @@ export class FrameLog {
   readonly records: FrameRecord[] = [];
   private bytes = 0;
   private readonly started = performance.now();
-  private readonly sent = new Map<string | number, { method: string; at: number }>();
+  /** Requests awaiting an answer, by session and id (each session numbers its own requests). */
+  private readonly sent = new Map<string, { method: string; at: number }>();
   private seq = 0;
   private readonly listeners = new Set<(r: FrameRecord) => void>();
 
   /** Must be called for every frame, in order (wire it to `RcpClient`'s `onFrame`). */
-  add(direction: Direction, text: string): FrameRecord {
+  add(direction: Direction, text: string, session: FrameSession = 'page'): FrameRecord {
     const now = performance.now();
-    const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text };
+    const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text, session };
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -53,16 +58,17 @@ export class FrameLog {
         if ('id' in m && m.id !== undefined) {
           rec.kind = 'request';
           rec.id = m.id;
-          if (direction === 'out' && m.id !== null) this.sent.set(m.id, { method: m.method, at: now });
+          if (direction === 'out' && m.id !== null) this.sent.set(`${session}:${m.id}`, { method: m.method, at: now });
         } else rec.kind = 'notification';
       } else if ('id' in m) {
         rec.kind = m.error !== undefined ? 'error' : 'response';
         rec.id = m.id ?? null;
-        const req = m.id !== null && m.id !== undefined ? this.sent.get(m.id) : undefined;
+        const key = `${session}:${m.id}`;
+        const req = m.id !== null && m.id !== undefined ? this.sent.get(key) : undefined;
         if (req && direction === 'in') {
           rec.method = req.method;
           rec.latencyMs = now - req.at;
-          this.sent.delete(m.id as string | number);
+          this.sent.delete(key);
         }
       }
     }

@@ -1,42 +1,39 @@
 /**
- * Query-term highlighting as DOM nodes: text nodes and `<mark>` elements built with textContent,
- * never HTML. Terms match case-insensitively by a stem-like prefix, so "whale" marks "whales".
+ * Marking what the engine matched: text nodes and `<mark>` elements built with textContent, never
+ * HTML. The spans come from the engine (`x-inpage-matches`, its own analysis of query and text);
+ * the page never guesses matches with an analyzer of its own.
  */
+import type { Hit } from '../protocol/types.ts';
 import { el } from './dom.ts';
 
-const STOP = new Set('a an and are as at be but by for from has have he her his i in is it its of on or that the their they this to was were will with you'.split(' '));
+/** `[start, end, term]` spans in a text (term = index into the matched terms). */
+export type Span = readonly [number, number, number];
 
-/** The query's distinct content words, lowercased. */
-export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.filter((w) => w.length > 1 && !STOP.has(w)))];
+/** The hit field and request flag the engine uses for matches (src/engine/query/matches.ts). */
+export const MATCHES_FIELD = 'x-inpage-matches';
+
+/** The engine's matches for a hit, or none (a server without the extension marks nothing). */
+export function hitMatches(h: Hit): { terms: string[]; spans: Span[] } {
+  const m = (h as Hit & Record<string, unknown>)[MATCHES_FIELD] as { terms?: unknown; spans?: unknown } | undefined;
+  if (!m || !Array.isArray(m.terms) || !Array.isArray(m.spans)) return { terms: [], spans: [] };
+  const spans = m.spans.filter((s): s is Span => Array.isArray(s) && s.length === 3 && s.every((n) => Number.isInteger(n)) && s[0] < s[1]);
+  return { terms: m.terms.filter((t): t is string => typeof t === 'string'), spans };
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A prefix that survives common English inflection (whale/whales/whaling → whal). */
-const stemPrefix = (t: string) => (t.length > 5 ? t.slice(0, t.length - 2) : t.length > 3 ? t.slice(0, t.length - 1) : t);
-
-/** One regex matching any term (at a word start, followed by more letters); undefined when none. */
-export function termPattern(terms: readonly string[]): RegExp | undefined {
-  if (terms.length === 0) return undefined;
-  const alts = [...new Set(terms.map(stemPrefix))].sort((a, b) => b.length - a.length).map(escapeRe);
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alts.join('|')})[\\p{L}\\p{N}]*`, 'giu');
-}
-
-/** Appends `text` to `parent` with every term match wrapped in `<mark>`; returns the number of marks. */
-export function appendHighlighted(parent: Node, text: string, pattern: RegExp | undefined, markClass = 'term'): number {
-  if (!pattern) {
-    parent.appendChild(document.createTextNode(text));
-    return 0;
-  }
+/**
+ * Appends `text` to `parent` with the spans (relative to `text`, sorted, non-overlapping) wrapped in
+ * `<mark>`; `offset` shifts spans given relative to a larger text. Returns the number of marks.
+ */
+export function appendMarked(parent: Node, text: string, spans: readonly Span[], offset = 0, markClass = 'term'): number {
   let last = 0;
   let marks = 0;
-  pattern.lastIndex = 0;
-  for (const m of text.matchAll(pattern)) {
-    const at = m.index ?? 0;
-    if (at > last) parent.appendChild(document.createTextNode(text.slice(last, at)));
-    parent.appendChild(el('mark', { class: markClass }, m[0]));
-    last = at + m[0].length;
+  for (const [s0, e0] of spans) {
+    const s = s0 - offset;
+    const e = Math.min(text.length, e0 - offset);
+    if (e <= 0 || s < last || s >= text.length) continue;
+    if (s > last) parent.appendChild(document.createTextNode(text.slice(last, s)));
+    parent.appendChild(el('mark', { class: markClass }, text.slice(s, e)));
+    last = e;
     marks++;
   }
   if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
@@ -44,19 +41,30 @@ export function appendHighlighted(parent: Node, text: string, pattern: RegExp | 
 }
 
 /**
- * A window of about `size` characters of `text` around the first term match (word-aligned), so a
- * long chunk shows the part that matched. Returns the window and whether text was cut on each side.
+ * Where the best match is: the start of the `size`-character window holding the most distinct
+ * matched terms (then the most marks), so a snippet shows the part where the query's words meet.
  */
-export function snippetWindow(text: string, pattern: RegExp | undefined, size = 360): { text: string; before: boolean; after: boolean } {
-  if (text.length <= size) return { text, before: false, after: false };
-  let first = 0;
-  if (pattern) {
-    pattern.lastIndex = 0;
-    const m = pattern.exec(text);
-    pattern.lastIndex = 0;
-    if (m) first = m.index;
+export function bestMatchAt(spans: readonly Span[], size: number): number | undefined {
+  let best: { at: number; distinct: number; count: number } | undefined;
+  let j = 0;
+  for (let i = 0; i < spans.length; i++) {
+    if (j < i) j = i;
+    while (j + 1 < spans.length && spans[j + 1][1] - spans[i][0] <= size) j++;
+    const window = spans.slice(i, j + 1);
+    const distinct = new Set(window.map((s) => s[2])).size;
+    if (!best || distinct > best.distinct || (distinct === best.distinct && window.length > best.count)) best = { at: spans[i][0], distinct, count: window.length };
   }
-  let start = Math.max(0, first - Math.floor(size / 3));
+  return best?.at;
+}
+
+/**
+ * A window of about `size` characters of `text` around its best match (word-aligned), so a long
+ * chunk shows the part that matched. Returns the window, where it starts, and whether text was cut.
+ */
+export function snippetWindow(text: string, spans: readonly Span[], size = 360): { text: string; start: number; before: boolean; after: boolean } {
+  if (text.length <= size) return { text, start: 0, before: false, after: false };
+  const first = bestMatchAt(spans, Math.floor(size * 0.6)) ?? 0;
+  let start = Math.max(0, first - Math.floor(size / 4));
   if (start > 0) {
     const space = text.indexOf(' ', start);
     if (space !== -1 && space < first) start = space + 1;
@@ -66,5 +74,5 @@ export function snippetWindow(text: string, pattern: RegExp | undefined, size = 
     const space = text.lastIndexOf(' ', end);
     if (space > start + size / 2) end = space;
   }
-  return { text: text.slice(start, end), before: start > 0, after: end < text.length };
+  return { text: text.slice(start, end), start, before: start > 0, after: end < text.length };
 }

@@ -1,56 +1,85 @@
 /**
  * Import: drag-and-drop, a file picker and a paste box. Files are parsed in the page (HTML in an
- * inert DOMParser document, PDFs by pdf.js) and added in batches with progress and Cancel.
+ * inert DOMParser document, PDFs by pdf.js, .docx by its XML) and added in batches with progress and
+ * Cancel; a report then says what happened to every file.
  */
 import type { RcpClient } from '../client/rcp-client.ts';
 import type { IndexDocument } from '../protocol/types.ts';
-import { byId } from './dom.ts';
+import { byId, el } from './dom.ts';
+import { plural } from './format.ts';
 import { errorView } from './errors.ts';
-import { ACCEPT, parseFile, parsePasted } from './import/parse.ts';
-import { ingest } from './ingest.ts';
+import { ACCEPT, parseFile, parsePasted, type FileOutcome } from './import/parse.ts';
+import { ingest, type IngestResult } from './ingest.ts';
 import type { ProgressView } from './progress-view.ts';
 
-export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): { importDocs(docs: IndexDocument[], label: string): Promise<boolean> } {
+const STATUS_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, string>> = Object.freeze({
+  empty: 'nothing to import',
+  unsupported: 'unsupported',
+  binary: 'refused (binary)',
+  failed: 'failed',
+});
+
+export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): { importDocs(docs: IndexDocument[], label: string): Promise<IngestResult | undefined> } {
   const drop = byId('drop-zone');
   const input = byId<HTMLInputElement>('file-input');
   const problem = byId('import-error');
+  const progressDone = byId('progress-done');
   input.accept = ACCEPT;
 
-  /** Adds `docs` with progress; resolves true when every document was added. */
-  const importDocs = async (docs: IndexDocument[], label: string): Promise<boolean> => {
+  /** Adds `docs` with progress; resolves with what was added (undefined when it failed). */
+  const importDocs = async (docs: IndexDocument[], label: string): Promise<IngestResult | undefined> => {
     problem.replaceChildren();
     if (docs.length === 0) {
       problem.replaceChildren(errorView(new Error('Nothing to import: no text found.')));
-      return false;
+      return undefined;
     }
-    let complete = false;
+    let result: IngestResult | undefined;
     const signal = progress.start(label);
     try {
-      const r = await ingest(client, docs, { signal, onProgress: (p) => progress.update(p), onBatch: changed });
-      complete = !r.cancelled;
-      progress.finish(r.cancelled ? `Import cancelled: ${r.added} of ${docs.length} documents were added.` : `Imported ${r.added} document${r.added === 1 ? '' : 's'} (${r.chunks} passages).`);
+      result = await ingest(client, docs, { signal, onProgress: (p) => progress.update(p), onBatch: changed });
+      progress.finish(
+        result.cancelled
+          ? `Import cancelled: ${result.added} of ${plural(docs.length, 'document')} were added.`
+          : `Imported ${plural(result.added, 'document')} (${plural(result.chunks, 'passage')}).`,
+      );
     } catch (e) {
       progress.finish('');
       problem.replaceChildren(errorView(e, 'Import failed'));
     }
     changed();
-    return complete;
+    return result;
+  };
+
+  const report = byId('import-report');
+  /** One line per file: imported (documents), empty, unsupported, binary (refused) or failed, with the reason. */
+  const showReport = (outcomes: FileOutcome[], imported: boolean, passages: number) => {
+    const rows = outcomes.map((o) => {
+      const text =
+        o.status === 'parsed'
+          ? imported
+            ? `${o.name}: imported — ${plural(o.docs.length, 'document')}`
+            : `${o.name}: not imported (the import stopped)`
+          : `${o.name}: ${STATUS_WORDS[o.status]} — ${o.reason}`;
+      return el('li', { class: o.status === 'parsed' ? 'imported' : o.status === 'binary' ? 'refused' : o.status }, text);
+    });
+    const parsed = outcomes.filter((o) => o.status === 'parsed').length;
+    report.replaceChildren(
+      el('p', {}, `${plural(outcomes.length, 'file')}: ${parsed} imported${imported && parsed > 0 ? ` (${plural(passages, 'passage')})` : ''}, ${outcomes.length - parsed} not.`),
+      el('ul', { class: 'import-report' }, ...rows),
+    );
   };
 
   const importFiles = async (files: File[]) => {
     if (files.length === 0) return;
     problem.replaceChildren();
-    const docs: IndexDocument[] = [];
-    const failures: string[] = [];
-    for (const f of files) {
-      try {
-        docs.push(...(await parseFile(f)));
-      } catch (e) {
-        failures.push(`${f.name}: ${(e as Error).message}`);
-      }
-    }
-    if (docs.length > 0) await importDocs(docs, `Importing ${files.length === 1 ? files[0].name : `${files.length} files`}`);
-    if (failures.length > 0) problem.append(errorView(new Error(failures.join(' ')), 'Some files could not be read'));
+    report.replaceChildren(`Reading ${plural(files.length, 'file')}…`);
+    const outcomes: FileOutcome[] = [];
+    for (const f of files) outcomes.push(await parseFile(f));
+    const docs = outcomes.flatMap((o) => (o.status === 'parsed' ? o.docs : []));
+    let result: IngestResult | undefined;
+    if (docs.length > 0) result = await importDocs(docs, `Importing ${files.length === 1 ? files[0].name : `${files.length} files`}`);
+    else progressDone.textContent = 'Nothing was imported.';
+    showReport(outcomes, result !== undefined && !result.cancelled, result?.chunks ?? 0);
   };
 
   input.addEventListener('change', () => {

@@ -1,5 +1,6 @@
 /**
- * The protocol inspector: every frame of the page's RCP session, live, with direction, kind,
+ * The protocol inspector: every frame of the page's RCP sessions (its own, the console's, and —
+ * on request — the import session's background traffic), live, with direction, kind,
  * method, id, latency and size; filterable by direction, method and text; one frame or all shown
  * frames copyable (NDJSON). Frame text is shown with textContent only.
  */
@@ -29,9 +30,11 @@ export function mountInspector(log: FrameLog): void {
   const textIn = byId<HTMLInputElement>('insp-text');
   const count = byId('insp-count');
   const follow = byId<HTMLInputElement>('insp-follow');
+  const background = byId<HTMLInputElement>('insp-background');
   const rows = new Map<HTMLLIElement, FrameRecord>();
 
   const matches = (r: FrameRecord): boolean => {
+    if (r.session === 'import' && !background.checked) return false; // import batches would bury the user's own frames
     if (dirSel.value !== 'all' && r.direction !== dirSel.value) return false;
     const m = methodIn.value.trim().toLowerCase();
     if (m && !(r.method ?? '').toLowerCase().includes(m)) return false;
@@ -46,7 +49,7 @@ export function mountInspector(log: FrameLog): void {
 
   const row = (r: FrameRecord): HTMLLIElement => {
     const arrow = r.direction === 'out' ? '→' : '←';
-    const label = `${arrow} ${r.kind} ${r.method ?? ''}${r.id !== undefined ? ` #${String(r.id)}` : ''}`;
+    const label = `${arrow} ${r.kind} ${r.method ?? ''}${r.id !== undefined ? ` #${String(r.id)}` : ''}${r.session !== 'page' ? ` (${r.session})` : ''}`;
     const pre = el('pre', { class: 'frame-json' });
     const details = el(
       'details',
@@ -88,6 +91,7 @@ export function mountInspector(log: FrameLog): void {
     updateCount();
   };
   for (const input of [dirSel, methodIn, textIn]) input.addEventListener('input', refilter);
+  background.addEventListener('change', refilter);
   byId('insp-copy-all').addEventListener('click', () => void copyText(toNdjson(shown())));
   byId('insp-clear').addEventListener('click', () => {
     rows.clear();

@@ -27,28 +27,45 @@ const status = byId('status');
 const stats = byId('index-stats');
 const libraryError = byId('library-error');
 
+// Before anything is awaited: Enter in the search box never submits (navigates), and a query typed
+// while the engine starts is kept; the search panel runs it once it is mounted.
+byId<HTMLFormElement>('search-form').addEventListener('submit', (ev) => ev.preventDefault());
+const early = () => {
+  if (byId<HTMLInputElement>('q').value.trim()) byId('search-status').textContent = 'The engine is starting; your search runs as soon as it is ready.';
+};
+byId('q').addEventListener('input', early);
+
 registerServiceWorker();
 const log = new FrameLog();
 mountInspector(log);
 
 // The playground is one consumer of the library: the same front door an embedding app uses.
-const client = await createInPageEngine({ client: { onFrame: (d, f) => log.add(d, f), clientInfo: { name: 'rcp-playground', version: '0.2.0' } } }).catch((e: unknown) => {
+const clientInfo = { name: 'rcp-playground', version: '0.2.0' };
+const started = createInPageEngine({ client: { onFrame: (d, f) => log.add(d, f), clientInfo } }).then(async (engine) => {
+  // Imports get a session of their own: a session orders every request after the writes sent
+  // before it (read-your-writes), so a search on the page's session would wait for a whole import.
+  const writer = await engine.openSession({ onFrame: (d, f) => log.add(d, f, 'import'), clientInfo: { ...clientInfo, name: 'rcp-playground-import' } });
+  await writer.connect();
+  return { client: engine, writer };
+});
+const { client, writer } = await started.catch((e: unknown) => {
   status.replaceChildren(errorView(e, 'Could not start the engine'));
   throw e;
 });
 Object.assign(window, { rcpClient: client });
 const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
+byId('q').removeEventListener('input', early);
 
 mountCapabilities(init);
-mountConsole(client, init, log);
+mountConsole(() => client.control.connect(), init, log);
 const docPanel = mountDocPanel(client);
 const engines = mountEngines(client);
-const search = mountSearch(engines.searcher, init, (t, terms, opener) => void docPanel.open(t, terms, opener));
+const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
 const storage = mountStorageView();
 const progress = mountProgress();
-const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, [], opener), changed: () => changed() });
-const importer = mountImport(client, progress, () => changed());
+const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });
+const importer = mountImport(writer, progress, () => changed());
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
@@ -61,12 +78,15 @@ function describe(s: WorkerStatus): string {
 }
 
 const picker = mountModelPicker(byId('model-picker'), client.control);
-
+let seenVersion: string | undefined;
 async function updateStats(): Promise<WorkerStatus> {
   const s = await client.status();
   stats.textContent = describe(s);
   picker.update(s);
   if (s.ready) search.setEmpty(s.documents === 0);
+  // The index moved without this page writing (another tab): refresh what shows it.
+  if (seenVersion !== undefined && s.indexVersion !== seenVersion) changed();
+  seenVersion = s.indexVersion;
   return s;
 }
 
@@ -78,7 +98,7 @@ function changed(): void {
     void updateStats();
     void documents.refresh();
     void storage.refresh();
-    search.refresh();
+    search.refresh(!progress.busy()); // while an import runs, results stay put (see SearchPanel.refresh)
   }, 50);
 }
 
@@ -96,7 +116,7 @@ async function loadSample(resume = false): Promise<void> {
       if (docs.length === 0) return setSeedState('done');
     }
     const done = await importer.importDocs(docs, `Loading the sample corpus (${docs.length} public-domain documents)`);
-    if (done) setSeedState('done');
+    if (done && !done.cancelled) setSeedState('done');
   } catch (e) {
     libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
   }

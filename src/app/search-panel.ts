@@ -6,23 +6,33 @@
 import type { RcpClient } from '../client/rcp-client.ts';
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
-import type { InitializeResult, RetrieveParams } from '../protocol/types.ts';
+import type { InitializeResult, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import { facetValues, hasInpage } from '../client/inpage.ts';
 import { byId, el } from './dom.ts';
 import { errorView } from './errors.ts';
+import { clip, plural } from './format.ts';
 import { mountFilterBuilder } from './filter-builder.ts';
-import { queryTerms, termPattern } from './highlight.ts';
+import { MATCHES_FIELD } from './highlight.ts';
 import { type HitTarget, renderHits } from './hits-view.ts';
 
 export const SEARCH_DEBOUNCE_MS = 150;
 
 export interface SearchPanel {
-  /** Re-runs the current query (after the index changed). */
-  refresh(): void;
+  /**
+   * The index changed: re-runs the current query without disturbing what is shown. Results the
+   * user is looking at are never replaced; when the new answer differs, a "new results available"
+   * button offers it. Only a `settled` change (no import under way) is announced.
+   */
+  refresh(settled: boolean): void;
   /** Tells the panel whether the index is empty (for the empty state). */
   setEmpty(empty: boolean): void;
 }
 
-export function mountSearch(client: Pick<RcpClient, 'request'>, init: InitializeResult, open: (t: HitTarget, terms: string[], opener: HTMLElement) => void): SearchPanel {
+/**
+ * `client` is the page's own session (capabilities, facets, "did you mean"); `searcher` runs the
+ * retrieves (the local engine, or a federation over it and the remote engines the person added).
+ */
+export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'request'>, init: InitializeResult, open: (t: HitTarget, opener: HTMLElement) => void): SearchPanel {
   const caps = init.capabilities;
   const r = caps.retrieve ?? {};
   const form = byId<HTMLFormElement>('search-form');
@@ -52,10 +62,48 @@ export function mountSearch(client: Pick<RcpClient, 'request'>, init: Initialize
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inflight: AbortController | undefined;
   let indexEmpty = false;
-  const filters = mountFilterBuilder(byId('filters'), caps.filter, () => schedule());
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Summaries of background refreshes go here (not announced). */
+  const quiet = byId('search-quiet');
+  const inpage = hasInpage(client) && (caps as Record<string, { facets?: boolean } | undefined>)['x-inpage']?.facets === true;
+  const filters = mountFilterBuilder(byId('filters'), caps.filter, () => schedule(), inpage ? async (field) => (await facetValues(client, field, 200)).values : undefined);
+  // "Did you mean": only when the server advertises query/transform with a `rewrite` method.
+  const didYouMean = byId('did-you-mean');
+  const canRewrite = caps.transform?.methods.includes('rewrite') === true;
+  const suggestRewrite = async (query: string, signal: AbortSignal) => {
+    didYouMean.hidden = true;
+    if (!canRewrite) return;
+    try {
+      const t = await client.request('query/transform', { query, method: 'rewrite', n: 1 }, { signal });
+      const better = t.queries.find((x) => x.trim() && x.trim().toLowerCase() !== query.toLowerCase());
+      if (!better || signal.aborted) return;
+      const link = el('button', { class: 'linklike', attrs: { type: 'button' } }, better);
+      link.addEventListener('click', () => {
+        q.value = better;
+        schedule(0);
+      });
+      didYouMean.replaceChildren('Did you mean ', link, '?');
+      didYouMean.hidden = false;
+    } catch {
+      /* a suggestion is optional */
+    }
+  };
+
+  const fresh = byId<HTMLButtonElement>('new-results');
+  let pending: { p: RetrieveParams; res: RetrieveResult; ms: number } | undefined;
+
+  /** k as typed: a whole number from 1 to maxK, else an error shown to the user (never silently 10). */
+  const kValue = (): number => {
+    const max = r.maxK ?? 100;
+    const v = k.value.trim() === '' && !k.validity.badInput ? 10 : Number(k.value);
+    if (!Number.isInteger(v) || v < 1 || v > max) throw new RcpError(ErrorCode.InvalidParams, `k must be a whole number from 1 to ${max}`, { field: 'k' });
+    return v;
+  };
 
   const params = (query: string): RetrieveParams => {
-    const p: RetrieveParams = { query, k: Math.max(1, Math.min(Number(k.value) || 10, r.maxK ?? 100)), includeText: true };
+    const p: RetrieveParams = { query, k: kValue(), includeText: true };
+    // Ask the engine where its terms matched (side-band data other servers ignore, §4.4).
+    p._meta = { [MATCHES_FIELD]: true };
     if (mode.value) p.mode = mode.value as RetrieveParams['mode'];
     if (fusion.value && !fusion.disabled) p.fusion = { method: fusion.value as NonNullable<RetrieveParams['fusion']>['method'] };
     if (rerank.checked && caps.rerank?.methods[0]) p.rerank = { method: caps.rerank.methods[0] };
@@ -69,13 +117,36 @@ export function mountSearch(client: Pick<RcpClient, 'request'>, init: Initialize
     empty.hidden = !(indexEmpty && q.value.trim() === '');
   };
 
-  const run = async () => {
+  /** Shows `res` as the answer to `p`; `announce` puts its summary in the live region. */
+  const show = (p: RetrieveParams, res: RetrieveResult, ms: number, announce: boolean) => {
+    pending = undefined;
+    fresh.hidden = true;
+    renderHits(list, res.hits, open);
+    list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
+    list.dataset.ids = res.hits.map((h) => String(h.id)).join('\n');
+    const query = typeof p.query === 'string' ? p.query : '';
+    const active = filters.describe();
+    const summary =
+      res.hits.length === 0
+        ? `No results for “${clip(query)}”${active ? ` with the filter ${active}` : ''}.${indexEmpty ? ' The index is empty.' : active ? ' Try removing the filter.' : ''}`
+        : `${plural(res.hits.length, 'result')} in ${ms.toFixed(0)} ms${active ? ` (filtered: ${active})` : ''}.`;
+    (announce ? status : quiet).replaceChildren(summary);
+    (announce ? quiet : status).replaceChildren();
+    list.setAttribute('aria-busy', 'false');
+  };
+
+  /** Runs the current query; in the background (an index change) the shown results stay put. */
+  const run = async (background = false, settled = true) => {
     const query = q.value.trim();
+    if (background && (inflight || !query)) return; // the user's own query is on its way, or nothing to refresh
     inflight?.abort();
     showEmpty();
     if (!query) {
       inflight = undefined;
+      pending = undefined;
+      fresh.hidden = true;
       list.replaceChildren();
+      delete list.dataset.request;
       status.replaceChildren(indexEmpty ? '' : 'Type to search.');
       return;
     }
@@ -83,30 +154,45 @@ export function mountSearch(client: Pick<RcpClient, 'request'>, init: Initialize
     try {
       p = params(query);
     } catch (e) {
-      status.replaceChildren(errorView(e, 'Filter'));
+      status.replaceChildren(errorView(e, 'Check the search options'));
       return;
     }
     const ctrl = new AbortController();
     inflight = ctrl;
     const t0 = performance.now();
-    status.replaceChildren('Searching…');
+    if (!background) status.replaceChildren('Searching…');
     try {
-      const res = await client.request('retrieve', p, { signal: ctrl.signal });
+      const res = await searcher.request('retrieve', p, { signal: ctrl.signal });
       if (ctrl.signal.aborted) return;
       const ms = res.usage?.latencyMs ?? performance.now() - t0;
-      const terms = queryTerms(query);
-      renderHits(list, res.hits, termPattern(terms), (t, opener) => open(t, terms, opener));
-      list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
-      status.replaceChildren(res.hits.length === 0 ? `No results for “${query}”.${indexEmpty ? ' The index is empty.' : ''}` : `${res.hits.length} result${res.hits.length === 1 ? '' : 's'} in ${ms.toFixed(0)} ms.`);
-      list.setAttribute('aria-busy', 'false');
+      const sameQuery = list.dataset.request === JSON.stringify(p);
+      const shown = list.dataset.ids ?? '';
+      const ids = res.hits.map((h) => String(h.id)).join('\n');
+      if (!background || !sameQuery || list.childElementCount === 0) {
+        show(p, res, ms, !background || settled);
+        if (!background && res.hits.length < 3) void suggestRewrite(query, ctrl.signal);
+        else if (!background) didYouMean.hidden = true;
+      }
+      else if (ids !== shown) {
+        // Never move results under the reader: offer the new ones.
+        pending = { p, res, ms };
+        fresh.hidden = false;
+        fresh.textContent = 'New results available — show them';
+        if (settled) status.replaceChildren('Your documents changed: new results are available.');
+      }
     } catch (e) {
       if (e instanceof RcpError && e.code === ErrorCode.Cancelled) return; // superseded by a newer query
+      if (background) return; // keep what is shown; the next change or keystroke tries again
       list.replaceChildren();
+      delete list.dataset.request;
       status.replaceChildren(errorView(e, 'Search failed'));
     } finally {
       if (inflight === ctrl) inflight = undefined;
     }
   };
+  fresh.addEventListener('click', () => {
+    if (pending) show(pending.p, pending.res, pending.ms, true);
+  });
 
   function schedule(delay = SEARCH_DEBOUNCE_MS): void {
     clearTimeout(timer);
@@ -135,9 +221,14 @@ export function mountSearch(client: Pick<RcpClient, 'request'>, init: Initialize
     });
   }
   showEmpty();
+  // A query typed while the engine was starting runs now.
+  if (q.value.trim()) schedule(0);
 
   return {
-    refresh: () => schedule(0),
+    refresh(settled) {
+      clearTimeout(refreshTimer);
+      refreshTimer = setTimeout(() => void run(true, settled), 0);
+    },
     setEmpty(v) {
       indexEmpty = v;
       showEmpty();

@@ -3,10 +3,10 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
-import type { InpageClearResult, InpageDocument, InpageDocumentsResult } from '../protocol/inpage.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageFacetsResult } from '../protocol/inpage.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
-export type { InpageClearResult, InpageDocument, InpageDocumentSummary, InpageDocumentsResult } from '../protocol/inpage.ts';
+export type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentSummary, InpageDocumentsResult, InpageFacetsResult } from '../protocol/inpage.ts';
 
 /** The vendor capability key. */
 export const INPAGE_CAPABILITY = 'x-inpage';
@@ -23,5 +23,13 @@ export const listDocuments = (client: RcpClient, params: { offset?: number; limi
   call<InpageDocumentsResult>(client, 'x-inpage/documents', params, options);
 
 export const getDocument = (client: RcpClient, id: string, options?: CallOptions) => call<InpageDocument>(client, 'x-inpage/document', { id }, options);
+
+/** A range of a document's text (`[offset, offset + length)`, clamped) with the chunks overlapping it and the whole text's length. */
+export const getDocumentRange = (client: RcpClient, id: string, offset: number, length: number, options?: CallOptions) =>
+  call<InpageDocumentRange>(client, 'x-inpage/document', { id, offset, length }, options);
+
+/** A metadata field's values with document counts, most frequent first. */
+export const facetValues = (client: RcpClient, field: string, limit = 100, options?: CallOptions) =>
+  call<InpageFacetsResult>(client, 'x-inpage/facets', { field, limit }, options);
 
 export const clearIndex = (client: RcpClient, options?: CallOptions) => call<InpageClearResult>(client, 'x-inpage/clear', {}, options);

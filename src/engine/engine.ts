@@ -13,7 +13,7 @@
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError, invalidParams } from '../protocol/errors.ts';
-import type { FilterFieldType, RetrieveMode, RetrieveResult } from '../protocol/types.ts';
+import type { FilterFieldType, Hit, RetrieveMode, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { checkAborted } from '../util/abort.ts';
 import { createAnalyzer, type Analyzer } from './analysis/analyzer.ts';
 import { Bm25 } from './index/bm25.ts';
@@ -30,6 +30,9 @@ import { IndexState } from './state/index-state.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument } from './index/prepare.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
+import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
+import { addPages } from './query/pages.ts';
+import { facetValues, type FacetValue } from './query/facets.ts';
 import { runRetrieve, type RetrieveContext } from './query/retrieve.ts';
 import type { RetrievePlan } from './query/plan.ts';
 import { Sessions } from './query/dedup-sessions.ts';
@@ -279,6 +282,13 @@ export class Engine {
     return { documents: summarize(this.state.current(), page), total: ids.length };
   }
 
+  /** Distinct values of a metadata field with document counts, most frequent first (query/facets.ts). */
+  async facets(field: string, limit: number): Promise<{ values: FacetValue[]; distinct: number }> {
+    this.assertOpen();
+    await this.state.refresh();
+    return facetValues(this.state.docs.values(), field, limit);
+  }
+
   /** One live document with its text and chunk ranges, or undefined when there is none with this id. */
   async document(id: string): Promise<DocumentDetail | undefined> {
     this.assertOpen();
@@ -296,7 +306,7 @@ export class Engine {
     const { params } = plan;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.retrieveOnce(plan, ctx);
+        return this.withMatches(params, await this.retrieveOnce(plan, ctx));
       } catch (e) {
         if (!(e instanceof DocumentRewritten)) throw e;
         // A cursor names a snapshot whose text is gone: that cursor has expired (§10, -32015).
@@ -324,6 +334,16 @@ export class Engine {
     }
     const v = await queryVariants(query, n, deps);
     return { queries: v.queries, corrections: v.rewrite.corrections };
+  }
+
+  /** Page numbers for paged documents (query/pages.ts); `x-inpage-matches` on hits with text when asked (query/matches.ts). */
+  private withMatches(params: RetrieveParams, result: RetrieveResult): RetrieveResult {
+    addPages(result.hits);
+    const text = params._meta?.[MATCHES_FIELD] === true ? queryText(params.query) : undefined;
+    if (text === undefined) return result;
+    const terms = this.analyzer.queryTerms(text);
+    for (const h of result.hits) if (typeof h.text === 'string') (h as Hit & Record<string, unknown>)[MATCHES_FIELD] = findMatches(this.analyzer, terms, h.text);
+    return result;
   }
 
   private retrieveOnce(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {

@@ -1,6 +1,6 @@
 /**
  * Wire shapes of this engine's vendor extension `x-inpage` (§6.2): results of
- * `x-inpage/documents`, `x-inpage/document` and `x-inpage/clear`. Types only: the engine produces
+ * `x-inpage/documents`, `x-inpage/document` (whole or a range), `x-inpage/facets` and `x-inpage/clear`. Types only: the engine produces
  * them, the server sends them as they are, the client reads them.
  */
 
@@ -34,4 +34,26 @@ export interface InpageDocument {
 /** `x-inpage/clear`: how many documents were removed (acknowledged once the clear is durable). */
 export interface InpageClearResult {
   deleted: number;
+}
+
+/** `x-inpage/document` with `offset`/`length`: a window of the text with the chunks overlapping it. */
+export interface InpageDocumentRange extends InpageDocument {
+  /** Where `text` starts in the document. */
+  offset: number;
+  /** Length of the whole document text (UTF-16 code units). */
+  textLength: number;
+  /** Chunks of the whole document. */
+  chunkCount: number;
+}
+
+/** One value of a metadata field with the number of live documents holding it. */
+export interface InpageFacetValue {
+  value: string | number | boolean;
+  count: number;
+}
+
+/** `x-inpage/facets`: a field's values, most frequent first, and how many distinct values exist. */
+export interface InpageFacetsResult {
+  values: InpageFacetValue[];
+  distinct: number;
 }

@@ -24,7 +24,7 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     const { backend } = await inpageBackend();
     const t = connect(backend);
     const init = await t.init();
-    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true });
+    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true });
     const add = await t.call(1, 'index/add', {
       documents: [
         { id: 'moby', text: 'Call me Ishmael. Some years ago, never mind how long precisely.', meta: { title: 'Moby-Dick' } },
@@ -51,9 +51,22 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
       meta: { title: 'Moby-Dick' },
       chunks: [{ index: 0, start: 0, end: 63 }],
     });
+    const part = await t.call(51, 'x-inpage/document', { id: 'moby', offset: 8, length: 7 });
+    expect(part.result).toEqual({ id: 'moby', text: 'Ishmael', meta: { title: 'Moby-Dick' }, chunks: [{ index: 0, start: 0, end: 63 }], offset: 8, textLength: 63, chunkCount: 1 });
+    const tail = await t.call(52, 'x-inpage/document', { id: 'moby', offset: 60, length: 100 });
+    expect(tail.result).toMatchObject({ text: 'ly.', offset: 60, textLength: 63 });
+    const past = await t.call(53, 'x-inpage/document', { id: 'moby', offset: 500 });
+    expect(past.result).toMatchObject({ text: '', offset: 63, chunks: [] });
+    const bad = await t.call(54, 'x-inpage/document', { id: 'moby', length: 0 });
+    expect(bad.error.code).toBe(-32602);
+    expect(bad.error.data.field).toBe('length');
     const missing = await t.call(6, 'x-inpage/document', { id: 'ahab' });
     expect(missing.error.code).toBe(-32015);
     expect(missing.error.data.field).toBe('id');
+
+    const facets = await t.call(61, 'x-inpage/facets', { field: 'title' });
+    expect(facets.result).toEqual({ values: [{ value: 'Moby-Dick', count: 1 }], distinct: 1 });
+    expect((await t.call(62, 'x-inpage/facets', {})).error.data.field).toBe('field');
 
     const cleared = await t.call(7, 'x-inpage/clear', {});
     expect(cleared.result).toEqual({ deleted: 2 });

@@ -1,14 +1,25 @@
 /**
- * Files and pasted text → documents for `index/add`. Supports .txt, .md, .html, .json (arrays of
- * {id,text,meta} or {title,text}, or {documents:[…]}), .jsonl (BEIR corpus lines {_id,title,text})
- * and .pdf (text layer). Ids are stable (derived from the file name or given ids) so re-importing
- * replaces instead of duplicating.
+ * Files and pasted text → documents for `index/add`. Supports .txt, .md/.mdx (front-matter becomes
+ * metadata), .html, .json (arrays of {id,text,meta} or {title,text}, or {documents:[…]}), .jsonl
+ * (BEIR corpus lines {_id,title,text}), .pdf (text layer, page offsets kept) and .docx. Every file
+ * gets an outcome for the import report; binary content is refused by its bytes, whatever the name.
+ * Ids are stable (derived from the file name or given ids) so re-importing replaces instead of
+ * duplicating.
  */
 import type { IndexDocument } from '../../protocol/types.ts';
 import { htmlToText } from './html-text.ts';
 import { fnv1a, slug } from './ids.ts';
+import { sniff } from './sniff.ts';
 
-export const ACCEPT = '.txt,.text,.md,.markdown,.html,.htm,.json,.jsonl,.ndjson,.pdf';
+/** Extensions the importer reads as text (anything else with text bytes is read as plain text too). */
+const TEXT_EXTENSIONS = ['txt', 'text', 'md', 'markdown', 'mdx', 'html', 'htm', 'json', 'jsonl', 'ndjson', 'csv', 'tsv', 'log', 'xml', 'rst', 'org', 'tex'];
+/** The file picker offers exactly what the importer reads. */
+export const ACCEPT = [...TEXT_EXTENSIONS, 'pdf', 'docx'].map((e) => `.${e}`).join(',');
+
+/** What happened to one file: the import report's row. */
+export type FileOutcome =
+  | { name: string; status: 'parsed'; docs: IndexDocument[] }
+  | { name: string; status: 'empty' | 'unsupported' | 'binary' | 'failed'; reason: string };
 
 const stem = (name: string) => name.replace(/\.[^.]+$/, '');
 const ext = (name: string) => (/\.([^.]+)$/.exec(name)?.[1] ?? '').toLowerCase();
@@ -41,6 +52,33 @@ function markdownTitle(text: string): string | undefined {
   return /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
 }
 
+/**
+ * Markdown front-matter (a leading `---` … `---` block): its `key: value` lines become metadata and
+ * the block leaves the text. Scalars only (strings, numbers, booleans, [a, b] lists): enough for
+ * title/author/date/tags without a YAML dependency; anything else is kept as its raw string.
+ */
+export function frontMatter(text: string): { meta: Record<string, unknown>; body: string } {
+  const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\r?\n?/.exec(text);
+  if (!m) return { meta: {}, body: text };
+  const meta: Record<string, unknown> = {};
+  for (const line of m[1].split(/\r?\n/)) {
+    const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
+    if (!kv || kv[2] === '') continue;
+    meta[kv[1]] = scalar(kv[2].trim());
+  }
+  return { meta, body: text.slice(m[0].length) };
+}
+
+function scalar(v: string): unknown {
+  const unq = /^(['"])(.*)\1$/.exec(v);
+  if (unq) return unq[2];
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (v === 'true' || v === 'false') return v === 'true';
+  const list = /^\[(.*)\]$/.exec(v);
+  if (list) return list[1].split(',').map((x) => x.trim()).filter(Boolean).map((x) => x.replace(/^(['"])(.*)\1$/, '$2'));
+  return v;
+}
+
 /** Documents from text content of a named file (everything but PDF). Throws with a plain message on bad JSON. */
 export function parseText(name: string, text: string): IndexDocument[] {
   const kind = ext(name);
@@ -53,8 +91,12 @@ export function parseText(name: string, text: string): IndexDocument[] {
       return body ? [{ id, text: body, meta: { ...base, title: title ?? stem(name), format: 'html' } }] : [];
     }
     case 'md':
-    case 'markdown':
-      return text.trim() ? [{ id, text, meta: { ...base, title: markdownTitle(text) ?? stem(name), format: 'markdown' } }] : [];
+    case 'mdx':
+    case 'markdown': {
+      const { meta, body } = frontMatter(text);
+      const title = typeof meta.title === 'string' && meta.title ? meta.title : (markdownTitle(body) ?? stem(name));
+      return body.trim() ? [{ id, text: body, meta: { ...base, ...meta, title, format: 'markdown' } }] : [];
+    }
     case 'json':
       try {
         return fromRecords(JSON.parse(text), name);
@@ -79,15 +121,43 @@ export function parseText(name: string, text: string): IndexDocument[] {
   }
 }
 
-/** Documents from a File. PDF text is extracted with pdf.js (loaded on first use). */
-export async function parseFile(file: File): Promise<IndexDocument[]> {
-  if (ext(file.name) === 'pdf' || file.type === 'application/pdf') {
-    const { pdfToText } = await import('./pdf-text.ts');
-    const { title, text, pages } = await pdfToText(await file.arrayBuffer());
-    if (!text.trim()) throw new Error(`${file.name} has no text layer (a scanned PDF?); nothing to index.`);
-    return [{ id: `file-${slug(file.name)}`, text, meta: { source: 'import', uri: `file:${file.name}`, title: title ?? stem(file.name), format: 'pdf', pages } }];
+/** Known formats the importer does not read (named in the report instead of "binary"). */
+const UNSUPPORTED: Readonly<Record<string, string>> = Object.freeze({
+  doc: 'Word 97 documents (save as .docx)', xls: 'spreadsheets', xlsx: 'spreadsheets', ppt: 'slides', pptx: 'slides', odt: 'OpenDocument text',
+  png: 'images', jpg: 'images', jpeg: 'images', gif: 'images', webp: 'images', svg: 'images', mp3: 'audio', wav: 'audio', mp4: 'video',
+  zip: 'archives', gz: 'archives', tar: 'archives', exe: 'programs',
+});
+
+/** The outcome of reading one File: documents, or why there are none. Never throws. */
+export async function parseFile(file: File): Promise<FileOutcome> {
+  const name = file.name;
+  const kind = ext(name);
+  try {
+    if (file.size === 0) return { name, status: 'empty', reason: 'the file is empty' };
+    const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
+    const sniffed = sniff(head);
+    const isPdf = kind === 'pdf' || file.type === 'application/pdf' || (sniffed.kind === 'binary' && sniffed.format === 'PDF document');
+    if (isPdf) {
+      const { pdfToText } = await import('./pdf-text.ts');
+      const { title, text, pages, pageStarts } = await pdfToText(await file.arrayBuffer());
+      if (!text.trim()) return { name, status: 'empty', reason: 'no text layer (a scanned PDF?)' };
+      return { name, status: 'parsed', docs: [{ id: `file-${slug(name)}`, text, meta: { source: 'import', uri: `file:${name}`, title: title ?? stem(name), format: 'pdf', pages, pageStarts } }] };
+    }
+    if (kind === 'docx') {
+      const { docxToText } = await import('./docx-text.ts');
+      const { title, text } = await docxToText(await file.arrayBuffer());
+      if (!text.trim()) return { name, status: 'empty', reason: 'the document has no text' };
+      return { name, status: 'parsed', docs: [{ id: `file-${slug(name)}`, text, meta: { source: 'import', uri: `file:${name}`, title: title ?? stem(name), format: 'docx' } }] };
+    }
+    if (UNSUPPORTED[kind]) return { name, status: 'unsupported', reason: `${UNSUPPORTED[kind]} are not supported` };
+    if (sniffed.kind === 'binary') return { name, status: 'binary', reason: `binary content${sniffed.format ? ` (${sniffed.format})` : ''}, not text` };
+    const docs = parseText(name, await file.text());
+    if (docs.length > 0) return { name, status: 'parsed', docs };
+    const json = kind === 'json' || kind === 'jsonl' || kind === 'ndjson';
+    return { name, status: 'empty', reason: json ? 'no records with a text field (looked for text, body, content, contents)' : 'no text in the file' };
+  } catch (e) {
+    return { name, status: 'failed', reason: (e as Error).message };
   }
-  return parseText(file.name, await file.text());
 }
 
 /** A pasted text as one document; its id is a hash of the text, so pasting twice does not duplicate. */

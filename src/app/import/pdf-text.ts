@@ -3,7 +3,8 @@
  * by vite from the app's own origin (never a CDN); eval is disabled so the CSP needs no
  * 'unsafe-eval', and fonts are not loaded (text extraction does not need them).
  */
-export async function pdfToText(data: ArrayBuffer): Promise<{ title?: string; text: string; pages: number }> {
+/** Text, page count and where each page starts in the text (for page numbers in citations). */
+export async function pdfToText(data: ArrayBuffer): Promise<{ title?: string; text: string; pages: number; pageStarts: number[] }> {
   const pdfjs = await import('pdfjs-dist');
   if (!pdfjs.GlobalWorkerOptions.workerPort) {
     pdfjs.GlobalWorkerOptions.workerPort = new Worker(new URL('pdfjs-dist/build/pdf.worker.min.mjs', import.meta.url), { type: 'module', name: 'pdfjs' });
@@ -25,7 +26,13 @@ export async function pdfToText(data: ArrayBuffer): Promise<{ title?: string; te
     }
     const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;
     const title = typeof info?.Title === 'string' && info.Title.trim() ? info.Title.trim() : undefined;
-    return { title, text: pages.join('\n\n'), pages: pdf.numPages };
+    const pageStarts: number[] = [];
+    let at = 0;
+    for (const p of pages) {
+      pageStarts.push(at);
+      at += p.length + 2; // the '\n\n' between pages
+    }
+    return { title, text: pages.join('\n\n'), pages: pdf.numPages, pageStarts };
   } finally {
     await pdf.destroy();
   }

@@ -37,6 +37,19 @@ export interface Analyzer {
   indexTerms(text: string): string[];
   /** Terms of a query. Stopwords removed unless that would leave nothing. */
   queryTerms(text: string): string[];
+  /**
+   * The document terms of `text` with where each came from: `[start, end)` in `text` itself (not
+   * its normalised form), so a viewer can mark exactly what the index matched. A CJK bigram spans
+   * its two characters; every other term spans its word.
+   */
+  termSpans(text: string): TermSpan[];
+}
+
+/** One index term and the `[start, end)` of `text` (UTF-16 code units) it was produced from. */
+export interface TermSpan {
+  term: string;
+  start: number;
+  end: number;
 }
 
 const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc\\uff70';
@@ -149,8 +162,45 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     return out;
   };
 
+  const termSpans = (text: string): TermSpan[] => {
+    const out: TermSpan[] = [];
+    const terms: string[] = [];
+    // Words are found in the original text so offsets are its own; each is analysed as `analyze` would.
+    for (const m of text.matchAll(WORD)) {
+      const word = m[0];
+      const at = m.index ?? 0;
+      const lower = word.normalize('NFKC').toLowerCase();
+      if (HAS_CJK.test(lower) && lower.length === word.length) {
+        for (const part of word.matchAll(CJK_SPLIT)) {
+          const p0 = at + (part.index ?? 0);
+          if (!IS_CJK_RUN.test(part[0])) {
+            for (const t of termSpans(part[0])) out.push({ term: t.term, start: p0 + t.start, end: p0 + t.end });
+            continue;
+          }
+          // Characters (units of Array.from) with their offsets: unigrams and bigrams as in pushCjk (documents).
+          const chars = Array.from(part[0]);
+          const offs: number[] = [];
+          let o = p0;
+          for (const c of chars) {
+            offs.push(o);
+            o += c.length;
+          }
+          offs.push(o);
+          chars.forEach((c, i) => out.push({ term: c.toLowerCase(), start: offs[i], end: offs[i + 1] }));
+          for (let i = 0; i + 1 < chars.length; i++) out.push({ term: (chars[i] + chars[i + 1]).toLowerCase(), start: offs[i], end: offs[i + 2] });
+        }
+        continue;
+      }
+      terms.length = 0;
+      pushWord(lower, terms, stopAt === 'both', false);
+      for (const t of terms) out.push({ term: t, start: at, end: at + word.length });
+    }
+    return out;
+  };
+
   return Object.freeze({
     id,
+    termSpans,
     indexTerms: (text: string) => analyze(text, stopAt === 'both', false),
     queryTerms: (text: string) => {
       const terms = analyze(text, stops.size > 0, true);

@@ -73,11 +73,13 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
     await tick();
     const meta = d.meta ? structuredClone(d.meta) : {};
     const spans = o.chunk ? chunkText(d.text, o.chunkSize, o.chunkOverlap) : wholeText(d.text);
-    const prepared: ChunkTerms[] = spans.map((s, index) => {
+    const prepared: ChunkTerms[] = [];
+    for (const [index, s] of spans.entries()) {
+      await tick(); // a huge document is many chunks: let reads (and a cancel) in between
       const body = d.text.slice(s.start, s.end);
       const context = o.contextual ? contextOf(meta, s.headings) : '';
       if (o.embedder) embedTexts.push(indexedText(context, body));
-      return {
+      prepared.push({
         terms: o.analyzer.indexTerms(body),
         contextTerms: context ? o.analyzer.indexTerms(context) : [],
         index,
@@ -85,8 +87,8 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
         end: s.end,
         docLength: d.text.length,
         context,
-      };
-    });
+      });
+    }
     chunks += prepared.length;
     out.push({ id: d.id, text: d.text, meta, chunks: prepared });
   }
