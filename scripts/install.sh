@@ -8,6 +8,9 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
+# onnxruntime-node (pulled in by @huggingface/transformers) would download binaries from a host
+# this network cannot reach; nothing here needs them (Node runs the CPU build it ships).
+export ONNXRUNTIME_NODE_INSTALL=skip
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
