@@ -5,6 +5,7 @@
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
+ *                  [--dense-exact-below N]  (dense: the approximate path from N stored vectors on; 0 = always)
  *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
@@ -21,6 +22,7 @@ import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
+import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 
 interface Args {
   dirs: string[];
@@ -146,6 +148,7 @@ async function main(): Promise<void> {
     console.error('usage: npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]');
     process.exit(2);
   }
+  if (args.opts['dense-exact-below'] !== undefined) denseTuning.exactBelow = Number(args.opts['dense-exact-below']);
   let embedder: Embedder | undefined;
   if (args.mode !== 'sparse') {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).

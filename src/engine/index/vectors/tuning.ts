@@ -21,6 +21,6 @@ export interface DenseTuning {
 export const denseTuning: DenseTuning = {
   kernel: 'wasm',
   exactBelow: 20_000,
-  oversample: 20,
-  minShortlist: 200,
+  oversample: 4,
+  minShortlist: 400,
 };
