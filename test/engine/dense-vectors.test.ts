@@ -12,6 +12,7 @@ import { dequantize, mergeQuantized, quantize } from '../../src/engine/index/vec
 import { denseTuning } from '../../src/engine/index/vectors/tuning.ts';
 import { kernelModule } from '../../src/engine/index/vectors/wasm-kernels.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
+import type { FilterNode } from '../../src/protocol/types.ts';
 import { rng } from '../../scripts/lib/prng.ts';
 
 const DIM = 40; // not a multiple of 16: rows are padded
@@ -47,7 +48,7 @@ function bruteForce(docs: Map<string, number>, query: Float32Array, k: number): 
 const saved = { ...denseTuning };
 afterEach(() => Object.assign(denseTuning, saved));
 
-async function search(engine: Engine, seed: number, k = 5, filter?: Record<string, unknown>): Promise<string[]> {
+async function search(engine: Engine, seed: number, k = 5, filter?: FilterNode): Promise<string[]> {
   const r = await engine.retrieve({ query: `v:${seed}`, k, mode: 'dense', includeText: false, ...(filter ? { filter } : {}) });
   return r.hits.map((h) => String(h.id));
 }
