@@ -82,6 +82,13 @@ const compatible = (a: LiveSegment, b: LiveSegment): boolean =>
   a.record.dense?.identity === b.record.dense?.identity &&
   a.record.dense?.dimension === b.record.dense?.dimension;
 
+/**
+ * Merges never build a segment above this many chunks: one IndexedDB record per segment stays
+ * near 60 MB (1M chunks would be one ~600 MB value), and a merge never rewrites the whole index.
+ * Past it, an index may hold more than `maxSegments` segments.
+ */
+export const MAX_MERGED_CHUNKS = 1 << 17;
+
 const liveCount = (dead: Uint8Array): number => dead.length - dead.reduce((s, d) => s + d, 0);
 
 /** Plans a write of `puts` (upserts) and `deletes`, in one new index version. */
@@ -189,7 +196,7 @@ export function planWrite(
     for (let s = 0; s + 1 < segments.length; s++) {
       if (!compatible(segments[s], segments[s + 1])) continue;
       const size = liveCount(dead[s]) + liveCount(dead[s + 1]);
-      if (size < bestSize) [best, bestSize] = [s, size];
+      if (size < bestSize && size <= MAX_MERGED_CHUNKS) [best, bestSize] = [s, size];
     }
     if (best < 0) break;
     replace(best, 2);
