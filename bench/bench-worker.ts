@@ -15,7 +15,7 @@ import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 import { buildOramaVectors, oramaVector, recallAt10, runEdgevec, runEntityDb, type PeerInput } from './peers.ts';
-import { SyntheticVectors, exactTopK } from './vectors.ts';
+import { SyntheticVectors, exactTopK, hash } from './vectors.ts';
 import type {
   BenchConfig, BenchCorpus, BenchPassage, EmbedderInfo, IngestStat, Latency, StagePhase, WorkerReply, WorkerRequest,
 } from './types.ts';
@@ -253,10 +253,10 @@ async function loadEmbedder(): Promise<EmbedderInfo> {
   const ps = passages();
   const t0 = performance.now();
   const out = new Float32Array(ps.length * dim);
-  ps.forEach((p, i) => synth.passage(i, String(p.meta.title), out, i * dim));
+  ps.forEach((p, i) => synth.passage(hash(p.text), String(p.meta.title), out, i * dim));
   const genMs = performance.now() - t0;
   const sources = corpus!.querySources;
-  queryVectors = corpus!.queries.map((_, j) => synth.query(sources[j], String(ps[sources[j]].meta.title), j));
+  queryVectors = corpus!.queries.map((_, j) => synth.query(hash(ps[sources[j]].text), String(ps[sources[j]].meta.title), j));
   vectors = out;
   const byText = new Map<string, number>();
   ps.forEach((p, i) => {

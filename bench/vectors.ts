@@ -12,7 +12,8 @@
  * is its source passage's vector plus noise (cosine ≈ 0.85 to it), so its neighbours are the
  * passage's subtopic, whose members differ only by noise: a hard case for ANN.
  *
- * Deterministic: vector i depends only on (seed, i, its title), so any range can be generated.
+ * Deterministic: a passage's vector depends only on (seed, its text, its title), so equal texts
+ * (duplicated mails, say) get equal vectors, as from a real encoder.
  */
 import { rng } from '../scripts/lib/prng.ts';
 
@@ -40,7 +41,7 @@ export function normalizeInPlace(v: Float32Array): Float32Array {
   return v;
 }
 
-function hash(s: string): number {
+export function hash(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
   return h >>> 0;
@@ -63,9 +64,9 @@ export class SyntheticVectors {
     return v;
   }
 
-  /** Vector of passage `index` (whose document is named `title`) into `out` at `at`. */
-  passage(index: number, title: string, out: Float32Array, at = 0): void {
-    const r = rng(this.seed ^ Math.imul(index + 1, 0x9e3779b1));
+  /** Vector of the passage with seed `key` (e.g. `hash(text)`) in document `title` into `out` at `at`. */
+  passage(key: number, title: string, out: Float32Array, at = 0): void {
+    const r = rng(this.seed ^ Math.imul(key + 1, 0x9e3779b1));
     const topic = hash(title) % TOPICS;
     const sub = Math.floor(r() * SUBTOPICS);
     const t = this.dir(topic);
@@ -84,10 +85,10 @@ export class SyntheticVectors {
     for (let i = 0; i < this.dim; i++) out[at + i] *= inv;
   }
 
-  /** A query near passage `index`: its vector plus noise, normalized. */
-  query(index: number, title: string, salt: number): Float32Array {
+  /** A query near the passage with seed `key`: its vector plus noise, normalized. */
+  query(key: number, title: string, salt: number): Float32Array {
     const v = new Float32Array(this.dim);
-    this.passage(index, title, v);
+    this.passage(key, title, v);
     const r = rng(this.seed * 31 + salt);
     const k = 0.7 / Math.sqrt(this.dim);
     for (let i = 0; i < this.dim; i++) v[i] += k * gauss(r);
