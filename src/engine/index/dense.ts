@@ -98,7 +98,7 @@ export function denseSearch(view: IndexView, query: Float32Array, model: DenseMo
   const blocks = view.segments.map((s) => segmentVectors(s, model));
   const stored = blocks.reduce((n, b) => n + (b?.n ?? 0), 0);
   if (stored === 0 || o.k <= 0) return [];
-  const shortlist = stored < t.exactBelow ? scanAll(view, blocks, query, o, t) : scanBits(view, blocks, query, qNorm, o, t);
+  const shortlist = stored < t.exactBelow ? scanAll(view, blocks, query, o, t) : scanBits(view, blocks, query, qNorm, o, t, stored);
   for (const c of shortlist) {
     const s = c.seg.vectors!.cosine(query, qNorm, c.local);
     c.score = s;
@@ -127,13 +127,14 @@ function scanBits(
   qNorm: number,
   o: SelectOptions,
   t: DenseTuning,
+  stored: number,
 ): Candidate[] {
   const unit = query.map((x) => (qNorm > 0 ? x / qNorm : 0));
   const dists = blocks.map((b) => b?.scanHamming(unit, t.kernel));
   const maxD = Math.max(...blocks.map((b) => (b ? b.q.bitStride * 8 : 0)));
   const hist = new Uint32Array(maxD + 1);
   for (const d of dists) if (d) for (let i = 0; i < d.length; i++) hist[d[i]]++;
-  const want = Math.max(t.minShortlist, t.oversample * o.k);
+  const want = Math.max(t.minShortlist, t.oversample * o.k, Math.ceil((t.perMillion * stored) / 1e6));
   let target = want;
   for (;;) {
     // The smallest distance whose cumulative count reaches `target` (ties included).

@@ -13,9 +13,11 @@ export interface DenseTuning {
    * scan over the sign bits picks a shortlist that is then scored exactly.
    */
   exactBelow: number;
-  /** Shortlist = max(minShortlist, oversample × k) chunks, before tombstones and filters. */
+  /** Shortlist = max(minShortlist, oversample × k, perMillion × stored / 1M) chunks, before tombstones and filters. */
   oversample: number;
   minShortlist: number;
+  /** Larger indexes crowd more near-ties into the Hamming ranking: the shortlist grows with them. */
+  perMillion: number;
 }
 
 export const denseTuning: DenseTuning = {
@@ -23,4 +25,5 @@ export const denseTuning: DenseTuning = {
   exactBelow: 20_000,
   oversample: 4,
   minShortlist: 400,
+  perMillion: 1000,
 };
