@@ -16,7 +16,9 @@ const alias: Record<string, string> = {
   '@xenova/transformers': resolve(import.meta.dirname, 'stubs/xenova-transformers.ts'),
 };
 for (const name of ['edgevec', '@babycommando/entity-db']) {
-  if (!existsSync(resolve(root, 'node_modules', name)) && peers) alias[name] = resolve(peers, name);
+  if (existsSync(resolve(root, 'node_modules', name))) continue;
+  // Not installed anywhere: a stub whose stage fails, so the rest of the bench still runs.
+  alias[name] = peers && existsSync(resolve(peers, name)) ? resolve(peers, name) : resolve(import.meta.dirname, 'stubs/missing-peer.ts');
 }
 
 export default mergeConfig(
