@@ -46,7 +46,6 @@ export default defineConfig({
       input: {
         main: resolve(root, 'index.html'),
         bridge: resolve(root, 'bridge.html'),
-        bench: resolve(root, 'bench.html'),
       },
     },
   },

@@ -7,13 +7,16 @@
  * API only.
  */
 import MiniSearch from 'minisearch';
-import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
+import { search, type AnyOrama } from '@orama/orama';
 import { Engine } from '../src/engine/engine.ts';
 import { retrieveInProcess } from '../src/server/front-door.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
+import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
+import { buildOramaVectors, oramaVector, recallAt10, runEdgevec, runEntityDb, type PeerInput } from './peers.ts';
+import { SyntheticVectors, exactTopK, hash } from './vectors.ts';
 import type {
   BenchConfig, BenchCorpus, BenchPassage, EmbedderInfo, IngestStat, Latency, StagePhase, WorkerReply, WorkerRequest,
 } from './types.ts';
@@ -24,12 +27,14 @@ const gc = (globalThis as { gc?: () => void }).gc;
 let corpus: BenchCorpus | undefined;
 let config: BenchConfig | undefined;
 
-// Dense: the real embedder, the corpus vectors computed once with it, and a wrapper that serves
-// those vectors to the engine at add time (queries always go to the real model).
-let embedder: (Embedder & { device?: string }) | undefined;
+// Dense: synthetic clustered 384-d vectors (bench/vectors.ts) for every passage and query, served
+// to the engine by an Embedder that looks texts up, and given as they are to the other systems.
+let embedder: Embedder | undefined;
 let vectors: Float32Array | undefined;
-let vectorOf: Map<string, number> | undefined;
+let queryVectors: Float32Array[] = [];
 let cached: Embedder | undefined;
+/** Exact top-10 passage indices per recall query, per index size. */
+const truths = new Map<number, Int32Array[]>();
 
 // The engine under test (scale runs) and the other systems.
 let engine: Engine | undefined;
@@ -119,6 +124,34 @@ async function addRange(from: number, to: number, batch = cfg().addBatch): Promi
 
 const retrieveHits = async (params: RetrieveParams): Promise<number> => (await retrieveInProcess(engine!, params)).hits.length;
 
+/** Passage index of a hit id (`p000123` → 123). */
+const passageIndex = (id: string | number): number => Number(String(id).slice(1));
+
+/** Exact float top 10 of the recall queries over the first `size` passages (computed once per size). */
+function truthFor(size: number): Int32Array[] {
+  let t = truths.get(size);
+  if (!t) {
+    const t0 = performance.now();
+    const dim = embedder!.dimension;
+    t = exactTopK(vectors!, size, dim, queryVectors.slice(0, Math.min(cfg().recallQueries, queryVectors.length)), 10);
+    truths.set(size, t);
+    log(`  exact top 10 of ${t.length} queries at ${size}: ${round(performance.now() - t0, 0)} ms`);
+  }
+  return t;
+}
+
+async function answers(qs: string[], mode: 'dense' | 'hybrid', count: number): Promise<number[][]> {
+  const out: number[][] = [];
+  for (const query of qs.slice(0, count)) {
+    const r = await retrieveInProcess(engine!, { query, k: 10, mode, includeText: false });
+    out.push(r.hits.map((h) => passageIndex(h.id)));
+  }
+  return out;
+}
+
+/** recall@10 of `mine` against `ref` answers (lists of passage indices). */
+const recallVs = (mine: number[][], ref: number[][]): number => recallAt10(mine, ref.map((r) => Int32Array.from(r)));
+
 async function engineLatencies(size: number): Promise<Record<string, Latency | string>> {
   const { k, warmup } = cfg();
   const qs = queriesFor(size);
@@ -130,13 +163,34 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   const reads = qs.length + Math.min(warmup, qs.length);
   textFetchMs = round((storeMs.getDocuments + storeMs.getChunks) / reads);
   const modes = engine!.capabilities().retrieve?.modes ?? [];
-  for (const mode of ['dense', 'hybrid'] as const) {
-    if (!modes.includes(mode)) {
-      out[mode] = 'n/a (no embedder)';
-      continue;
+  if (!modes.includes('dense')) {
+    out['dense'] = out['hybrid'] = 'n/a (no embedder)';
+    return out;
+  }
+  const truth = truthFor(size);
+  const n = truth.length;
+  const saved = { ...denseTuning };
+  const timed = async (label: string, mode: 'dense' | 'hybrid', set: Partial<typeof denseTuning>, ref?: number[][]): Promise<number[][]> => {
+    Object.assign(denseTuning, saved, set);
+    log(`  engine ${label}`);
+    const lat = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode, includeText: false }));
+    const got = await answers(qs, mode, n);
+    out[label] = { ...lat, recall10: ref ? recallVs(got, ref) : recallAt10(got, truth) };
+    return got;
+  };
+  try {
+    await timed('dense', 'dense', {});
+    await timed('dense (exact int8 scan)', 'dense', { exactBelow: Infinity });
+    if (size <= 100_000) {
+      await timed('dense, JS kernels', 'dense', { kernel: 'js' });
+      await timed('dense (exact int8 scan), JS kernel', 'dense', { exactBelow: Infinity, kernel: 'js' });
     }
-    log(`  engine ${mode}`);
-    out[mode] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode, includeText: false }));
+    // Hybrid's reference: the same fusion over an exact dense scan.
+    Object.assign(denseTuning, saved, { exactBelow: Infinity });
+    const ref = await answers(qs, 'hybrid', n);
+    await timed('hybrid', 'hybrid', {}, ref);
+  } finally {
+    Object.assign(denseTuning, saved);
   }
   return out;
 }
@@ -150,20 +204,23 @@ function buildMini(size: number): IngestStat {
   return { chunks: size, ms: round(ms, 1), perSec: round((size / ms) * 1000, 0) };
 }
 
+function peerInput(size: number): PeerInput {
+  return {
+    size,
+    dim: embedder!.dimension,
+    vectors: vectors!,
+    queries: queriesFor(size).map((_, i) => queryVectors[i]),
+    truth: truthFor(size),
+    warmup: cfg().warmup,
+    k: cfg().k,
+    log,
+  };
+}
+
 async function buildOrama(size: number): Promise<IngestStat> {
-  const dim = embedder?.dimension;
-  const schema: Record<string, string> = { id: 'string', text: 'string' };
-  if (vectors && dim) schema.embedding = `vector[${dim}]`;
-  // Orama's schema check wants plain arrays; converting them is not counted.
-  const docs = passages()
-    .slice(0, size)
-    .map((p, i) => (vectors && dim ? { id: p.id, text: p.text, embedding: Array.from(vectors.subarray(i * dim, (i + 1) * dim)) } : { id: p.id, text: p.text }));
-  const t0 = performance.now();
-  const db = create({ schema: schema as never });
-  await insertMultiple(db, docs as never, 1000);
-  const ms = performance.now() - t0;
-  orama = db as AnyOrama;
-  return { chunks: size, ms: round(ms, 1), perSec: round((size / ms) * 1000, 0) };
+  const built = await buildOramaVectors(passages().slice(0, size), peerInput(size));
+  orama = built.db;
+  return built.ingest;
 }
 
 async function oramaLatencies(size: number): Promise<Record<string, Latency | string>> {
@@ -177,82 +234,63 @@ async function oramaLatencies(size: number): Promise<Record<string, Latency | st
     out['hybrid'] = 'n/a (no embedder)';
     return out;
   }
-  const e = embedder;
+  log('  orama vector');
+  out['dense'] = await oramaVector(db, peerInput(size));
   log('  orama hybrid');
-  // Same model as ours, query embedded per query (as our engine does inside retrieve).
+  // Query vectors as our engine gets them (looked up per query), Orama's default similarity threshold.
+  const e = embedder;
   out['hybrid'] = await timeQueries(qs, warmup, async (term) => {
     const [value] = await e.embed([term], 'query');
     return hitsOf(await search(db, { mode: 'hybrid', term, vector: { value, property: 'embedding' }, limit: k } as never));
   });
-  // The search alone, query vectors precomputed: Orama's own cost.
-  const qv = new Map<string, Float32Array>();
-  for (const q of qs) qv.set(q, (await e.embed([q], 'query'))[0]);
-  out['hybrid (search only)'] = await timeQueries(qs, warmup, async (term) =>
-    hitsOf(await search(db, { mode: 'hybrid', term, vector: { value: qv.get(term)!, property: 'embedding' }, limit: k } as never)),
-  );
   return out;
 }
 
+/** Synthetic 384-d vectors for every passage and query (see bench/vectors.ts); replaces a model. */
 async function loadEmbedder(): Promise<EmbedderInfo> {
   if (!cfg().dense) return { available: false, reason: 'disabled (--no-dense)' };
+  const synth = new SyntheticVectors();
+  const dim = synth.dim;
+  const ps = passages();
   const t0 = performance.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const { TransformersEmbedder } = await import('../src/models/index.ts');
-    const loading = TransformersEmbedder.load({ device: 'wasm' });
-    const e = await Promise.race([
-      loading,
-      new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`load timed out after ${cfg().embedderTimeoutMs} ms`)), cfg().embedderTimeoutMs))),
-    ]);
-    clearTimeout(timer);
-    const loadMs = performance.now() - t0;
-    embedder = e;
-    // Embed the whole corpus once (vectors shared with Orama); report its throughput.
-    const ps = passages();
-    const dim = e.dimension;
-    const out = new Float32Array(ps.length * dim);
-    const t1 = performance.now();
-    const step = 512;
-    for (let at = 0; at < ps.length; at += step) {
-      const vs = await e.embed(ps.slice(at, at + step).map((p) => p.text), 'document');
-      vs.forEach((v, j) => out.set(v, (at + j) * dim));
-      if ((at / step) % 40 === 0) log(`  embedded ${at + vs.length}/${ps.length}`);
-    }
-    const embedMs = performance.now() - t1;
-    vectors = out;
-    vectorOf = new Map(ps.map((p, i) => [p.text, i]));
-    const byText = vectorOf;
-    cached = {
-      identity: e.identity,
-      dimension: dim,
-      normalized: e.normalized,
-      async embed(texts, kind, signal) {
-        if (kind === 'document') {
-          const idx = texts.map((t) => byText.get(t));
-          if (idx.every((i) => i !== undefined)) return idx.map((i) => out.slice(i! * dim, (i! + 1) * dim));
+  const out = new Float32Array(ps.length * dim);
+  ps.forEach((p, i) => synth.passage(hash(p.text), String(p.meta.title), out, i * dim));
+  const genMs = performance.now() - t0;
+  const sources = corpus!.querySources;
+  queryVectors = corpus!.queries.map((_, j) => synth.query(hash(ps[sources[j]].text), String(ps[sources[j]].meta.title), j));
+  vectors = out;
+  const byText = new Map<string, number>();
+  ps.forEach((p, i) => {
+    if (!byText.has(p.text)) byText.set(p.text, i);
+  });
+  const byQuery = new Map(corpus!.queries.map((q, j) => [q, queryVectors[j]]));
+  cached = embedder = {
+    identity: 'synthetic-384-clustered@bench',
+    dimension: dim,
+    normalized: true,
+    async embed(texts, kind) {
+      return texts.map((t) => {
+        if (kind === 'query') {
+          const v = byQuery.get(t);
+          if (!v) throw new Error(`no vector for query "${t}"`);
+          return v;
         }
-        return e.embed(texts, kind, signal);
-      },
-    };
-    const qs = corpus!.queries.slice(0, 50);
-    const t2 = performance.now();
-    for (const q of qs) await e.embed([q], 'query');
-    const queryEmbedMs = (performance.now() - t2) / qs.length;
-    return {
-      available: true,
-      identity: e.identity,
-      device: (e as { device?: string }).device,
-      dimension: dim,
-      loadMs: round(loadMs, 1),
-      embedPerSec: round((ps.length / embedMs) * 1000, 0),
-      queryEmbedMs: round(queryEmbedMs),
-    };
-  } catch (err) {
-    clearTimeout(timer);
-    embedder = undefined;
-    vectors = undefined;
-    return { available: false, reason: err instanceof Error ? err.message : String(err) };
-  }
+        const i = byText.get(t);
+        if (i === undefined) throw new Error('no vector for a passage');
+        return out.slice(i * dim, (i + 1) * dim);
+      });
+    },
+  };
+  log(`  ${ps.length} vectors generated in ${round(genMs, 0)} ms`);
+  return {
+    available: true,
+    identity: embedder.identity,
+    device: 'synthetic (no model)',
+    dimension: dim,
+    loadMs: round(genMs, 1),
+    embedPerSec: round((ps.length / genMs) * 1000, 0),
+    queryEmbedMs: 0,
+  };
 }
 
 async function stage(db: string, size: number, phase: StagePhase): Promise<unknown> {
@@ -291,6 +329,12 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
       const ingest = await buildOrama(size);
       return { ingest, latency: await oramaLatencies(size) };
     }
+    case 'edgevec':
+      log('  edgevec');
+      return runEdgevec(peerInput(size));
+    case 'entitydb':
+      log('  entitydb');
+      return runEntityDb(peerInput(size), cfg().entityDbQueries);
     case 'drop':
       mini = undefined;
       orama = undefined;
@@ -303,7 +347,13 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     case 'load': {
       config = req.config;
       const t0 = performance.now();
-      corpus = (await (await fetch(req.corpusUrl)).json()) as BenchCorpus;
+      // The passages come in parts (one JSON text of 1M passages would near the engine's string limit).
+      const head = (await (await fetch(req.corpusUrl)).json()) as BenchCorpus & { parts: number };
+      for (let i = 0; i < head.parts; i++) {
+        const part = (await (await fetch(req.corpusUrl.replace('.json', `-${i}.json`))).json()) as BenchPassage[];
+        for (const p of part) head.passages.push(p);
+      }
+      corpus = head;
       return { passages: corpus.passages.length, queries: corpus.queries.length, ms: round(performance.now() - t0, 1) };
     }
     case 'populate': {
@@ -315,12 +365,28 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       return ingest;
     }
     case 'coldOpen': {
-      const open = await openEngine(req.db, false);
+      // With `dense`: an embedder that knows only the one query vector (no corpus in this worker).
+      const d = req.dense;
+      if (d) {
+        cached = {
+          identity: d.identity,
+          dimension: d.vector.length,
+          normalized: true,
+          embed: async (texts) => texts.map(() => d.vector),
+        };
+      }
+      const open = await openEngine(req.db, d !== undefined);
       const t0 = performance.now();
       await retrieveInProcess(engine!, { query: req.query, k: req.k, mode: 'sparse' });
       const firstQueryMs = round(performance.now() - t0);
+      let firstDenseMs: number | undefined;
+      if (d) {
+        const t1 = performance.now();
+        await retrieveInProcess(engine!, { query: req.query, k: req.k, mode: 'dense' });
+        firstDenseMs = round(performance.now() - t1);
+      }
       closeEngine();
-      return { ...open, firstQueryMs };
+      return { ...open, firstQueryMs, firstDenseMs, at: performance.timeOrigin + performance.now() };
     }
     case 'queries': {
       await openEngine(req.db, false);
@@ -330,6 +396,10 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case 'embedder':
       return loadEmbedder();
+    case 'queryVector': {
+      const [vector] = await embedder!.embed([req.query], 'query');
+      return { identity: embedder!.identity, vector };
+    }
     case 'stage':
       return stage(req.db, req.size, req.phase);
     case 'gc':

@@ -144,13 +144,14 @@ const WORD = /^[a-z][a-z'-]*[a-z]$/;
  * phrases (2–4 consecutive words, as people type them), and longer snippets (6–10 words, the shape
  * of a pasted sentence or a question). Each starts at a content word.
  */
-export function drawQueries(passages: BenchPassage[], count: number, seed: number): string[] {
+export function drawQueries(passages: BenchPassage[], count: number, seed: number, sources: number[] = []): string[] {
   const rand = rng(seed);
   const out: string[] = [];
   const seen = new Set<string>();
   let guard = 0;
   while (out.length < count && guard++ < count * 200) {
-    const p = passages[Math.floor(rand() * passages.length)];
+    const from = Math.floor(rand() * passages.length);
+    const p = passages[from];
     const words = p.text.split(/\s+/).map((w) => w.toLowerCase().replace(/^[^a-z]+|[^a-z]+$/g, ''));
     const r = rand();
     const len = r < 0.3 ? 1 : r < 0.6 ? 2 : r < 0.85 ? 3 + Math.floor(rand() * 2) : 6 + Math.floor(rand() * 5);
@@ -166,6 +167,7 @@ export function drawQueries(passages: BenchPassage[], count: number, seed: numbe
     if (seen.has(q)) continue;
     seen.add(q);
     out.push(q);
+    sources.push(from);
   }
   return out;
 }
@@ -213,19 +215,46 @@ export function buildCorpus(o: CorpusOptions): BenchCorpus {
   let overlapping = 0;
   if (passages.length < o.size) {
     shuffle(overlap, rand);
-    overlapping = o.size - passages.length;
+    overlapping = Math.min(overlap.length, o.size - passages.length);
     // Overlapping windows only after the natural passages, so small sizes are all natural text.
     passages = [...passages, ...overlap.slice(0, overlapping)];
   }
+  let remixed = 0;
+  if (passages.length < o.size) {
+    // Beyond natural text and windows (≈ 144k): passages remixed from two random passages of one
+    // source (first half of one, second half of the other), so vocabulary and lengths stay natural.
+    remixed = o.size - passages.length;
+    const bySrc = new Map<string, BenchPassage[]>();
+    for (const p of natural) {
+      const k = String(p.meta.title);
+      const l = bySrc.get(k);
+      if (l) l.push(p);
+      else bySrc.set(k, [p]);
+    }
+    const groups = [...bySrc.values()].filter((g) => g.length >= 2);
+    const extra: BenchPassage[] = new Array(remixed);
+    for (let i = 0; i < remixed; i++) {
+      const g = groups[Math.floor(rand() * groups.length)];
+      const a = g[Math.floor(rand() * g.length)].text;
+      const b = g[Math.floor(rand() * g.length)].text;
+      const cutA = Math.max(0, a.indexOf(' ', Math.floor(a.length * (0.3 + 0.4 * rand()))));
+      const cutB = Math.max(0, b.indexOf(' ', Math.floor(b.length * (0.3 + 0.4 * rand()))));
+      extra[i] = { id: '', text: `${a.slice(0, cutA)} ${b.slice(cutB + 1)}`.trim(), meta: g[0].meta };
+    }
+    passages = passages.concat(extra);
+  }
   passages.forEach((p, i) => (p.id = `p${String(i).padStart(6, '0')}`));
-  const queries = drawQueries(passages.slice(0, o.queryPool), o.queries, seed + 1);
+  const querySources: number[] = [];
+  const queries = drawQueries(passages.slice(0, o.queryPool), o.queries, seed + 1, querySources);
   const chars = passages.reduce((n, p) => n + p.text.length, 0);
   return {
     passages,
     queries,
+    querySources,
     info: {
       naturalPassages: natural.length,
       overlappingWindows: overlapping,
+      remixedPassages: remixed,
       bySource: Object.fromEntries(bySource),
       meanChars: Math.round(chars / passages.length),
       totalChars: chars,

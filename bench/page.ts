@@ -7,8 +7,8 @@
 import { bootWorker } from '../src/client/boot.ts';
 import { round, summarize } from './stats.ts';
 import type {
-  BenchConfig, BenchResult, ColdStartResult, EmbedderInfo, IngestStat, Latency, RcpOverheadResult, SizeResult, StagePhase,
-  SystemAtSize, WorkerReply, WorkerRequest,
+  BenchConfig, BenchResult, ColdStartResult, EmbedderInfo, IngestStat, Latency, RcpOverheadResult, ScaleColdStart, SizeResult,
+  StagePhase, SystemAtSize, WorkerReply, WorkerRequest,
 } from './types.ts';
 
 declare global {
@@ -119,6 +119,39 @@ async function coldStart(config: BenchConfig, query: string, withModel: boolean,
   return { size: config.coldSize, runs, hybrid, inWorker };
 }
 
+/**
+ * A fresh bench worker opens the scale database at this size (no corpus loaded): store open,
+ * Engine.open, the first sparse answer, then the first dense one (which builds the vector blocks).
+ */
+async function scaleColdStart(bench: BenchWorker, size: number, query: string, log: (l: string) => void): Promise<ScaleColdStart> {
+  const dense = await bench.call<{ identity: string; vector: Float32Array }>({ cmd: 'queryVector', query });
+  const t0 = performance.now();
+  const w = new BenchWorker(log);
+  const r = await w.call<{ openStoreMs: number; loadMs: number; storeLoadMs: number; firstQueryMs: number; firstDenseMs: number; at: number }>({
+    cmd: 'coldOpen',
+    db: SCALE_DB,
+    query,
+    k: config0.k,
+    dense,
+  });
+  const end = r.at - performance.timeOrigin;
+  w.terminate();
+  const toDense = end - t0;
+  const out: ScaleColdStart = {
+    openStoreMs: r.openStoreMs,
+    loadMs: r.loadMs,
+    storeLoadMs: r.storeLoadMs,
+    firstSparseMs: r.firstQueryMs,
+    firstDenseMs: r.firstDenseMs,
+    toFirstSparseMs: round(toDense - r.firstDenseMs, 1),
+    toFirstDenseMs: round(toDense, 1),
+  };
+  log(`  cold start at ${size}: first sparse answer ${out.toFirstSparseMs} ms, first dense ${out.toFirstDenseMs} ms after new Worker`);
+  return out;
+}
+
+let config0: BenchConfig;
+
 async function rcpOverhead(config: BenchConfig, queries: string[], withModel: boolean, bench: BenchWorker): Promise<RcpOverheadResult> {
   const h = bootWorker();
   const client = await h.openClient();
@@ -145,6 +178,7 @@ async function rcpOverhead(config: BenchConfig, queries: string[], withModel: bo
 
 async function run(config: BenchConfig): Promise<BenchResult> {
   const started = performance.now();
+  config0 = config;
   const lines: string[] = [];
   const log = (l: string) => {
     lines.push(l);
@@ -152,6 +186,7 @@ async function run(config: BenchConfig): Promise<BenchResult> {
   };
   const bench = new BenchWorker(log);
   const loaded = await bench.call<{ passages: number; queries: number; ms: number }>({ cmd: 'load', corpusUrl: '/bench-corpus.json', config });
+  await bench.call({ cmd: 'gc' });
   log(`corpus: ${loaded.passages} passages, ${loaded.queries} queries (loaded in ${loaded.ms} ms)`);
   const queries: string[] = await (await fetch('/bench-queries.json')).json();
 
@@ -208,9 +243,13 @@ async function run(config: BenchConfig): Promise<BenchResult> {
       latency: q.latency,
     };
     const result: SizeResult = { size, engine, notes };
-    if (config.baselines) {
+    if (embedder.available) result.cold = await scaleColdStart(bench, size, queries[0], log);
+    if (config.baselines && size > config.peersMax) {
+      notes.push(`MiniSearch, Orama, edgevec and EntityDB not run at this size (--peers-max ${config.peersMax}): see their build rates at the largest size they ran`);
+    }
+    if (config.baselines && size <= config.peersMax) {
       // A baseline that fails (e.g. out of stack at 100k) becomes a note, not a failed run.
-      const baseline = async (phase: 'minisearch' | 'orama'): Promise<SystemAtSize | undefined> => {
+      const baseline = async (phase: 'minisearch' | 'orama' | 'edgevec' | 'entitydb'): Promise<SystemAtSize | undefined> => {
         try {
           const x = await stage<{ ingest: IngestStat; latency: SystemAtSize['latency'] }>(size, phase);
           const heap = await workerHeap(bench);
@@ -224,6 +263,10 @@ async function run(config: BenchConfig): Promise<BenchResult> {
       };
       result.minisearch = await baseline('minisearch');
       result.orama = await baseline('orama');
+      if (embedder.available) {
+        result.edgevec = await baseline('edgevec');
+        result.entitydb = await baseline('entitydb');
+      }
     }
     sizes.push(result);
   }

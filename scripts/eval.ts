@@ -14,6 +14,7 @@
  * defaults) over it. Document vectors are cached by model identity and text in
  * .cache/eval-vectors/ (a 6-layer encoder takes minutes per collection on 2 cores); --no-cache
  * turns that off. --floor sets the embedder's similarity floor (dense matches below it are dropped).
+ *                  [--dense-exact-below N]  (dense: the approximate path from N stored vectors on; 0 = always)
  *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
@@ -33,6 +34,7 @@ import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { retrieveInProcess } from '../src/server/front-door.ts';
+import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 
 interface Args {
   dirs: string[];
@@ -269,6 +271,7 @@ async function main(): Promise<void> {
   const configs = args.opts.grid
     ? parseConfigs(args.opts.grid)
     : [{ label: `${args.mode}${args.fusion ? `:${args.fusion}` : ''}`, mode: args.mode, fusion: args.fusion, weight: w === undefined ? undefined : Number(w) }];
+  if (args.opts['dense-exact-below'] !== undefined) denseTuning.exactBelow = Number(args.opts['dense-exact-below']);
   let embedder: Embedder | undefined;
   let cached: CachedEmbedder | undefined;
   if (configs.some((c) => c.mode !== 'sparse')) {

@@ -33,7 +33,32 @@ export interface SegmentRecord {
   id: number;
   chunkKeys: Uint32Array;
   lexical: unknown;
-  dense?: { identity: string; dimension: number; vectors: Float32Array };
+  dense?: FloatVectors | QuantizedVectors;
+}
+
+/** Vectors as an embedder returns them (n × dimension); segments written before int8 storage hold these. */
+export interface FloatVectors {
+  identity: string;
+  dimension: number;
+  vectors: Float32Array;
+}
+
+/**
+ * Vectors as segments store them (src/engine/index/vectors): int8 codes with a per-vector scale
+ * (x ≈ code · scale), 1/‖code‖ for cosine, and sign bits of the unit vector minus the segment's
+ * center for the approximate scan. Rows are padded with zeros to `stride` codes / `bitStride` bytes.
+ */
+export interface QuantizedVectors {
+  format: 2;
+  identity: string;
+  dimension: number;
+  stride: number;
+  codes: Int8Array;
+  scales: Float32Array;
+  invNorms: Float32Array;
+  center: Float32Array;
+  bitStride: number;
+  bits: Uint8Array;
 }
 
 /** The root record: which segments are live and which chunk keys are deleted, at which version. */

@@ -48,13 +48,18 @@ export async function openIndexedDbStore(name = 'rcp-engine', opts: IdbStoreOpti
 }
 
 /** A typed-array view over part of a larger buffer would be cloned with the whole buffer. */
-function compact<T extends Float32Array | Uint32Array>(a: T): T {
-  return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T);
+function compact<T extends ArrayBufferView>(a: T): T {
+  return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : ((a as unknown as Uint8Array).slice() as unknown as T);
 }
 
+/** The record with every typed array of its vectors compacted (they are often views of a larger memory). */
 function compactSegment(s: SegmentRecord): SegmentRecord {
   const out: SegmentRecord = { ...s, chunkKeys: compact(s.chunkKeys) };
-  if (s.dense) out.dense = { ...s.dense, vectors: compact(s.dense.vectors) };
+  if (s.dense) {
+    const d: Record<string, unknown> = { ...s.dense };
+    for (const [k, v] of Object.entries(d)) if (ArrayBuffer.isView(v)) d[k] = compact(v);
+    out.dense = d as unknown as SegmentRecord['dense'];
+  }
   return out;
 }
 

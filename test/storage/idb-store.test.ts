@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { forceCloseDatabase } from 'fake-indexeddb';
 import { deleteDB, openDB } from 'idb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Change, IndexStore, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../../src/engine/contracts.ts';
+import type { Change, FloatVectors, IndexStore, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../../src/engine/contracts.ts';
 import { ErrorCode } from '../../src/protocol/codes.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
 import {
@@ -101,10 +101,11 @@ describe('IndexedDB store: round trip', () => {
     expect(Array.from(seg.chunkKeys)).toEqual([0, 1, 2]);
     expect(seg.dense?.identity).toBe('test-model@abc');
     expect(seg.dense?.dimension).toBe(2);
-    expect(seg.dense?.vectors).toBeInstanceOf(Float32Array);
-    expect(Array.from(seg.dense!.vectors)).toEqual(Array.from(big.subarray(2, 8)));
+    const dense = seg.dense as FloatVectors;
+    expect(dense.vectors).toBeInstanceOf(Float32Array);
+    expect(Array.from(dense.vectors)).toEqual(Array.from(big.subarray(2, 8)));
     // The view was compacted: the stored buffer holds only its own 6 floats, not all 12.
-    expect(seg.dense!.vectors.buffer.byteLength).toBe(6 * 4);
+    expect(dense.vectors.buffer.byteLength).toBe(6 * 4);
     const lexical = seg.lexical as { postings: Map<string, Uint32Array>; avgLen: number };
     expect(lexical.avgLen).toBe(2.5);
     expect(lexical.postings.get('alpha')).toBeInstanceOf(Uint32Array);

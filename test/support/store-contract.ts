@@ -61,7 +61,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       check(loaded !== undefined && loaded.manifest.version === 1, 'load() returns the committed manifest');
       check(same((await s.readManifest())?.segmentIds, [1]), 'readManifest() returns the committed manifest');
       const seg = loaded!.segments[0];
-      check(loaded!.segments.length === 1 && seg.chunkKeys instanceof Uint32Array && seg.dense?.vectors instanceof Float32Array, 'segments keep their typed arrays');
+      check(loaded!.segments.length === 1 && seg.chunkKeys instanceof Uint32Array && (seg.dense && 'vectors' in seg.dense ? seg.dense.vectors : undefined) instanceof Float32Array, 'segments keep their typed arrays');
       check(same(Array.from(seg.chunkKeys), [0, 1]), 'segment chunk keys round-trip');
       const docs = [...loaded!.documents].sort((x, y) => (x.id < y.id ? -1 : 1));
       check(same(docs, [

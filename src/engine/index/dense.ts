@@ -1,12 +1,25 @@
 /**
- * Exact dense search: cosine similarity between the query vector and every live chunk vector
- * written by the current embedder (same identity and dimension). Vectors of another identity are
- * stale (§15.7) and are skipped, as are chunks indexed while no embedder was configured. A zero
- * vector (a text the model could not represent) matches nothing, and a chunk scoring below the
- * model's similarity floor is no match: dense search may return fewer than k hits, or none.
+ * Dense search over the int8 vectors of the live segments (src/engine/index/vectors), in two
+ * stages: a scan picks a shortlist, then each shortlisted chunk is scored exactly (float query ·
+ * int8 codes, i.e. the exact cosine of the vector as stored) and the best k are returned.
+ *
+ * - Small indexes (< `denseTuning.exactBelow` vectors): the scan scores every vector (int8 dot
+ *   products), so the shortlist is the exact top k plus a margin for the scan's rounding.
+ * - Large indexes: a Hamming scan over one sign bit per dimension ranks every vector; the
+ *   closest `max(minShortlist, oversample × k)` live, accepted chunks are scored exactly.
+ *
+ * Vectors of another identity are stale (§15.7) and are skipped, as are chunks indexed while no
+ * embedder was configured. A zero vector (a text the model could not represent) matches nothing,
+ * and a chunk scoring below the model's similarity floor is no match: dense search may return
+ * fewer than k hits, or none. Segments written before int8 storage (float vectors) are quantized in
+ * memory on first use and rewritten in the background (`needsUpgrade`).
  */
+import type { QuantizedVectors, SegmentRecord } from '../contracts.ts';
 import { selectTop, type SelectOptions } from './select-top.ts';
-import type { Candidate, IndexView, LiveSegment } from './view.ts';
+import { compareCandidates, type Candidate, type IndexView, type LiveSegment } from './view.ts';
+import { VectorBlock } from './vectors/block.ts';
+import { mergeQuantized, quantize } from './vectors/quantize.ts';
+import { denseTuning, type DenseTuning } from './vectors/tuning.ts';
 
 export interface DenseModel {
   identity: string;
@@ -16,21 +29,46 @@ export interface DenseModel {
   minSimilarity?: number;
 }
 
-/** The current-model vectors of a segment, or undefined. */
-export function segmentVectors(seg: LiveSegment, model: DenseModel): Float32Array | undefined {
+/** Records whose float vectors were quantized in memory only: the store still holds floats. */
+const upgradedInMemory = new WeakSet<SegmentRecord>();
+
+const current = (d: SegmentRecord['dense'], model: DenseModel): boolean =>
+  d !== undefined && d.identity === model.identity && d.dimension === model.dimension;
+
+/** The current-model vectors of a segment (built on first use), or undefined. */
+export function segmentVectors(seg: LiveSegment, model: DenseModel): VectorBlock | undefined {
   const d = seg.record.dense;
-  return d && d.identity === model.identity && d.dimension === model.dimension ? d.vectors : undefined;
+  if (!d || !current(d, model)) return undefined;
+  if (seg.vectors) return seg.vectors;
+  const legacy = !('format' in d);
+  const block = new VectorBlock(legacy ? quantize(d) : d, denseTuning.kernel === 'wasm');
+  // The record now refers to the block's arrays, so the loaded copies can be collected.
+  seg.record.dense = block.q;
+  if (legacy) upgradedInMemory.add(seg.record);
+  seg.vectors = block;
+  return block;
 }
 
-function norms(seg: LiveSegment, vectors: Float32Array, dim: number): Float32Array {
-  if (seg.norms) return seg.norms;
-  const out = new Float32Array(seg.size);
-  for (let c = 0; c < seg.size; c++) {
-    let s = 0;
-    for (let i = c * dim, e = i + dim; i < e; i++) s += vectors[i] * vectors[i];
-    out[c] = Math.sqrt(s);
-  }
-  return (seg.norms = out);
+/** True when the store holds this segment's current-model vectors as floats (rewrite them as int8). */
+export function needsUpgrade(seg: LiveSegment, model: DenseModel): boolean {
+  const d = seg.record.dense;
+  return d !== undefined && current(d, model) && (!('format' in d) || upgradedInMemory.has(seg.record));
+}
+
+/** The stored (int8) form of a segment's vectors, whatever model wrote them. */
+export function storedVectors(seg: LiveSegment): QuantizedVectors | undefined {
+  const d = seg.record.dense;
+  return d && ('format' in d ? d : quantize(d));
+}
+
+/**
+ * The vectors of merged segments (all with vectors of one model, or none): `parts[p].remap[c]`
+ * is the merged row of chunk c of part p, −1 when it is dropped.
+ */
+export function mergeDense(parts: { seg: LiveSegment; remap: Int32Array }[], n: number): QuantizedVectors | undefined {
+  const qs = parts.map((p) => storedVectors(p.seg));
+  if (qs.some((q) => q === undefined)) return undefined;
+  return mergeQuantized(qs.map((q, i) => ({ q: q!, remap: parts[i].remap })), n);
 }
 
 /** Cosine of two vectors (0 when either is all zeros). */
@@ -50,42 +88,92 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 export function missingVectors(view: IndexView, model: DenseModel): number {
   let n = 0;
   view.segments.forEach((seg, si) => {
-    if (segmentVectors(seg, model)) return;
+    if (current(seg.record.dense, model)) return;
     for (let c = 0; c < seg.size; c++) if (!view.dead[si][c]) n++;
   });
   return n;
 }
 
 /** Top-k by cosine similarity (scores in [-1, 1]). */
-export function denseSearch(view: IndexView, query: Float32Array, model: DenseModel, o: SelectOptions): Candidate[] {
-  const dim = model.dimension;
-  let qn = 0;
-  for (let i = 0; i < dim; i++) qn += query[i] * query[i];
-  qn = Math.sqrt(qn);
-  if (!(qn > 0)) return []; // a zero (or non-finite) query vector has no direction: nothing is similar
+export function denseSearch(view: IndexView, query: Float32Array, model: DenseModel, o: SelectOptions, t: DenseTuning = denseTuning): Candidate[] {
+  let qNorm = 0;
+  for (let i = 0; i < model.dimension; i++) qNorm += query[i] * query[i];
+  qNorm = Math.sqrt(qNorm);
+  if (!(qNorm > 0)) return []; // a zero (or non-finite) query vector has no direction: nothing is similar
+  const blocks = view.segments.map((s) => segmentVectors(s, model));
+  const stored = blocks.reduce((n, b) => n + (b?.n ?? 0), 0);
+  if (stored === 0 || o.k <= 0) return [];
   const floor = model.minSimilarity ?? -Infinity;
-  const vecs = view.segments.map((s) => segmentVectors(s, model));
-  const ns = view.segments.map((s, i) => (vecs[i] ? norms(s, vecs[i]!, dim) : undefined));
-  return selectTop(
-    view,
-    o,
-    (si, c) => {
-      const v = vecs[si];
-      if (!v) return NaN;
-      const n = ns[si]![c] * qn;
-      if (n === 0) return NaN; // a zero chunk vector: no score, never a hit
-      let dot = 0;
-      for (let i = 0, j = c * dim; i < dim; i++, j++) dot += query[i] * v[j];
-      const cos = dot / n;
-      return cos >= floor ? cos : NaN;
-    },
-    'dense',
-    false,
-  );
+  const shortlist = stored < t.exactBelow ? scanAll(view, blocks, query, o, t) : scanBits(view, blocks, query, qNorm, o, t, stored);
+  const hits: Candidate[] = [];
+  for (const c of shortlist) {
+    // A zero chunk vector (invNorm 0) has no direction: no score, never a hit.
+    if (!(c.seg.vectors!.q.invNorms[c.local] > 0)) continue;
+    const s = c.seg.vectors!.cosine(query, qNorm, c.local);
+    if (!(s >= floor)) continue;
+    c.score = s;
+    c.scores.dense = s;
+    hits.push(c);
+  }
+  return hits.sort(compareCandidates).slice(0, o.k);
 }
 
-/** A candidate's current-model vector (a view into the segment), or undefined. */
+/** Every vector scored by the scan kernel; the best k plus a margin for its rounding. */
+function scanAll(view: IndexView, blocks: (VectorBlock | undefined)[], query: Float32Array, o: SelectOptions, t: DenseTuning): Candidate[] {
+  const dots = blocks.map((b) => b?.scanDots(query, t.kernel));
+  const inv = blocks.map((b) => b?.q.invNorms);
+  // Cosine up to the query's norm, which is the same for every chunk.
+  const score = (si: number, c: number): number => {
+    const d = dots[si];
+    return d && inv[si]![c] > 0 ? d[c] * inv[si]![c] : NaN; // a zero vector is never a candidate
+  };
+  return selectTop(view, { ...o, k: o.k + Math.max(8, o.k) }, score, 'dense', false);
+}
+
+/** Shortlist by Hamming distance of sign bits; widened until it holds enough live, accepted chunks. */
+function scanBits(
+  view: IndexView,
+  blocks: (VectorBlock | undefined)[],
+  query: Float32Array,
+  qNorm: number,
+  o: SelectOptions,
+  t: DenseTuning,
+  stored: number,
+): Candidate[] {
+  const unit = query.map((x) => (qNorm > 0 ? x / qNorm : 0));
+  const dists = blocks.map((b) => b?.scanHamming(unit, t.kernel));
+  const maxD = Math.max(...blocks.map((b) => (b ? b.q.bitStride * 8 : 0)));
+  const hist = new Uint32Array(maxD + 1);
+  for (const d of dists) if (d) for (let i = 0; i < d.length; i++) hist[d[i]]++;
+  const want = Math.max(t.minShortlist, t.oversample * o.k, Math.ceil((t.perMillion * stored) / 1e6));
+  let target = want;
+  for (;;) {
+    // The smallest distance whose cumulative count reaches `target` (ties included).
+    let cut = 0;
+    for (let cum = hist[0]; cum < target && cut < maxD; ) cum += hist[++cut];
+    const positions = collect(view, dists, cut);
+    const picked = selectTop(view, { ...o, k: want }, (si, c) => -dists[si]![c], 'dense', false, positions);
+    // Enough, or nothing left to widen to (tombstones and filters can leave fewer).
+    if (picked.length >= want || cut >= maxD) return picked;
+    target *= 4;
+  }
+}
+
+/** Global positions of the chunks with a vector at distance ≤ cut. */
+function collect(view: IndexView, dists: (Uint16Array | undefined)[], cut: number): { at: Int32Array; length: number } {
+  let n = 0;
+  for (const d of dists) if (d) for (let i = 0; i < d.length; i++) if (d[i] <= cut) n++;
+  const at = new Int32Array(n);
+  let k = 0;
+  dists.forEach((d, si) => {
+    if (!d) return;
+    const base = view.bases[si];
+    for (let i = 0; i < d.length; i++) if (d[i] <= cut) at[k++] = base + i;
+  });
+  return { at, length: k };
+}
+
+/** A candidate's current-model vector (as stored: code · scale), or undefined. */
 export function candidateVector(c: Candidate, model: DenseModel): Float32Array | undefined {
-  const v = segmentVectors(c.seg, model);
-  return v && v.subarray(c.local * model.dimension, (c.local + 1) * model.dimension);
+  return segmentVectors(c.seg, model)?.vector(c.local);
 }

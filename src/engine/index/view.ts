@@ -7,6 +7,7 @@
  */
 import type { SegmentRecord } from '../contracts.ts';
 import type { LexicalSegmentData } from './segment.ts';
+import type { VectorBlock } from './vectors/block.ts';
 
 /** A document as the engine keeps it in memory (no text). One object per written version of a document. */
 export interface DocEntry {
@@ -28,8 +29,8 @@ export interface LiveSegment {
   readonly size: number;
   /** Local ordinal → document (undefined for chunks already dead when loaded). */
   readonly docs: (DocEntry | undefined)[];
-  /** Vector norms, when the segment has dense vectors (computed once). */
-  norms?: Float32Array;
+  /** The segment's current-model vectors as dense search scans them (built on first use, see dense.ts). */
+  vectors?: VectorBlock;
 }
 
 /** One published index version. */

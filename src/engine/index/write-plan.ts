@@ -3,7 +3,9 @@
  * ids to delete, computes the single atomic `Change` for the store and the view to publish once
  * that change is durable. Pure: nothing here touches the store or the published state.
  */
-import type { Change, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
+import type { Change, FloatVectors, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
+import { mergeDense } from './dense.ts';
+import { quantize } from './vectors/quantize.ts';
 import { buildLexical, mergeLexical, type ChunkTerms } from './segment.ts';
 import { liveSegment, localOf, makeView, newDocEntry, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
 
@@ -20,7 +22,7 @@ export interface WriteOptions {
   contextWeight: number;
   maxSegments: number;
   /** Dense vectors of all prepared chunks in order (n × dimension), when an embedder is present. */
-  dense?: { identity: string; dimension: number; vectors: Float32Array };
+  dense?: FloatVectors;
 }
 
 export interface PlannedWrite {
@@ -37,18 +39,16 @@ function mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: numb
   const n = data.lengths.length;
   const chunkKeys = new Uint32Array(n);
   const docs = new Array<DocEntry | undefined>(n);
-  const d0 = parts[0].seg.record.dense;
-  const vectors = d0 ? new Float32Array(n * d0.dimension) : undefined;
   parts.forEach(({ seg }, pi) => {
     remap[pi].forEach((to, c) => {
       if (to < 0) return;
       chunkKeys[to] = seg.record.chunkKeys[c];
       docs[to] = seg.docs[c];
-      if (vectors && d0) vectors.set(seg.record.dense!.vectors.subarray(c * d0.dimension, (c + 1) * d0.dimension), to * d0.dimension);
     });
   });
   const record: SegmentRecord = { id, chunkKeys, lexical: data };
-  if (d0 && vectors) record.dense = { identity: d0.identity, dimension: d0.dimension, vectors };
+  const dense = mergeDense(parts.map(({ seg }, pi) => ({ seg, remap: remap[pi] })), n);
+  if (dense) record.dense = dense;
   return liveSegment(record, docs);
 }
 
@@ -57,6 +57,13 @@ const compatible = (a: LiveSegment, b: LiveSegment): boolean =>
   a.lex.contextWeight === b.lex.contextWeight &&
   a.record.dense?.identity === b.record.dense?.identity &&
   a.record.dense?.dimension === b.record.dense?.dimension;
+
+/**
+ * Merges never build a segment above this many chunks: one IndexedDB record per segment stays
+ * near 60 MB (1M chunks would be one ~600 MB value), and a merge never rewrites the whole index.
+ * Past it, an index may hold more than `maxSegments` segments.
+ */
+export const MAX_MERGED_CHUNKS = 1 << 17;
 
 const liveCount = (dead: Uint8Array): number => dead.length - dead.reduce((s, d) => s + d, 0);
 
@@ -134,7 +141,7 @@ export function planWrite(
       chunkKeys: Uint32Array.from(segDocs, (_, i) => putChunks[i].key),
       lexical: buildLexical(chunkTerms, o.analyzerId, o.contextWeight),
     };
-    if (o.dense) record.dense = { ...o.dense };
+    if (o.dense) record.dense = quantize(o.dense);
     putSegments.push(record);
     segments.push(liveSegment(record, segDocs));
     dead.push(new Uint8Array(chunkTerms.length));
@@ -165,7 +172,7 @@ export function planWrite(
     for (let s = 0; s + 1 < segments.length; s++) {
       if (!compatible(segments[s], segments[s + 1])) continue;
       const size = liveCount(dead[s]) + liveCount(dead[s + 1]);
-      if (size < bestSize) [best, bestSize] = [s, size];
+      if (size < bestSize && size <= MAX_MERGED_CHUNKS) [best, bestSize] = [s, size];
     }
     if (best < 0) break;
     replace(best, 2);

@@ -6,7 +6,8 @@
  * and plan its replacement by an otherwise identical segment, committed atomically.
  */
 import type { Change, Embedder, IndexStore, Manifest, SegmentRecord } from '../contracts.ts';
-import { segmentVectors, type DenseModel } from '../index/dense.ts';
+import { needsUpgrade, segmentVectors, storedVectors, type DenseModel } from '../index/dense.ts';
+import { quantize } from '../index/vectors/quantize.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
 import { makeView, type IndexView, type LiveSegment } from '../index/view.ts';
 import { liveSegment } from '../index/view.ts';
@@ -14,8 +15,13 @@ import { liveSegment } from '../index/view.ts';
 /** Live chunks whose texts are read (and embedded) together, bounding memory on large segments. */
 const SLICE = 512;
 
-/** True when dense search cannot use the segment's vectors with this model. */
-export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean => segmentVectors(seg, model) === undefined;
+/**
+ * True when the segment needs rewriting for this model: dense search cannot use its vectors, or
+ * the store holds them as floats written before int8 storage (those are served, quantized in
+ * memory, until the rewrite, which needs no embedding).
+ */
+export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean =>
+  seg.record.dense?.identity !== model.identity || seg.record.dense.dimension !== model.dimension || needsUpgrade(seg, model);
 
 /** Thrown when a chunk's document changed after `view` was published: sync and try again. */
 export class ViewOutdated extends Error {
@@ -133,6 +139,11 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
     if (s < 0) return done;
     const id = view.segments[s].id;
     tries.set(id, (tries.get(id) ?? 0) + 1);
+    if (segmentVectors(view.segments[s], model)) {
+      // Current model, stored as floats: rewrite as int8 (as they are served already).
+      if (await host.replace(id, storedVectors(view.segments[s])!)) done++;
+      continue;
+    }
     let vectors: Float32Array;
     try {
       vectors = await reembedSegment(host.store, view, s, e, host.batch, host.signal);
@@ -140,6 +151,6 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
       if (err instanceof ViewOutdated) continue; // another engine rewrote a document: sync, then retry
       throw err;
     }
-    if (await host.replace(id, { identity: e.identity, dimension: e.dimension, vectors })) done++;
+    if (await host.replace(id, quantize({ identity: e.identity, dimension: e.dimension, vectors }))) done++;
   }
 }

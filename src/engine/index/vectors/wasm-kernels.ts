@@ -1,0 +1,141 @@
+/**
+ * The two scan kernels as a WebAssembly SIMD module, emitted byte by byte here (about 200 bytes),
+ * so no compiler or .wasm asset is needed at build or run time: the bytes are the program.
+ *
+ *   hamming(q, base, n, bitStride, out)  out[i] (u16) = popcount(q XOR bits_i), bitStride bytes each
+ *   dots(q, base, n, stride, out)        out[i] (i32) = Σ q16[j] · codes_i[j], stride int8 codes each
+ *
+ * `q` of `dots` is the query quantized to int16 (stride lanes); both strides are multiples of 16.
+ * The module imports its memory ("e" "m"), so every vector block gets a memory of its own and
+ * nothing needs an allocator. Requires fixed-width SIMD (Chromium 91+, Firefox 89+, Safari 16.4+,
+ * Node 16.4+); `wasmKernels()` is undefined where it does not validate (then the JS kernels run).
+ */
+
+const I32 = 0x7f;
+const V128 = 0x7b;
+
+/** Unsigned LEB128. */
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+const name = (s: string): number[] => [...leb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
+const section = (id: number, body: number[]): number[] => [id, ...leb(body.length), ...body];
+const vec = (items: number[][]): number[] => [...leb(items.length), ...items.flat()];
+
+// Instructions used below.
+const get = (i: number) => [0x20, i];
+const set = (i: number) => [0x21, i];
+const tee = (i: number) => [0x22, i];
+const i32c = (v: number) => [0x41, ...leb(v)]; // small non-negative constants only
+const ADD = 0x6a;
+const SHL = 0x74;
+const LT_U = 0x49;
+const GE_U = 0x4f;
+const simd = (op: number, ...imm: number[]) => [0xfd, ...leb(op), ...imm];
+const V_LOAD = (offset = 0) => simd(0x00, 0x04, ...leb(offset)); // align 2^4
+const V_XOR = simd(0x51);
+const I8_POPCNT = simd(0x62);
+const I8_ADD = simd(0x6e);
+const I16_EXTADD_U8 = simd(0x7d);
+const I32_EXTADD_U16 = simd(0x7f);
+const I32_SPLAT = simd(0x11);
+const I32_LANE = (l: number) => simd(0x1b, l);
+const I32X4_ADD = simd(0xae);
+const I16_EXT_LO_S8 = simd(0x87);
+const I16_EXT_HI_S8 = simd(0x88);
+const I32_DOT_I16 = simd(0xba);
+
+/** Sum of the four i32 lanes of local `v`. */
+const laneSum = (v: number) => [...get(v), ...I32_LANE(0), ...get(v), ...I32_LANE(1), ADD, ...get(v), ...I32_LANE(2), ADD, ...get(v), ...I32_LANE(3), ADD];
+
+// Parameters: 0 q, 1 base, 2 n, 3 stride, 4 out. Locals: 5 i, 6 j, 7 p, 8 acc (v128), 9 tmp (v128).
+const [Q, BASE, N, STRIDE, OUT, I, J, P, ACC, TMP] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+/** Outer loop over the n vectors; `inner` leaves the per-vector result, `store` writes it. */
+function overVectors(inner: number[], store: number[]): number[] {
+  return [
+    ...get(BASE), ...set(P),
+    0x02, 0x40, 0x03, 0x40, // block, loop
+    ...get(I), ...get(N), GE_U, 0x0d, 1, // i >= n: exit
+    ...i32c(0), ...I32_SPLAT, ...set(ACC),
+    ...i32c(0), ...set(J),
+    0x03, 0x40, ...inner, ...get(J), ...i32c(16), ADD, ...tee(J), ...get(STRIDE), LT_U, 0x0d, 0, 0x0b,
+    ...store,
+    ...get(P), ...get(STRIDE), ADD, ...set(P),
+    ...get(I), ...i32c(1), ADD, ...set(I),
+    0x0c, 0, 0x0b, 0x0b, // br loop; end loop; end block
+  ];
+}
+
+const hammingBody = overVectors(
+  // acc += popcnt(q[j..] ^ p[j..]) per byte lane (at most 8 per 16 bytes: safe for strides ≤ 496).
+  [...get(ACC), ...get(Q), ...get(J), ADD, ...V_LOAD(), ...get(P), ...get(J), ADD, ...V_LOAD(), ...V_XOR, ...I8_POPCNT, ...I8_ADD, ...set(ACC)],
+  [
+    ...get(ACC), ...I16_EXTADD_U8, ...I32_EXTADD_U16, ...set(TMP),
+    ...get(OUT), ...get(I), ...i32c(1), SHL, ADD, ...laneSum(TMP), 0x3b, 0x01, 0x00, // i32.store16
+  ],
+);
+
+const dotsBody = overVectors(
+  [
+    ...get(P), ...get(J), ADD, ...V_LOAD(), ...set(TMP),
+    ...get(ACC),
+    ...get(TMP), ...I16_EXT_LO_S8, ...get(Q), ...get(J), ...i32c(1), SHL, ADD, ...V_LOAD(), ...I32_DOT_I16, ...I32X4_ADD,
+    ...get(TMP), ...I16_EXT_HI_S8, ...get(Q), ...get(J), ...i32c(1), SHL, ADD, ...V_LOAD(16), ...I32_DOT_I16, ...I32X4_ADD,
+    ...set(ACC),
+  ],
+  [...get(OUT), ...get(I), ...i32c(2), SHL, ADD, ...laneSum(ACC), 0x36, 0x02, 0x00], // i32.store
+);
+
+const code = (body: number[]): number[] => {
+  const full = [...vec([[3, I32], [2, V128]]), ...body, 0x0b];
+  return [...leb(full.length), ...full];
+};
+
+/** The module's bytes. */
+export function kernelModuleBytes(): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([[0x60, 5, I32, I32, I32, I32, I32, 0]])),
+    ...section(2, vec([[...name('e'), ...name('m'), 0x02, 0x00, 0x00]])),
+    ...section(3, vec([[0], [0]])),
+    ...section(7, vec([[...name('hamming'), 0x00, 0], [...name('dots'), 0x00, 1]])),
+    ...section(10, vec([code(hammingBody), code(dotsBody)])),
+  ]);
+}
+
+/** The exported kernels of one instance (bound to one memory). */
+export interface KernelInstance {
+  hamming(q: number, base: number, n: number, bitStride: number, out: number): void;
+  dots(q: number, base: number, n: number, stride: number, out: number): void;
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+/** The compiled module, or undefined where WebAssembly SIMD is unavailable (compiled once). */
+export function kernelModule(): WebAssembly.Module | undefined {
+  if (compiled === undefined) {
+    try {
+      const bytes = kernelModuleBytes();
+      compiled = typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
+    } catch {
+      compiled = null; // e.g. a CSP without 'wasm-unsafe-eval'
+    }
+  }
+  return compiled ?? undefined;
+}
+
+/** Instantiates the kernels over `memory` (synchronously: the module is tiny). */
+export function instantiateKernels(memory: WebAssembly.Memory): KernelInstance | undefined {
+  const m = kernelModule();
+  if (!m) return undefined;
+  return new WebAssembly.Instance(m, { e: { m: memory } }).exports as unknown as KernelInstance;
+}

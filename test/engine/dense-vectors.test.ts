@@ -1,0 +1,216 @@
+/**
+ * Int8 vectors, the approximate (sign-bit) path and the kernels: results follow upserts, deletes,
+ * merges and reloads; float segments of older versions are served and rewritten; failed writes
+ * leave the previous index searchable.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Embedder, FloatVectors, QuantizedVectors, SegmentRecord } from '../../src/engine/contracts.ts';
+import { retrieveInProcess } from '../../src/server/front-door.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { VectorBlock } from '../../src/engine/index/vectors/block.ts';
+import { dotsJs, hammingJs } from '../../src/engine/index/vectors/kernels-js.ts';
+import { dequantize, mergeQuantized, quantize } from '../../src/engine/index/vectors/quantize.ts';
+import { denseTuning } from '../../src/engine/index/vectors/tuning.ts';
+import { kernelModule } from '../../src/engine/index/vectors/wasm-kernels.ts';
+import { MemoryStore } from '../../src/storage/memory-store.ts';
+import type { FilterNode } from '../../src/protocol/types.ts';
+import { rng } from '../../scripts/lib/prng.ts';
+
+const DIM = 40; // not a multiple of 16: rows are padded
+
+function randomUnit(seed: number, dim = DIM): Float32Array {
+  const r = rng(seed);
+  const v = Float32Array.from({ length: dim }, () => r() * 2 - 1);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+/** "v:<seed>" embeds to a fixed random unit vector; anything else to a hash of its text. */
+class SeedEmbedder implements Embedder {
+  readonly identity = 'test/seed-40';
+  readonly dimension = DIM;
+  readonly normalized = true;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((t) => randomUnit(Number(t.slice(2)) || t.length * 7919));
+  }
+}
+
+const doc = (id: string, seed: number, meta: Record<string, unknown> = {}) => ({ id, text: `v:${seed}`, meta });
+
+/** Ids of the k best documents by exact float cosine over `docs` (the reference). */
+function bruteForce(docs: Map<string, number>, query: Float32Array, k: number): string[] {
+  const cos = (seed: number) => {
+    const v = randomUnit(seed);
+    return v.reduce((s, x, i) => s + x * query[i], 0);
+  };
+  return [...docs].map(([id, seed]) => [id, cos(seed)] as const).sort((a, b) => b[1] - a[1]).slice(0, k).map(([id]) => id);
+}
+
+const saved = { ...denseTuning };
+afterEach(() => Object.assign(denseTuning, saved));
+
+async function search(engine: Engine, seed: number, k = 5, filter?: FilterNode): Promise<string[]> {
+  const r = await retrieveInProcess(engine, { query: `v:${seed}`, k, mode: 'dense', includeText: false, ...(filter ? { filter } : {}) });
+  return r.hits.map((h) => String(h.id));
+}
+
+describe('int8 storage', () => {
+  it('quantizes each vector on its own scale, and merging copies rows exactly', () => {
+    const vs = new Float32Array(3 * DIM);
+    vs.set(randomUnit(1), 0);
+    vs.set(randomUnit(2).map((x) => x * 1000), DIM); // a large vector keeps its precision
+    const q = quantize({ identity: 'm', dimension: DIM, vectors: vs });
+    expect(q.stride).toBe(48);
+    expect(q.bitStride).toBe(16);
+    for (const r of [0, 1]) {
+      const back = dequantize(q, r);
+      const orig = vs.subarray(r * DIM, (r + 1) * DIM);
+      const max = Math.max(...orig.map(Math.abs));
+      back.forEach((x, i) => expect(Math.abs(x - orig[i])).toBeLessThanOrEqual(max / 127 / 2 + 1e-6));
+    }
+    expect(q.invNorms[2]).toBe(0); // the zero vector has no direction
+    const merged = mergeQuantized([{ q, remap: Int32Array.from([1, -1, 0]) }], 2);
+    expect(Array.from(merged.codes.subarray(0, 48))).toEqual(Array.from(q.codes.subarray(96, 144)));
+    expect(Array.from(merged.codes.subarray(48, 96))).toEqual(Array.from(q.codes.subarray(0, 48)));
+    expect(merged.scales[1]).toBe(q.scales[0]);
+  });
+
+  it.runIf(kernelModule() !== undefined)('the WASM kernels agree with the JS kernels', () => {
+    const n = 37;
+    const dim = 384;
+    const vs = new Float32Array(n * dim);
+    for (let i = 0; i < n; i++) vs.set(randomUnit(100 + i, dim), i * dim);
+    const q = quantize({ identity: 'm', dimension: dim, vectors: vs });
+    const query = randomUnit(7, dim);
+    const wasm = new VectorBlock(q, true);
+    expect(wasm.hasWasm).toBe(true);
+    const js = new VectorBlock(q, false);
+    expect(Array.from(wasm.scanHamming(query, 'wasm'))).toEqual(Array.from(js.scanHamming(query, 'js')));
+    const exact = new Float32Array(n);
+    dotsJs(query, q.codes, n, q.stride, dim, exact);
+    const approx = wasm.scanDots(query, 'wasm');
+    const qs = 32767 / Math.max(...query.map(Math.abs));
+    exact.forEach((x, i) => expect(Math.abs(approx[i] / qs - x)).toBeLessThan(1e-3 * Math.max(1, Math.abs(x))));
+    const d = new Uint16Array(n);
+    hammingJs(new Uint8Array(q.bitStride), q.bits, n, q.bitStride, d);
+    d.forEach((x, i) => expect(x).toBe(q.bits.subarray(i * 48, (i + 1) * 48).reduce((s, b) => s + b.toString(2).replace(/0/g, '').length, 0)));
+  });
+});
+
+describe.each([
+  ['exact scan', Infinity],
+  ['sign-bit shortlist', 0],
+])('dense search (%s)', (_, exactBelow) => {
+  it('follows upserts, deletes, merges and reloads', async () => {
+    denseTuning.exactBelow = exactBelow;
+    denseTuning.minShortlist = 1000; // the whole index: results must equal the exact ranking
+    const store = new MemoryStore();
+    const embedder = new SeedEmbedder();
+    let engine = new Engine({ store, embedder, limits: { maxSegments: 2 } });
+    await engine.open();
+    const live = new Map<string, number>();
+    for (let b = 0; b < 5; b++) {
+      const docs = Array.from({ length: 40 }, (_, i) => doc(`d${b * 40 + i}`, 1000 + b * 40 + i));
+      await engine.add(docs);
+      docs.forEach((d) => live.set(d.id, Number(d.text.slice(2))));
+    }
+    const query = 1017; // the vector of d17
+    expect((await search(engine, query))[0]).toBe('d17');
+    // Upsert d17 far away, delete the next best, add a new exact match.
+    await engine.add([doc('d17', 5), doc('fresh', query)]);
+    live.set('d17', 5).set('fresh', query);
+    const before = bruteForce(live, randomUnit(query), 6);
+    await engine.delete([before[1]]);
+    live.delete(before[1]);
+    const want = bruteForce(live, randomUnit(query), 5);
+    expect(await search(engine, query)).toEqual(want);
+    expect(await search(engine, query)).not.toContain(before[1]);
+    // Another engine on the same store (a reload, e.g. another tab) serves the same results.
+    engine.close();
+    engine = new Engine({ store, embedder });
+    await engine.open();
+    expect(await search(engine, query)).toEqual(want);
+    const stored = (await store.load())!.segments;
+    expect(stored.length).toBeLessThanOrEqual(2);
+    for (const s of stored) expect((s.dense as QuantizedVectors).format).toBe(2);
+  });
+
+  it('fills k under a restrictive filter', async () => {
+    denseTuning.exactBelow = exactBelow;
+    denseTuning.minShortlist = 10;
+    denseTuning.oversample = 1;
+    const store = new MemoryStore();
+    const engine = new Engine({ store, embedder: new SeedEmbedder() });
+    await engine.open();
+    const docs = Array.from({ length: 300 }, (_, i) => doc(`d${i}`, 2000 + i, { year: i % 50 === 0 ? 2000 : 1900 }));
+    await engine.add(docs);
+    const rare = new Map(docs.filter((d) => d.meta.year === 2000).map((d) => [d.id, Number(d.text.slice(2))]));
+    expect(await search(engine, 2001, 5, { field: 'year', op: 'eq', value: 2000 })).toEqual(bruteForce(rare, randomUnit(2001), 5));
+  });
+});
+
+/** A store as an older version wrote it: one segment with float vectors. */
+async function legacyStore(): Promise<{ store: MemoryStore; live: Map<string, number> }> {
+  const store = new MemoryStore();
+  const writer = new Engine({ store, embedder: new SeedEmbedder() });
+  await writer.open();
+  const docs = Array.from({ length: 60 }, (_, i) => doc(`d${i}`, 3000 + i));
+  await writer.add(docs);
+  writer.close();
+  const loaded = (await store.load())!;
+  const seg = loaded.segments[0];
+  const q = seg.dense as QuantizedVectors;
+  const floats = new Float32Array(60 * DIM);
+  docs.forEach((d, i) => floats.set(randomUnit(Number(d.text.slice(2))), i * DIM));
+  const old: SegmentRecord = { ...seg, dense: { identity: q.identity, dimension: q.dimension, vectors: floats } satisfies FloatVectors };
+  await store.commit({
+    putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [],
+    putSegments: [old], deleteSegmentIds: [], manifest: { ...loaded.manifest, version: loaded.manifest.version + 1 },
+  });
+  return { store, live: new Map(docs.map((d) => [d.id, Number(d.text.slice(2))])) };
+}
+
+describe('segments written with float vectors', () => {
+  it('are served at once and rewritten as int8 in the background', async () => {
+    const { store, live } = await legacyStore();
+    expect('vectors' in (await store.load())!.segments[0].dense!).toBe(true);
+    const engine = new Engine({ store, embedder: new SeedEmbedder() });
+    await engine.open();
+    expect(await search(engine, 3010)).toEqual(bruteForce(live, randomUnit(3010), 5));
+    await engine.whenReembedded(); // the pass may already be over: the store below proves it ran
+    const dense = (await store.load())!.segments[0].dense as QuantizedVectors;
+    expect(dense.format).toBe(2);
+    expect(await search(engine, 3010)).toEqual(bruteForce(live, randomUnit(3010), 5));
+  });
+
+  it('stay intact and searchable when the rewrite cannot be stored (quota)', async () => {
+    const { store, live } = await legacyStore();
+    store.failNextCommit = new DOMException('full', 'QuotaExceededError');
+    const engine = new Engine({ store, embedder: new SeedEmbedder() });
+    await engine.open();
+    await expect(engine.whenReembedded()).rejects.toThrow('full');
+    expect('vectors' in (await store.load())!.segments[0].dense!).toBe(true);
+    expect(await search(engine, 3020)).toEqual(bruteForce(live, randomUnit(3020), 5));
+    // A later engine (the tab reopened) upgrades them.
+    const next = new Engine({ store, embedder: new SeedEmbedder() });
+    await next.open();
+    expect(await next.whenReembedded()).toBe(1);
+    expect(await search(next, 3020)).toEqual(bruteForce(live, randomUnit(3020), 5));
+  });
+});
+
+describe('a write that fails (quota) while building vectors', () => {
+  it('is a typed error and leaves the previous index searchable', async () => {
+    const store = new MemoryStore();
+    const engine = new Engine({ store, embedder: new SeedEmbedder() });
+    await engine.open();
+    await engine.add(Array.from({ length: 30 }, (_, i) => doc(`d${i}`, 4000 + i)));
+    const before = await search(engine, 4003);
+    store.failNextCommit = new DOMException('full', 'QuotaExceededError');
+    await expect(engine.add([doc('x', 4003)])).rejects.toMatchObject({ name: 'QuotaExceededError' });
+    expect(await search(engine, 4003)).toEqual(before);
+    const reopened = new Engine({ store, embedder: new SeedEmbedder() });
+    await reopened.open();
+    expect(await search(reopened, 4003)).toEqual(before);
+  });
+});
