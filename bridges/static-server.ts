@@ -57,8 +57,10 @@ export async function routeApp(context: BrowserContext, origin: string, root: st
         headers: {
           'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
           'Cache-Control': 'no-cache',
-          'Cross-Origin-Opener-Policy': 'same-origin',
-          'Cross-Origin-Embedder-Policy': 'require-corp',
+          // No COOP/COEP: a cross-origin isolated page runs ONNX Runtime with threads, whose pthread
+          // workers are started from the engine worker, and Chromium does not route a nested worker's
+          // script request through this interception, so it is aborted and the model never loads
+          // (every embed and dense write hung). Single-threaded WASM (or WebGPU) loads.
         },
       });
     },
