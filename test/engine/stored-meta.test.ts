@@ -3,8 +3,14 @@
  * build into a profile that is still around) made `x-inpage/documents`, `x-inpage/document`,
  * facets and every filtered `retrieve` fail with -32603 "Cannot read properties of null". Meta
  * read from the store is normalised to an object; new writes can never store null.
+ *
+ * Root cause (reproduced on the build the fuzzer first ran against): a `meta` nested ~1,700
+ * levels deep passed the boundary, and Chromium's `structuredClone` in the write path returned
+ * null for it instead of throwing (its deserializer ran out of stack), so null was stored. The
+ * server's depth limit (128, limits.ts) now refuses such params with -32602; the engine checks the
+ * same limit for in-process callers and refuses a clone that is not an object.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../src/engine/engine.ts';
 import type { StoredDocument } from '../../src/engine/contracts.ts';
 import { validateIndexAdd } from '../../src/protocol/validate.ts';
@@ -51,5 +57,25 @@ describe('index/add never stores meta null', () => {
     for (const meta of [[], 'x', 5, true]) {
       expect(() => validateIndexAdd({ documents: [{ id: 'n', text: 't', meta }] }, {})).toThrow(expect.objectContaining({ code: -32602, data: expect.objectContaining({ field: 'documents[0].meta' }) }));
     }
+  });
+});
+
+describe('a meta the write path cannot copy is refused, never stored as null', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('in-process callers get the boundary depth limit: -32602 at documents[i].meta', async () => {
+    const { engine } = await makeEngine();
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 1700; i++) deep = { a: deep };
+    await expect(engine.add([{ id: 'ok', text: 'fine' }, { id: 'deep', text: 'x', meta: deep }])).rejects.toMatchObject({ code: -32602, data: { field: 'documents[1].meta' } });
+    expect((await engine.documents(0, 10)).total).toBe(0); // nothing of the batch was written
+  });
+
+  it("a clone that comes back as null (Chromium's structuredClone on a too-deep value) is -32602, not a stored null", async () => {
+    const { engine } = await makeEngine();
+    vi.stubGlobal('structuredClone', () => null);
+    await expect(engine.add([{ id: 'm', text: 'x', meta: { year: 1 } }])).rejects.toMatchObject({ code: -32602, data: { field: 'documents', detail: expect.stringContaining("'m'") } });
+    vi.unstubAllGlobals();
+    expect((await engine.documents(0, 10)).total).toBe(0);
   });
 });
