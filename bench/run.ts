@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       readyGlobal: 'benchReady',
       headed: flags.has('headed'),
       extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc', '--enable-blink-features=ForceEagerMeasureMemory'],
+      isolated: true, // measureUserAgentSpecificMemory needs cross-origin isolation
       log: (line) => {
         if (verbose || line.includes('[bench]') || line.includes('error')) say(line.replace(/^\[page log\] \[bench\] /, ''));
       },

@@ -46,6 +46,12 @@ export interface HostOptions {
   readyGlobal?: string;
   /** Chromium flags added to CHROMIUM_ARGS. */
   extraArgs?: string[];
+  /**
+   * Serve the app cross-origin isolated (COOP + COEP). Off by default: isolation turns on
+   * onnxruntime-web's WASM threads, whose nested workers Playwright's interception never sees, so
+   * the model would hang. The bench asks for it (measureUserAgentSpecificMemory needs it).
+   */
+  isolated?: boolean;
 }
 
 /**
@@ -69,7 +75,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
     args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
-  await routeApp(context, origin, dist);
+  await routeApp(context, origin, dist, { isolated: opts.isolated === true });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));

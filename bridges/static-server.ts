@@ -40,7 +40,9 @@ export async function resolveStatic(root: string, pathname: string): Promise<str
  * so the origin (and with it the IndexedDB index, which belongs to the origin) never depends on a
  * free port. Every request outside the origin is aborted: the app makes no network request.
  */
-export async function routeApp(context: BrowserContext, origin: string, root: string): Promise<void> {
+export async function routeApp(context: BrowserContext, origin: string, root: string, opts: { isolated?: boolean } = {}): Promise<void> {
+  // COOP + COEP make the page cross-origin isolated, which enables WASM threads (see HostOptions.isolated).
+  const isolation: Record<string, string> = opts.isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const prefix = `${origin}/`;
   await context.route(
     (url) => !url.href.startsWith(prefix),
@@ -57,10 +59,7 @@ export async function routeApp(context: BrowserContext, origin: string, root: st
         headers: {
           'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
           'Cache-Control': 'no-cache',
-          // No COOP/COEP: a cross-origin isolated page runs ONNX Runtime with threads, whose pthread
-          // workers are started from the engine worker, and Chromium does not route a nested worker's
-          // script request through this interception, so it is aborted and the model never loads
-          // (every embed and dense write hung). Single-threaded WASM (or WebGPU) loads.
+          ...isolation,
         },
       });
     },

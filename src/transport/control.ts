@@ -4,7 +4,7 @@
  * status and bridge shapes are wire types in src/protocol/control.ts.
  */
 import type { WorkerStatus } from '../protocol/control.ts';
-import type { AvailableModel } from '../models/available.ts';
+import type { AvailableModel } from '../protocol/control.ts';
 
 /**
  * How the worker starts its engine; sent once, before the first session (`configure`). Every field
