@@ -3,6 +3,7 @@
  * is owed, keyed by id, or the answer the transport gives itself (§5.2's 400 row) because the
  * body is no JSON-RPC message at all. Pure: no I/O.
  */
+import { isNotification, notificationProblem } from '../src/protocol/framing.ts';
 import { isObject, isValidId } from '../src/protocol/json.ts';
 
 /** The key an id is correlated by (`1` and `"1"` differ). */
@@ -28,7 +29,7 @@ export type Classified =
   /** Answered by the transport with `body` and `status`, forwarding nothing: not a JSON-RPC message, or a path/method mismatch. */
   | { kind: 'reject'; status: number; body: unknown };
 
-export const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', id, error: { code, message } });
+export const rpcError = (code: number, message: string, id: unknown = null, data?: { detail: string }) => ({ jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } });
 
 /**
  * Classifies a parsed body. `urlMethod` is the method named by the path ('' for `POST <base>`);
@@ -49,7 +50,9 @@ export function classify(body: unknown, urlMethod: string): Classified {
   }
   if (!isObject(body)) return reject(-32600, 'invalid request: not a JSON-RPC object');
   if (!('id' in body)) {
-    if (!isNotification(body)) return reject(-32600, 'invalid request: neither a request (no id) nor a notification (jsonrpc "2.0" and a string method)');
+    // The same verdict and words as the server's (src/protocol/framing.ts): over HTTP as over stdio.
+    const problem = notificationProblem(body);
+    if (problem) return { kind: 'reject', status: 400, body: rpcError(-32600, `invalid request: ${problem}`, null, { detail: problem }) };
     if (urlMethod !== '' && body.method !== urlMethod) return reject(-32600, `invalid request: path method '${short(urlMethod)}' does not match body method`);
     return { kind: 'notification', method: body.method as string, params: body.params };
   }
@@ -59,11 +62,6 @@ export function classify(body: unknown, urlMethod: string): Classified {
     return { kind: 'reject', status: 200, body: rpcError(-32600, `invalid request: path method '${short(urlMethod)}' does not match body method`, body.id) };
   }
   return { kind: 'request', request: info(body, body.id) };
-}
-
-/** §4.5: no id, `jsonrpc: "2.0"` and a string method. */
-export function isNotification(m: unknown): boolean {
-  return isObject(m) && !('id' in m) && m.jsonrpc === '2.0' && typeof m.method === 'string';
 }
 
 /** A -32600 for every unanswerable batch member: the whole answer when no member has an id. */

@@ -5,13 +5,13 @@ import { fuzzStdio } from './support/fuzz-run.ts';
 const FRAMES = Number(process.env.RCP_FUZZ_FRAMES ?? 1500);
 const SEED = Number(process.env.RCP_FUZZ_SEED ?? 20240611);
 
-test('seeded protocol fuzz over stdio: every request answered exactly once, plausible codes, schema-valid frames', async () => {
+test('seeded protocol fuzz over stdio: every request answered exactly once, with the right code, in schema-valid frames', async () => {
   test.setTimeout(240_000);
   const r = await fuzzStdio(SEED, FRAMES);
   console.log(
     `fuzz seed ${SEED}: ${r.frames} frames, ${r.requests} requests, ${r.answers} answers in ${r.seconds.toFixed(1)} s; ` +
       `missing ${r.missing.length}, doubled ${r.doubled.length}, unexpected ${r.unexpected.length}, wrong codes ${r.wrongCodes.length}, ` +
-      `schema errors ${r.schemaErrors.length}; tolerated ${JSON.stringify(r.tolerated)}`,
+      `schema errors ${r.schemaErrors.length}`,
   );
   expect(r.exitCode).toBe(0);
   expect(r.missing).toEqual([]);

@@ -95,7 +95,7 @@ test('a third-party-style client: one raw keep-alive socket, Content-Length fram
     const batch = (await call('', [rpc(6, 'ping'), rpc('six', 'info'), { jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 99 } }], s)).msg;
     expect(batch.map((m: { id: unknown }) => m.id).sort()).toEqual([6, 'six']);
     expect((await call('/notifications/cancel', { jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 5 } }, s)).status).toBe(204);
-    for (const bad of ['{}', '{"foo":"boo"}', '{"jsonrpc":"2.0","method":5}']) {
+    for (const bad of ['{}', '{"foo":1}', '{"foo":"boo"}', '{"jsonrpc":"2.0","method":5}', '{"method":"ping","params":{}}']) {
       const r = await call('/ping', bad, s);
       expect(r.status, bad).toBe(400); // not a JSON-RPC request: answered -32600, id null, never 204
       expect(r.msg.error.code).toBe(-32600);

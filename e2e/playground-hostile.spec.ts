@@ -45,8 +45,12 @@ test('hostile documents are text: nothing in them runs, in results, the document
   }
   // Inspector frames carry the text too (the import's own, shown on request); expanding them must not run it either.
   await page.locator('#insp-background').check();
-  for (const d of await page.locator('#frames li details').all()) await d.locator('summary').click();
-  await page.waitForTimeout(500);
+  const details = page.locator('#frames li details');
+  for (const d of await details.all()) await d.locator('summary').click();
+  // Each frame's JSON is rendered when its details open (toggle event): wait until all are.
+  await expect(page.locator('#frames li details:not([open])')).toHaveCount(0);
+  await expect(page.locator('#frames li details[open] pre.frame-json:empty')).toHaveCount(0);
+  expect(await page.locator('#frames img, #frames script, #frames a, #frames iframe, #frames svg').count()).toBe(0);
   await page.screenshot({ path: test.info().outputPath('hostile.png'), fullPage: true });
   expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
   expect(dialogs).toEqual([]);

@@ -61,9 +61,11 @@ test.describe('playground: sample corpus and search', () => {
     // replaces it.
     await page.locator('#paste-text').fill('Long pasted text about rigging and sails. '.repeat(40_000));
     await page.getByRole('button', { name: 'Add pasted text' }).click();
+    const retrieves = page.locator('#frames li summary', { hasText: 'request retrieve' });
+    const before = await retrieves.count(); // the whale query's
     await page.locator('#q').fill('harpoon');
-    await expect(page.locator('#frames li summary', { hasText: 'request retrieve' }).last()).toBeAttached();
-    await page.waitForTimeout(300);
+    // The harpoon retrieve has been sent (after the debounce): it waits behind the import's write.
+    await expect.poll(() => retrieves.count(), { timeout: 30_000 }).toBeGreaterThan(before);
     await page.locator('#q').fill('ship');
     await expect(page.locator('#hits[data-request*="ship"]')).toBeAttached({ timeout: 30_000 });
     const frames = await page.evaluate(() => [...document.querySelectorAll('#frames li details')].map((d) => d.querySelector('summary')?.textContent ?? ''));

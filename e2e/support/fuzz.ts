@@ -2,7 +2,7 @@
  * A seeded RCP protocol fuzzer: valid and invalid frames for every advertised method, batches,
  * cancels, deep nesting, huge and odd ids, lone surrogates, garbage. Each frame carries what its
  * answer must look like; `checkAnswers` then proves every request was answered exactly once,
- * with a plausible code, in a schema-valid frame, and that no notification was answered.
+ * with the code its frame deserves, in a schema-valid frame, and that no notification was answered.
  * Used by e2e/bridge-fuzz.spec.ts (bounded, CI) and scripts/soak.ts (long).
  */
 
@@ -31,9 +31,8 @@ export interface Sent {
   method?: string;
   /** Owed no answer at all (a notification). */
   silent?: boolean;
-  /** Owed an id-null -32600/-32700; `tolerated` = the server may (for now) stay silent. */
+  /** Owed exactly one id-null -32600/-32700. */
   nullAnswer?: boolean;
-  tolerated?: string;
   expect?: Expect;
 }
 
@@ -43,23 +42,11 @@ export interface Frame {
   members: Sent[];
 }
 
-/**
- * Server-side defects owned by the `protocol` branch (issue 10 defects 6-8, issue 11 defect 6):
- * assertions about them are tolerant until that branch lands. Everything else is exact.
- */
-export const TOLERATED = {
-  idlessInvalid: 'an invalid object without id gets no -32600 (issue 10 defect 6)',
-  pingNonce: 'ping accepts a malformed nonce (issue 10 defect 7)',
-  deepNesting: 'deep nesting answers -32603 instead of -32602 (issue 10 defect 8)',
-  unknownMode: 'an unknown mode answers -32602 where -32005 may be due (issue 11 defect 7)',
-  nullMeta: 'found by this fuzzer: after some fuzzed writes a stored document has meta null, and x-inpage/documents or a filtered retrieve answer -32603',
-} as const;
 
-const ANY_ERROR = [-32600, -32602, -32603, -32001, -32003, -32004, -32005, -32006, -32010, -32013, -32014, -32015, -32016];
 const ok = (codes: number[] = []): Expect => ({ result: true, codes });
 const fails = (...codes: number[]): Expect => ({ result: false, codes });
 
-type Gen = (r: Rng) => { params: unknown; expect: Expect; tolerated?: string };
+type Gen = (r: Rng) => { params: unknown; expect: Expect };
 
 class Rng {
   readonly next: () => number;
@@ -92,7 +79,9 @@ const wire = (value: unknown): string =>
 const GENERATORS: Record<string, Gen[]> = {
   ping: [
     (r) => ({ params: r.chance(0.5) ? {} : { nonce: r.chance(0.5) ? r.int(1e6) : r.text() }, expect: ok() }),
-    (r) => ({ params: { nonce: r.pick([[], false, {}, null]) }, expect: fails(-32602), tolerated: TOLERATED.pingNonce }),
+    (r) => ({ params: { nonce: r.pick([[], false, {}, true]) }, expect: fails(-32602) }),
+    // §4.6: a JSON null is an absent member.
+    () => ({ params: { nonce: null }, expect: ok() }),
   ],
   info: [() => ({ params: {}, expect: ok() })],
   retrieve: [
@@ -103,15 +92,20 @@ const GENERATORS: Record<string, Gen[]> = {
     (r) => ({ params: { query: r.pick([42, null, [], {}]), k: 3 }, expect: fails(-32602) }),
     (r) => ({ params: { query: 'x', k: r.pick([-1, 1.5, 'ten', null]) }, expect: ok([-32602]) }),
     () => ({ params: { query: 'x', k: 10, candidateK: 2 }, expect: fails(-32602) }),
-    (r) => ({ params: { query: 'x', k: 3, mode: r.pick(['telepathy', 5, '']) }, expect: fails(-32602, -32005), tolerated: TOLERATED.unknownMode }),
+    // §7.7/§12: a mode string the server does not offer is -32005 (option mode); a non-string is -32602.
+    (r) => ({ params: { query: 'x', k: 3, mode: r.pick(['telepathy', '']) }, expect: fails(-32005) }),
+    () => ({ params: { query: 'x', k: 3, mode: 5 }, expect: fails(-32602) }),
     (r) => ({ params: { query: 'x', k: 3, filter: { field: r.pick(['year', 'nosuch']), op: r.pick(['eq', 'regex']), value: r.pick([1, 'x', {}]) } }, expect: ok([-32602, -32005]) }),
-    (r) => ({ params: { query: 'x', k: 3, _meta: nest(200 + r.int(5000), 1) }, expect: ok([-32602]), tolerated: TOLERATED.deepNesting }),
+    (r) => ({ params: { query: 'x', k: 3, _meta: nest(200 + r.int(5000), 1) }, expect: fails(-32602) }),
   ],
   'index/add': [
     (r) => ({ params: { documents: Array.from({ length: 1 + r.int(4) }, () => ({ id: `f${r.int(300)}`, text: r.text(), meta: { year: 1800 + r.int(220), title: r.text() } })) }, expect: ok() }),
     (r) => ({ params: { documents: [{ text: r.pick([5, null, {}]) }] }, expect: fails(-32602) }),
     () => ({ params: { documents: 'nope' }, expect: fails(-32602) }),
-    (r) => ({ params: { documents: [{ id: 'deep', text: 'x', meta: nest(200 + r.int(5000), 1) }] }, expect: ok([-32602]), tolerated: TOLERATED.deepNesting }),
+    (r) => ({ params: { documents: [{ id: 'deep', text: 'x', meta: nest(200 + r.int(5000), 1) }] }, expect: fails(-32602) }),
+    // §4.6: meta null is absent (stored as {}); a non-object meta is -32602.
+    (r) => ({ params: { documents: [{ id: `f${r.int(300)}`, text: r.text(), meta: null }] }, expect: ok() }),
+    (r) => ({ params: { documents: [{ id: 'm', text: 'x', meta: r.pick([[], 'x', 5]) }] }, expect: fails(-32602) }),
   ],
   'index/delete': [
     (r) => ({ params: { ids: [`f${r.int(300)}`, `missing${r.int(9)}`] }, expect: ok([-32015]) }),
@@ -132,7 +126,12 @@ const GENERATORS: Record<string, Gen[]> = {
   shutdown: [(r) => ({ params: r.pick([[1], 'x', 5]), expect: fails(-32602, -32600) })],
   initialize: [(r) => ({ params: { protocolVersion: r.pick([1, 2, 0, '1']) }, expect: fails(-32600, -32602, -32002) })],
   'graph': [() => ({ params: { query: 'x' }, expect: fails(-32003) })],
-  'query/transform': [() => ({ params: { query: 'x' }, expect: fails(-32003) })],
+  'query/transform': [
+    (r) => ({ params: { query: r.text(), method: r.pick(['rewrite', 'multi-query']) }, expect: ok([-32602]) }),
+    () => ({ params: { query: 'x' }, expect: fails(-32602) }),
+    // Needs a generator: never advertised, so -32005 (option method).
+    (r) => ({ params: { query: 'x', method: r.pick(['hyde', 'telepathy']) }, expect: fails(-32005) }),
+  ],
   'does/not/exist': [() => ({ params: {}, expect: fails(-32004) })],
 };
 
@@ -166,7 +165,7 @@ export function* frames(seed: number, count: number): Generator<Frame> {
     }
     if (roll < 0.1) {
       const value = r.pick([{}, { foo: 'boo' }, { jsonrpc: '2.0', method: 5 }, { jsonrpc: '1.0', method: 'ping' }, { method: 'ping', params: {} }]);
-      return { value, sent: { nullAnswer: true, tolerated: TOLERATED.idlessInvalid } };
+      return { value, sent: { nullAnswer: true } };
     }
     if (roll < 0.16) {
       const target = inFlight.length && r.chance(0.8) ? JSON.parse(r.pick(inFlight)) : r.int(1e6);
@@ -175,12 +174,12 @@ export function* frames(seed: number, count: number): Generator<Frame> {
     if (roll < 0.19) return { value: { jsonrpc: '2.0', method: r.pick(methods), params: {} }, sent: { silent: true } };
     const method = r.pick(methods);
     const gen = r.pick(GENERATORS[method]);
-    const { params, expect, tolerated } = gen(r);
+    const { params, expect } = gen(r);
     const id = idFor(n++, r);
     const key = JSON.stringify(id);
     inFlight.push(key);
     if (inFlight.length > 50) inFlight.shift();
-    return { value: { jsonrpc: '2.0', id, method, params }, sent: { key, method, expect, tolerated } };
+    return { value: { jsonrpc: '2.0', id, method, params }, sent: { key, method, expect } };
   };
   for (let i = 0; i < count; i++) {
     const roll = r.next();
@@ -207,8 +206,6 @@ export interface FuzzReport {
   unexpected: string[];
   wrongCodes: string[];
   schemaErrors: string[];
-  /** Tolerated departures, by reason (see TOLERATED). */
-  tolerated: Record<string, number>;
 }
 
 /**
@@ -216,19 +213,16 @@ export interface FuzzReport {
  * errors for a frame text; `cancelled` holds keys targeted by a cancel (they may answer -32006).
  */
 export function checkAnswers(sent: Frame[], lines: string[], validate: (text: string) => string[]): FuzzReport {
-  const report: FuzzReport = { frames: sent.length, requests: 0, answers: 0, missing: [], doubled: [], unexpected: [], wrongCodes: [], schemaErrors: [], tolerated: {} };
-  const tolerate = (why: string) => (report.tolerated[why] = (report.tolerated[why] ?? 0) + 1);
+  const report: FuzzReport = { frames: sent.length, requests: 0, answers: 0, missing: [], doubled: [], unexpected: [], wrongCodes: [], schemaErrors: [] };
   const owed = new Map<string, Sent>();
-  let nullMin = 0;
-  let nullMax = 0;
+  let nullsOwed = 0;
   for (const f of sent) {
     for (const m of f.members) {
       if (m.key !== undefined) {
         owed.set(m.key, m);
         report.requests++;
       } else if (m.nullAnswer) {
-        nullMax++;
-        if (!m.tolerated) nullMin++;
+        nullsOwed++;
       }
     }
   }
@@ -258,12 +252,8 @@ export function checkAnswers(sent: Frame[], lines: string[], validate: (text: st
       const exp = s.expect!;
       const code = frame.error?.code;
       const fine = code === undefined ? exp.result : exp.codes.includes(code) || code === -32006 || code === -32014;
-      if (!fine && code === -32603 && /of null|null to object/.test(frame.error?.message ?? '')) {
-        tolerate(TOLERATED.nullMeta);
-      } else if (!fine) {
-        if (s.tolerated && code !== undefined && (code === -32603 || code === -32602 || code === -32005)) tolerate(s.tolerated);
-        else if (s.tolerated && code === undefined) tolerate(s.tolerated);
-        else report.wrongCodes.push(`${s.method} ${key.slice(0, 40)}: ${code === undefined ? 'result' : code} (expected ${exp.result ? 'result or ' : ''}${exp.codes.join('/')}) ${String(frame.error?.message ?? '').slice(0, 120)}`);
+      if (!fine) {
+        report.wrongCodes.push(`${s.method} ${key.slice(0, 40)}: ${code === undefined ? 'result' : code} (expected ${exp.result ? 'result or ' : ''}${exp.codes.join('/')}) ${String(frame.error?.message ?? '').slice(0, 120)}`);
       }
     }
   }
@@ -272,9 +262,7 @@ export function checkAnswers(sent: Frame[], lines: string[], validate: (text: st
     if (count === 0) report.missing.push(`${s.method} ${key.slice(0, 60)}`);
     if (count > 1) report.doubled.push(`${s.method} ${key.slice(0, 60)} ×${count}`);
   }
-  if (nulls < nullMin) report.missing.push(`${nullMin - nulls} id-null answers`);
-  if (nulls > nullMax) report.doubled.push(`${nulls - nullMax} id-null answers too many`);
-  if (nulls < nullMax) for (let i = 0; i < nullMax - Math.max(nulls, nullMin); i++) tolerate(TOLERATED.idlessInvalid);
-  void ANY_ERROR;
+  if (nulls < nullsOwed) report.missing.push(`${nullsOwed - nulls} id-null answers`);
+  if (nulls > nullsOwed) report.doubled.push(`${nulls - nullsOwed} id-null answers too many`);
   return report;
 }

@@ -11,6 +11,7 @@ import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
 import { DEFAULT_MODEL_BASE, type EmbedDtype, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
+import { LazyCrossEncoder } from './lazy-cross-encoder.ts';
 
 export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void;
 
@@ -37,7 +38,9 @@ const REPLAY_LINES = 32;
  * identity and dimension are known before its weights load (manifest, or config.json + ONNX hash),
  * so capabilities are fixed at once; `embed`/`tokenVectors` wait for the load and reject if it
  * failed, which the server reports as -32010 while keeping the capability (§13.2). A configured
- * cross-encoder is loaded before `open` resolves, and only offered when it loaded.
+ * cross-encoder is offered when its folder resolves (its identity needs no weights when it has a
+ * manifest); its weights load after the embedder's, or on its first use, never before `open`
+ * resolves, so the first sparse answer waits for no model weights (issue 8, seam 4).
  */
 export class ModelRuntime {
   readonly config: ModelConfig;
@@ -48,7 +51,7 @@ export class ModelRuntime {
   readonly embedder: Embedder;
   /** MaxSim over the embedder's token vectors (§7.6 `colbert`). */
   readonly reranker: ColbertReranker;
-  readonly crossEncoder?: CrossEncoderReranker;
+  readonly crossEncoder?: LazyCrossEncoder;
   /** What the project measured about this model (catalog.ts), when it is a built-in one. */
   readonly catalog?: CatalogEntry;
   private loading: Promise<TransformersEmbedder>;
@@ -66,7 +69,7 @@ export class ModelRuntime {
     dimension: number,
     loading: Promise<TransformersEmbedder>,
     load: () => Promise<TransformersEmbedder>,
-    crossEncoder: CrossEncoderReranker | undefined,
+    crossEncoder: LazyCrossEncoder | undefined,
     status: ModelStatus,
     history: ModelRuntime['history'],
   ) {
@@ -161,17 +164,32 @@ export class ModelRuntime {
     const loading = gate.then(loadTwice);
     loading.catch(() => undefined);
 
-    let crossEncoder: CrossEncoderReranker | undefined;
-    if (config.crossEncoder) {
-      const c0 = performance.now();
+    let crossEncoder: LazyCrossEncoder | undefined;
+    const ceName = config.crossEncoder;
+    if (ceName) {
       try {
-        const { batchSize: _embedderBatch, ...shared } = settings;
-        crossEncoder = await CrossEncoderReranker.load({ ...shared, model: config.crossEncoder, onProgress: (e) => onLoadEvent(e, config.crossEncoder!, emit, () => undefined) });
-        const loadMs = Math.round(performance.now() - c0);
-        status.crossEncoder = { name: config.crossEncoder, identity: crossEncoder.identity, device: crossEncoder.device, loadMs };
-        emit('info', `cross-encoder ${config.crossEncoder} ready on ${crossEncoder.device} in ${loadMs} ms`, { identity: crossEncoder.identity });
+        const ceFolder = await resolveModelFolder(base, ceName, config.dtype, support.node);
+        const { batchSize: _embedderBatch, loadAfter: _g, choice: _c, ...shared } = settings as typeof settings & { loadAfter?: unknown; choice?: unknown };
+        crossEncoder = new LazyCrossEncoder(ceFolder, () => {
+          const c0 = performance.now();
+          return CrossEncoderReranker.load({ ...shared, model: ceName, onProgress: (e) => onLoadEvent(e, ceName, emit, () => undefined) }, ceFolder).then(
+            (ce) => {
+              const loadMs = Math.round(performance.now() - c0);
+              status.crossEncoder = { name: ceName, identity: ce.identity, device: ce.device, loadMs };
+              emit('info', `cross-encoder ${ceName} ready on ${ce.device} in ${loadMs} ms`, { identity: ce.identity });
+              return ce;
+            },
+            (e: unknown) => {
+              emit('error', `cross-encoder ${ceName} failed to load: ${errorMessage(e)}`);
+              throw e;
+            },
+          );
+        });
+        // In the background once the embedder's load settled: never ahead of the first sparse answer.
+        const ce = crossEncoder;
+        void loading.then(() => undefined, () => undefined).then(() => ce.loaded()).catch(() => undefined);
       } catch (e) {
-        emit('warning', `cross-encoder ${config.crossEncoder} is not available (rerank method 'cross-encoder' not offered): ${errorMessage(e)}`);
+        emit('warning', `cross-encoder ${ceName} is not available (rerank method 'cross-encoder' not offered): ${errorMessage(e)}`);
       }
     }
 

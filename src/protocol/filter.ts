@@ -1,4 +1,4 @@
-import { echo } from './limits.ts';
+import { echo, MAX_ECHO } from './limits.ts';
 import { toEpochMs } from './dates.ts';
 import { isObject as isRecord } from './json.ts';
 import { invalidParams, optionUnsupported, type RcpError } from './errors.ts';
@@ -9,12 +9,12 @@ import type { Capabilities, FilterFieldType, FilterNode, FilterOperator } from '
  * `FilterNode` tree or throws one precise RcpError:
  *
  * - `-32602` (`data.field` = JSON path of the offending member, `data.detail` = why) for a
- *   malformed node, an empty `and`/`or`, an operator RCP does not define, an unadvertised field,
+ *   malformed node, an empty `and`/`or`, a non-string operator, an unadvertised field,
  *   an operator the field's type does not allow (path ends in `.op`), or a value whose JSON type
  *   does not fit the field type (path ends in `.value` or `.value[i]`). Example paths:
  *   `filter.and[1].value`, `filter.or[0].not.field`, `filter.in` (the node itself).
- * - `-32005` (`data.option` = `filter.op:<op>`) for an RCP operator outside the advertised
- *   `filter.operators`, and (`data.option` = `filter`) when no `filter` capability exists.
+ * - `-32005` (`data.option` = `filter.op:<op>`) for an operator outside the advertised
+ *   `filter.operators` (§12), including one RCP does not define, and (`data.option` = `filter`) when no `filter` capability exists.
  *
  * Normalization: unknown keys are dropped; a `null` member counts as absent (§4.6); `exists`
  * without a value means `exists: true`; every value on a `date` field (RFC 3339 string or
@@ -119,12 +119,11 @@ function validateLeaf(node: Record<string, unknown>, path: string, ctx: Ctx): Fi
   const op = member(node, 'op');
   if (typeof field !== 'string' || field === '') throw invalidParams(`${path}.field`, 'must be a non-empty string');
   if (typeof op !== 'string') throw invalidParams(`${path}.op`, 'must be a string');
-  if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
-    throw invalidParams(`${path}.op`, `${echo(op)} is not an RCP filter operator`);
-  }
   if (!Object.hasOwn(ctx.fields, field)) throw invalidParams(`${path}.field`, `field ${echo(field)} is not advertised`);
-  if (ctx.operators && !ctx.operators.has(op)) {
-    throw optionUnsupported(`filter.op:${op}`, `operator '${op}' is not in the advertised filter.operators`);
+  // §8/§12: an operator outside the advertised set is -32005, also one RCP does not define (no
+  // server can advertise it; absent `filter.operators` advertises the ten of §8).
+  if (!(FILTER_OPERATORS as readonly string[]).includes(op) || (ctx.operators && !ctx.operators.has(op))) {
+    throw optionUnsupported(`filter.op:${op.slice(0, MAX_ECHO)}`, `operator ${echo(op)} is not in the advertised filter.operators`);
   }
   const fop = op as FilterOperator;
   const type = ctx.fields[field];

@@ -25,7 +25,8 @@ export interface GateOptions {
 
 /**
  * Checks every option of already-structurally-valid params against `caps`, mutating `p`.
- * Unsupported ⇒ -32005 with `data.option`; under `strict:false` the option is dropped or replaced
+ * Unsupported ⇒ -32005 with `data.option`, for any string outside the advertised set (RCP-defined
+ * or not: validation let every string through, optOption); under `strict:false` the option is dropped or replaced
  * by a supported value and a note such as `mode 'dense' unsupported; used 'sparse'` is pushed.
  * Always errors regardless of `strict`: `indexVersion` without `retrieve.snapshots` (§7.7.1: serve
  * the pinned snapshot or fail, never a different one). `sessionId` and `seed` never error (§7.7.1,
@@ -45,13 +46,13 @@ export function gateRetrieve(p: RetrieveParams, caps: Capabilities, opts: GateOp
   }
   const modalities = r.modalities ?? ['text'];
   if (p.modality !== undefined && !modalities.includes(p.modality)) {
-    refuse('modality', `modality '${p.modality}'`, () => ((p.modality = undefined), 'ignored'));
+    refuse('modality', `modality ${echo(p.modality)}`, () => ((p.modality = undefined), 'ignored'));
   }
   if (p.fusion) {
     const fusion = p.fusion, list = r.fusion ?? [];
     if (!list.includes(fusion.method)) {
       const used = list.includes('rrf') ? 'rrf' : list[0];
-      refuse('fusion.method', `fusion '${fusion.method}'`, () =>
+      refuse('fusion.method', `fusion ${echo(fusion.method)}`, () =>
         used ? ((fusion.method = used), `used '${used}'`) : ((p.fusion = undefined), 'ignored'));
     }
   }
@@ -59,7 +60,7 @@ export function gateRetrieve(p: RetrieveParams, caps: Capabilities, opts: GateOp
   if (p.mmr && r.mmr !== true) refuse('mmr', 'mmr', () => ((p.mmr = undefined), 'ignored'));
   const units = r.units ?? DEFAULT_UNITS;
   if (p.unit !== undefined && !units.includes(p.unit)) {
-    refuse('unit', `unit '${p.unit}'`, () => ((p.unit = units[0]), `used '${units[0]}'`));
+    refuse('unit', `unit ${echo(p.unit)}`, () => ((p.unit = units[0]), `used '${units[0]}'`));
   }
   if (p.level !== undefined && p.level > 0 && (r.levels === undefined || p.level >= r.levels)) {
     refuse('level', `level ${p.level}`, () => ((p.level = undefined), 'used level 0'));
@@ -70,15 +71,15 @@ export function gateRetrieve(p: RetrieveParams, caps: Capabilities, opts: GateOp
   if (p.includeVectors === true && !caps.embed) {
     refuse('includeVectors', 'includeVectors', () => ((p.includeVectors = false), 'vectors omitted'));
   }
-  if (p.encoding === 'f32-base64' && !(caps.embed?.encodings ?? []).includes('f32-base64')) {
-    refuse('encoding', "encoding 'f32-base64'", () => ((p.encoding = 'json'), "used 'json'"));
+  if (p.encoding !== undefined && p.encoding !== 'json' && !(caps.embed?.encodings ?? []).includes(p.encoding)) {
+    refuse('encoding', `encoding ${echo(p.encoding)}`, () => ((p.encoding = 'json'), "used 'json'"));
   }
   if (p.cursor !== undefined && !caps.pagination) refuse('cursor', 'cursor', () => ((p.cursor = undefined), 'ignored'));
   if (p.indexVersion !== undefined && r.snapshots !== true) {
     throw optionUnsupported('indexVersion', 'snapshots are not advertised; a pinned indexVersion cannot be served (§7.7.1)');
   }
   if (typeof p.rewrite === 'string' && !(caps.transform?.methods ?? []).includes(p.rewrite)) {
-    refuse('rewrite', `rewrite '${p.rewrite}'`, () => ((p.rewrite = undefined), 'query used as is'));
+    refuse('rewrite', `rewrite ${echo(p.rewrite)}`, () => ((p.rewrite = undefined), 'query used as is'));
   }
   if (opts.filterRequested && !caps.filter) refuse('filter', 'filter', () => ((p.filter = undefined), 'ignored'));
 }
@@ -96,7 +97,7 @@ function gateRerank(p: RetrieveParams, caps: Capabilities, refuse: Refuse): void
   if (rr.method === undefined) rr.method = methods[0] ?? 'cross-encoder';
   else if (!methods.includes(rr.method)) {
     const used = methods[0];
-    refuse('rerank.method', `rerank method '${rr.method}'`, () =>
+    refuse('rerank.method', `rerank method ${echo(rr.method)}`, () =>
       used ? ((rr.method = used), `used '${used}'`) : ((p.rerank = undefined), 'ignored'));
     if (!p.rerank) return;
   }

@@ -117,6 +117,17 @@ export function optEnum<T extends string>(obj: Obj, key: string, field: string, 
   return v as T;
 }
 
+/**
+ * Optional value of an option the server advertises a set for (`mode`, `unit`, `fusion.method`,
+ * `rerank.method`, `encoding`, `rewrite`, …): any string passes here, typed as `T`; whether it is
+ * in the advertised set is the gating's question, answered -32005 with `data.option` (§7.7, §12:
+ * "a requested option value … not in the advertised set"), also for strings RCP does not define.
+ * Only a non-string is malformed (-32602).
+ */
+export function optOption<T extends string>(obj: Obj, key: string, field = key): T | undefined {
+  return optString(obj, key, field) as T | undefined;
+}
+
 /** Optional array member. */
 export function optArray(obj: Obj, key: string, field = key): unknown[] | undefined {
   const v = read(obj, key);

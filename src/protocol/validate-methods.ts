@@ -1,13 +1,13 @@
 import { echo } from './limits.ts';
 import { contentText, validateInput, validateQuery } from './content.ts';
-import { EMBED_KINDS, RERANK_METHODS, VECTOR_ENCODINGS } from './enums.ts';
+import { EMBED_KINDS } from './enums.ts';
 import { invalidParams, optionUnsupported, payloadTooLarge } from './errors.ts';
 import type {
   Capabilities, ContentBlock, EmbedParams, IndexAddParams, IndexDeleteParams, IndexDocument, InitializeParams,
-  Modality, MultiEmbedParams, PingParams, RerankParams, VectorEncoding,
+  Modality, MultiEmbedParams, PingParams, RerankMethod, RerankParams, VectorEncoding,
 } from './types.ts';
 import {
-  compact, expectObject, fieldPath, isInteger, metaOf, optArray, optBool, optEnum, optInt, optObject, optString,
+  compact, expectObject, fieldPath, isInteger, metaOf, optArray, optBool, optEnum, optInt, optObject, optOption, optString,
   paramsObject, read, reqString, stringArray, utf8Length,
 } from './validate-kit.ts';
 
@@ -142,9 +142,9 @@ function validateEmbedLike(raw: unknown, cap: EmbedLikeCap | undefined): Validat
   }
   const modalities = cap?.modalities ?? ['text'];
   const inputs = list.map((v, i) => validateInput(v, fieldPath(key, i), modalities));
-  let encoding = optEnum(o, 'encoding', 'encoding', VECTOR_ENCODINGS) ?? 'json';
+  let encoding = optOption<VectorEncoding>(o, 'encoding') ?? 'json';
   if (encoding !== 'json' && !(cap?.encodings ?? []).includes(encoding)) {
-    if (optBool(o, 'strict') ?? true) throw optionUnsupported('encoding', `encoding '${encoding}' is not advertised`);
+    if (optBool(o, 'strict') ?? true) throw optionUnsupported('encoding', `encoding ${echo(encoding)} is not advertised`);
     encoding = 'json';
   }
   return compact({ inputs, kind: optEnum(o, 'kind', 'kind', EMBED_KINDS), encoding, ...metaOf(o) });
@@ -167,9 +167,9 @@ export function validateRerank(raw: unknown, caps: Capabilities): RerankParams &
     throw payloadTooLarge(key, `${list.length} passages exceed rerank.maxCandidates ${max}`);
   }
   const passages = list.map((v, i) => contentText(validateInput(v, fieldPath(key, i))));
-  const method = optEnum(o, 'method', 'method', RERANK_METHODS);
+  const method = optOption<RerankMethod>(o, 'method');
   if (method !== undefined && !(caps.rerank?.methods ?? []).includes(method)) {
-    throw optionUnsupported('method', `rerank method '${method}' is not advertised`);
+    throw optionUnsupported('method', `rerank method ${echo(method)} is not advertised`);
   }
   const model = optString(o, 'model');
   const models = caps.rerank?.models;

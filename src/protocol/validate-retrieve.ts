@@ -1,12 +1,12 @@
 import { echo } from './limits.ts';
 import { validateQuery } from './content.ts';
-import { FUSION_METHODS, MODALITIES, RERANK_METHODS, TRANSFORM_METHODS, UNITS, VECTOR_ENCODINGS } from './enums.ts';
+import type { TransformMethod } from './enums.ts';
 import { invalidParams } from './errors.ts';
 import { filterFieldTypes, validateFilter } from './filter.ts';
 import { gateRetrieve } from './retrieve-gating.ts';
-import type { Capabilities, RetrieveParams } from './types.ts';
+import type { Capabilities, FusionMethod, Modality, RerankMethod, RetrieveMode, RetrieveParams, Unit, VectorEncoding } from './types.ts';
 import {
-  compact, metaOf, optBool, optEnum, optInt, optNumber, optObject, optString, paramsObject, read, reqString, type Obj,
+  compact, metaOf, optBool, optInt, optNumber, optObject, optOption, optString, paramsObject, read, reqString, type Obj,
 } from './validate-kit.ts';
 
 /** A validated `retrieve` request plus the degradations applied under `strict:false` (for `usage.notes`). */
@@ -33,8 +33,8 @@ export function validateRetrieve(raw: unknown, caps: Capabilities): ValidatedRet
     query: validateQuery(read(o, 'query'), 'query', retrieveCaps.modalities ?? ['text']),
     k: optInt(o, 'k', 'k', { min: 1 }),
     // §7.7/§12: any mode string outside the advertised set is -32005 (gating); only a non-string is -32602.
-    mode: optString(o, 'mode') as RetrieveParams['mode'],
-    modality: optEnum(o, 'modality', 'modality', MODALITIES),
+    mode: optOption<RetrieveMode>(o, 'mode'),
+    modality: optOption<Modality>(o, 'modality'),
     candidateK: optInt(o, 'candidateK', 'candidateK', { min: 1 }),
     fusion: parseFusion(o),
     rerank: parseRerank(o),
@@ -42,13 +42,13 @@ export function validateRetrieve(raw: unknown, caps: Capabilities): ValidatedRet
     rewrite: parseRewrite(o),
     minScore: optNumber(o, 'minScore'),
     recency: parseRecency(o, caps),
-    unit: optEnum(o, 'unit', 'unit', UNITS),
+    unit: optOption<Unit>(o, 'unit'),
     level: optInt(o, 'level', 'level', { min: 0 }),
     tokenBudget: optInt(o, 'tokenBudget', 'tokenBudget', { min: 1 }),
     sessionId: optString(o, 'sessionId'),
     includeText: optBool(o, 'includeText'),
     includeVectors: optBool(o, 'includeVectors'),
-    encoding: optEnum(o, 'encoding', 'encoding', VECTOR_ENCODINGS),
+    encoding: optOption<VectorEncoding>(o, 'encoding'),
     seed: optInt(o, 'seed'),
     indexVersion: optString(o, 'indexVersion'),
     strict,
@@ -87,7 +87,7 @@ function parseFusion(o: Obj): RetrieveParams['fusion'] {
   });
   return compact({
     // §16.3: RRF is the default strategy.
-    method: optEnum(f, 'method', 'fusion.method', FUSION_METHODS) ?? 'rrf',
+    method: optOption<FusionMethod>(f, 'method', 'fusion.method') ?? 'rrf',
     weights,
     rrfK: optNumber(f, 'rrfK', 'fusion.rrfK', { above: 0 }),
     alpha: optNumber(f, 'alpha', 'fusion.alpha', { min: 0, max: 1 }),
@@ -101,7 +101,7 @@ function parseRerank(o: Obj): RetrieveParams['rerank'] {
   if (!r) return undefined;
   // `method` is resolved during gating when absent (the server's first advertised method).
   return compact({
-    method: optEnum(r, 'method', 'rerank.method', RERANK_METHODS),
+    method: optOption<RerankMethod>(r, 'method', 'rerank.method'),
     model: optString(r, 'model', 'rerank.model'),
     topN: optInt(r, 'topN', 'rerank.topN', { min: 1 }),
   }) as RetrieveParams['rerank'];
@@ -114,7 +114,7 @@ function parseMmr(o: Obj): RetrieveParams['mmr'] {
 
 function parseRewrite(o: Obj): RetrieveParams['rewrite'] {
   const v = read(o, 'rewrite');
-  return v === false ? false : optEnum(o, 'rewrite', 'rewrite', TRANSFORM_METHODS);
+  return v === false ? false : optOption<TransformMethod>(o, 'rewrite');
 }
 
 function parseRecency(o: Obj, caps: Capabilities): RetrieveParams['recency'] {

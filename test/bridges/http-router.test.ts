@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classify, type RequestInfo } from '../../bridges/http-frame.ts';
+import { notificationProblem } from '../../src/protocol/framing.ts';
 import { HttpSessionRouter } from '../../bridges/http-router.ts';
 
 /** A router wired to a fake session that answers what the test tells it to. */
@@ -107,5 +108,17 @@ describe('HTTP body classification', () => {
     expect(classify({ jsonrpc: '2.0', method: 'notifications/cancel', params: { id: 1 } }, 'notifications/cancel')).toMatchObject({ kind: 'notification' });
     expect(classify(req(3, 'info'), 'ping')).toMatchObject({ kind: 'reject', status: 200, body: { id: 3, error: { code: -32600 } } });
     expect(classify([{}, { jsonrpc: '2.0', method: 'x' }, req(1, 'ping'), 5], '')).toMatchObject({ kind: 'batch', unanswerable: 2, notifications: 1, requests: [{ key: '1', method: 'ping' }] });
+  });
+
+  it('judges an id-less body as the server does (framing.ts): same verdict, same -32600 words, never a 204', () => {
+    for (const m of [{}, { foo: 1 }, { jsonrpc: '2.0', method: 5 }, { jsonrpc: '1.0', method: 'ping' }, { method: 'ping', params: {} }]) {
+      const detail = notificationProblem(m)!;
+      expect(detail, JSON.stringify(m)).toBeDefined();
+      expect(classify(m, ''), JSON.stringify(m)).toEqual({
+        kind: 'reject',
+        status: 400,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `invalid request: ${detail}`, data: { detail } } },
+      });
+    }
   });
 });

@@ -227,6 +227,7 @@ describe('ModelRuntime from a models config (Node)', () => {
     expect(rt!.rerankers().map((r) => r.method)).toEqual(['cross-encoder', 'colbert']);
     const [v] = await rt!.embedder.embed(['white whale'], 'query');
     expect(v.length).toBe(32);
+    await rt!.crossEncoder!.loaded(); // loads in the background after the embedder
     const s = rt!.status();
     expect(s).toMatchObject({ name: TINY_ENCODER, state: 'ready', device: 'cpu' });
     expect(s.crossEncoder).toMatchObject({ name: TINY_CROSS_ENCODER, device: 'cpu' });
@@ -235,6 +236,27 @@ describe('ModelRuntime from a models config (Node)', () => {
     expect(lines.join('\n')).toMatch(/cross-encoder tiny-bert-cross-encoder ready on cpu/); // replayed history
     await (await rt!.loaded()).dispose();
     await rt!.crossEncoder!.dispose();
+  });
+
+  it('open waits for no weights (issue 8, seam 4): the cross-encoder is offered by identity, loads on first use', async () => {
+    // The worker gates the embedder's weights on the index having opened; nothing here settles it.
+    const never = new Promise<never>(() => undefined);
+    const rt = await ModelRuntime.open({ modelBase: base, config: { embedder: TINY_ENCODER, dtype: 'q8', device: 'auto', crossEncoder: TINY_CROSS_ENCODER }, loadAfter: never });
+    expect(rt!.status()).toMatchObject({ state: 'loading' });
+    expect(rt!.status().crossEncoder).toBeUndefined(); // not loaded by open
+    const [ce] = rt!.rerankers();
+    expect(ce.method).toBe('cross-encoder');
+    expect(ce.identity).toBe(`${TINY_CROSS_ENCODER}@sha256:${sha12(`${base}${TINY_CROSS_ENCODER}/onnx/model.onnx`)}`);
+    const scores = await ce.score('white whale', ['the white whale', 'stock market']);
+    expect(scores).toHaveLength(2);
+    expect(rt!.status().crossEncoder).toMatchObject({ name: TINY_CROSS_ENCODER, device: 'cpu' });
+    await rt!.crossEncoder!.dispose();
+  });
+
+  it('a cross-encoder whose weights fail to load keeps its capability and answers ModelUnavailableError (-32010) per call', async () => {
+    const rt = await ModelRuntime.open({ modelBase: base, config: { embedder: TINY_ENCODER, dtype: 'fp32', device: 'auto', crossEncoder: TINY_CROSS_ENCODER, failDevices: ['cpu'] }, loadAfter: new Promise<never>(() => undefined) });
+    expect(rt!.rerankers().map((r) => r.method)).toEqual(['cross-encoder', 'colbert']);
+    await expect(rt!.rerankers()[0].score('q', ['p'])).rejects.toMatchObject({ name: 'ModelUnavailableError' });
   });
 
   it('a missing cross-encoder folder is a warning, and only colbert is offered', async () => {

@@ -157,10 +157,15 @@ describe('§8 fields, operators and errors', () => {
     expect(validateFilter({ field: 'kw', op: 'in', value: ['a'] }, cap)).toBeTruthy();
   });
 
-  it('§8 an operator RCP does not define is -32602 even if a server lists it', () => {
-    const cap = { ...TYPED, operators: ['eq', 'like'] } as unknown as FilterCap;
-    expect(invalid({ field: 'kw', op: 'like', value: 'a%' }, cap)).toBe('filter.op');
-    expect(invalid({ field: 'kw', op: 'EQ', value: 'a' })).toBe('filter.op'); // §4.6 enums are case-sensitive
+  it('§8/§12 an operator string RCP does not define is outside every advertised set: -32005 filter.op:<op>; a non-string op is -32602', () => {
+    const unsupported = (node: unknown, cap: FilterCap = TYPED) => {
+      const err = rcpError(() => validateFilter(node, cap));
+      expect(err.code).toBe(-32005);
+      return err.data?.option;
+    };
+    expect(unsupported({ field: 'kw', op: 'like', value: 'a%' }, { ...TYPED, operators: ['eq', 'like'] } as unknown as FilterCap)).toBe('filter.op:like');
+    expect(unsupported({ field: 'kw', op: 'EQ', value: 'a' })).toBe('filter.op:EQ'); // §4.6 enums are case-sensitive
+    expect(unsupported({ field: 'kw', op: 'regex', value: 'a' }, { ...TYPED, operators: undefined } as unknown as FilterCap)).toBe('filter.op:regex');
     expect(invalid({ field: 'kw', op: 7, value: 'a' })).toBe('filter.op');
   });
 

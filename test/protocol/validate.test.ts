@@ -135,15 +135,16 @@ describe('§7.7 retrieve structure', () => {
     expect(rv({ k: null, mode: null, rerank: null, filter: null, fusion: null }).params).toEqual({ query: 'q', strict: true });
   });
   it.each([
-    [{ candidateK: 0 }, 'candidateK'], [{ mode: 5 }, 'mode'], [{ modality: 'video' }, 'modality'],
-    [{ fusion: 'rrf' }, 'fusion'], [{ fusion: { method: 'max' } }, 'fusion.method'], [{ fusion: { rrfK: 0 } }, 'fusion.rrfK'],
+    [{ candidateK: 0 }, 'candidateK'], [{ mode: 5 }, 'mode'],
+    [{ fusion: 'rrf' }, 'fusion'], [{ fusion: { rrfK: 0 } }, 'fusion.rrfK'],
     [{ fusion: { alpha: 1.5 } }, 'fusion.alpha'], [{ fusion: { weights: { dense: -1 } } }, 'fusion.weights.dense'],
     [{ fusion: { weights: [] } }, 'fusion.weights'], [{ rerank: true }, 'rerank'], [{ rerank: { topN: 0 } }, 'rerank.topN'],
-    [{ rerank: { method: 'bm25' } }, 'rerank.method'], [{ mmr: { lambda: 2 } }, 'mmr.lambda'], [{ mmr: 0.5 }, 'mmr'],
-    [{ rewrite: 'magic' }, 'rewrite'], [{ rewrite: true }, 'rewrite'], [{ minScore: 'high' }, 'minScore'],
-    [{ unit: 'paragraph' }, 'unit'], [{ level: -1 }, 'level'], [{ tokenBudget: 0 }, 'tokenBudget'],
+    [{ rerank: { method: 2 } }, 'rerank.method'], [{ mmr: { lambda: 2 } }, 'mmr.lambda'], [{ mmr: 0.5 }, 'mmr'],
+    [{ rewrite: 1 }, 'rewrite'], [{ rewrite: true }, 'rewrite'], [{ minScore: 'high' }, 'minScore'],
+    [{ unit: 5 }, 'unit'], [{ level: -1 }, 'level'], [{ tokenBudget: 0 }, 'tokenBudget'],
+    [{ fusion: { method: 1 } }, 'fusion.method'], [{ modality: {} }, 'modality'],
     [{ sessionId: 5 }, 'sessionId'], [{ includeText: 'yes' }, 'includeText'], [{ includeVectors: 1 }, 'includeVectors'],
-    [{ encoding: 'f16' }, 'encoding'], [{ seed: 1.5 }, 'seed'], [{ indexVersion: 3 }, 'indexVersion'],
+    [{ encoding: [] }, 'encoding'], [{ seed: 1.5 }, 'seed'], [{ indexVersion: 3 }, 'indexVersion'],
     [{ strict: 'false' }, 'strict'], [{ cursor: {} }, 'cursor'], [{ recency: { field: 'published', halfLifeDays: 0 } }, 'recency.halfLifeDays'],
     [{ recency: { field: 'published' } }, 'recency.halfLifeDays'], [{ recency: { halfLifeDays: 3 } }, 'recency.field'],
     [{ recency: { field: 'lang', halfLifeDays: 3 } }, 'recency.field'], [{ recency: { field: 'nope', halfLifeDays: 3 } }, 'recency.field'],
@@ -206,6 +207,11 @@ describe('§7.7 option gating', () => {
     [{ unit: 'page' }, 'unit'], [{ filter: { field: 'lang', op: 'ne', value: 'en' } }, 'filter.op:ne'],
     // §7.7 / §12: a mode string no server could support is still "an unsupported mode" (-32005), not malformed.
     [{ mode: 'quantum' }, 'mode'], [{ mode: 'DENSE' }, 'mode'],
+    // The same rule for every enumerated option (§7.7, §12 "a mode, rerank.method, filter operator"):
+    // a string outside the advertised set is -32005 whether or not RCP defines it; only a wrong type is -32602.
+    [{ rerank: { method: 'bm25' } }, 'rerank.method'], [{ fusion: { method: 'magic' } }, 'fusion.method'],
+    [{ unit: 'paragraph' }, 'unit'], [{ encoding: 'f16' }, 'encoding'], [{ rewrite: 'magic' }, 'rewrite'],
+    [{ modality: 'smell' }, 'modality'], [{ modality: 'video' }, 'modality'], [{ fusion: { method: 'max' } }, 'fusion.method'],
   ])('§7.7 %j outside the advertised set is -32005 option %s', (p, opt) => {
     expect(option(() => rv(p))).toBe(opt);
   });
@@ -327,7 +333,8 @@ describe('§7.3 embed and §7.5 embed/multi', () => {
     expect(validateEmbed({ inputs: ['a'], encoding: 'f32-base64' }, FULL).encoding).toBe('f32-base64');
     expect(option(() => validateEmbedMulti({ inputs: ['a'], encoding: 'f32-base64' }, FULL))).toBe('encoding');
     expect(validateEmbedMulti({ inputs: ['a'], encoding: 'f32-base64', strict: false }, FULL).encoding).toBe('json');
-    expect(field(() => validateEmbed({ inputs: ['a'], encoding: 'base64' }, FULL))).toBe('encoding');
+    expect(option(() => validateEmbed({ inputs: ['a'], encoding: 'base64' }, FULL))).toBe('encoding'); // not advertised (§7.3.1, §12)
+    expect(field(() => validateEmbed({ inputs: ['a'], encoding: 5 }, FULL))).toBe('encoding');
   });
   it('§15.5 more inputs than embed.batchLimit is -32013 naming the list', () => {
     expect(tooLarge(() => validateEmbed({ inputs: ['a', 'b', 'c'] }, FULL))).toBe('inputs');
@@ -351,7 +358,8 @@ describe('§7.6 rerank', () => {
       .toMatchObject({ method: 'cross-encoder', model: 'ms-marco-mini' });
     expect(option(() => validateRerank({ query: 'q', passages: [], method: 'llm' }, FULL))).toBe('method');
     expect(option(() => validateRerank({ query: 'q', passages: [], model: 'big' }, FULL))).toBe('model');
-    expect(field(() => validateRerank({ query: 'q', passages: [], method: 'LLM' }, FULL))).toBe('method');
+    expect(option(() => validateRerank({ query: 'q', passages: [], method: 'LLM' }, FULL))).toBe('method'); // §12: not in the advertised set
+    expect(field(() => validateRerank({ query: 'q', passages: [], method: 3 }, FULL))).toBe('method');
   });
   it('§15.5 more passages than rerank.maxCandidates is -32013', () => {
     expect(tooLarge(() => validateRerank({ query: 'q', passages: Array(51).fill('p') }, FULL))).toBe('passages');

@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../../protocol/codes.ts';
 import { RcpError, invalidParams } from '../../protocol/errors.ts';
+import { echo, MAX_PARAMS_DEPTH, tooDeep } from '../../protocol/limits.ts';
 import { makeTicker, checkAborted } from '../../util/abort.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
 import { chunkText, wholeText } from '../analysis/chunker.ts';
@@ -51,6 +52,11 @@ export function checkAddDocuments(docs: unknown, maxPerAdd: number): asserts doc
     if (d.meta !== undefined && (d.meta === null || typeof d.meta !== 'object' || Array.isArray(d.meta))) {
       throw invalidParams(`documents[${i}].meta`, 'must be an object');
     }
+    // The server's boundary limit, for in-process callers too: a deeper meta is what Chromium's
+    // structuredClone turned into null (see prepareDocuments).
+    if (d.meta !== undefined && tooDeep(d.meta, MAX_PARAMS_DEPTH - 3) !== undefined) {
+      throw invalidParams(`documents[${i}].meta`, `nests deeper than ${MAX_PARAMS_DEPTH - 3} levels`);
+    }
   });
 }
 
@@ -72,6 +78,10 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
   for (const d of docs) {
     await tick();
     const meta = d.meta ? structuredClone(d.meta) : {};
+    // Chromium's structuredClone answers null, not an error, for a value its deserializer cannot
+    // rebuild (too deep): refuse it rather than store meta null. (The batch here is deduplicated,
+    // so the document is named by id, not by its request index.)
+    if (typeof meta !== 'object' || meta === null) throw invalidParams('documents', `the meta of document ${echo(d.id)} could not be copied (nests too deep?)`);
     const spans = o.chunk ? chunkText(d.text, o.chunkSize, o.chunkOverlap) : wholeText(d.text);
     const prepared: ChunkTerms[] = [];
     for (const [index, s] of spans.entries()) {

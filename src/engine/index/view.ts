@@ -92,7 +92,16 @@ export function makeView(
 
 /** A fresh document entry (its per-query scratch fields cleared). */
 export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[]): DocEntry {
-  return { id, meta, version, chunkKeys, stamp: 0, ok: false, best: undefined };
+  return { id, meta: storedMeta(meta), version, chunkKeys, stamp: 0, ok: false, best: undefined };
+}
+
+/**
+ * Meta as read from the store: always an object. Writes never store anything else (index/add
+ * treats `meta: null` as absent, §4.6), but a profile written by an older build may hold
+ * `meta: null`, which made listing, facets and every filtered retrieve fail with -32603.
+ */
+export function storedMeta(meta: unknown): Record<string, unknown> {
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
 }
 
 /** Local ordinal of `key` in a segment (chunk keys ascend within a segment), or -1. */

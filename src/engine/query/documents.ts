@@ -7,7 +7,7 @@ import type { InpageDocument, InpageDocumentSummary, InpageDocumentsResult } fro
 import { copyJson } from '../../protocol/json.ts';
 import type { IndexStore } from '../contracts.ts';
 import type { DocEntry, IndexView } from '../index/view.ts';
-import { localOf } from '../index/view.ts';
+import { localOf, storedMeta } from '../index/view.ts';
 
 export type DocumentSummary = InpageDocumentSummary;
 export type DocumentDetail = InpageDocument;
@@ -43,5 +43,5 @@ export async function readDocument(store: IndexStore, id: string): Promise<Docum
   const chunks = (await store.getChunks(doc.chunkKeys))
     .flatMap((c) => (c ? [{ index: c.index, start: c.start, end: c.end }] : []))
     .sort((a, b) => a.index - b.index);
-  return { id: doc.id, text: doc.text, meta: doc.meta, chunks };
+  return { id: doc.id, text: doc.text, meta: storedMeta(doc.meta), chunks };
 }
