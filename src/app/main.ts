@@ -15,6 +15,7 @@ import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
 import { mountInspector } from './inspector.ts';
+import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountConsole } from './rpc-console.ts';
@@ -58,7 +59,8 @@ status.textContent = `Connected to ${init.server.name} ${init.server.version} ($
 byId('q').removeEventListener('input', early);
 
 mountCapabilities(init);
-mountConsole(() => client.control.connect(), init, log);
+const rcpConsole = mountConsole(() => client.control.connect(), init, log);
+void mountMethodForms(init, (text) => rcpConsole.send(text));
 const docPanel = mountDocPanel(client);
 const engines = mountEngines(client);
 const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
