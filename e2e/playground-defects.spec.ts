@@ -85,7 +85,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
     await expect(page.locator('#new-results')).toBeVisible();
     expect(await page.evaluate(() => (window as unknown as { __renders: number }).__renders)).toBe(0);
     await page.locator('#new-results').click();
-    await expect(page.locator('#hits li')).toHaveCount(10);
+    await expect(page.locator('#hits li.hit')).toHaveCount(10);
     expect(errors).toEqual([]);
     expect(outside).toEqual([]);
   });

@@ -121,7 +121,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
   const show = (p: RetrieveParams, res: RetrieveResult, ms: number, announce: boolean) => {
     pending = undefined;
     fresh.hidden = true;
-    renderHits(list, res.hits, open);
+    renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined });
     list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
     list.dataset.ids = res.hits.map((h) => String(h.id)).join('\n');
     const query = typeof p.query === 'string' ? p.query : '';
