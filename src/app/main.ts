@@ -17,6 +17,7 @@ import { mountImport } from './import-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
+import { mountPortable } from './portable.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountConsole } from './rpc-console.ts';
 import { fetchSample, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
@@ -68,6 +69,7 @@ const storage = mountStorageView();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });
 const importer = mountImport(writer, progress, () => changed());
+mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];

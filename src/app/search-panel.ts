@@ -27,6 +27,8 @@ export interface SearchPanel {
   refresh(settled: boolean): void;
   /** Tells the panel whether the index is empty (for the empty state). */
   setEmpty(empty: boolean): void;
+  /** The results shown now and the request they answer (for "export results"). */
+  current(): { params: RetrieveParams; result: RetrieveResult } | undefined;
 }
 
 /**
@@ -119,8 +121,10 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
   };
 
   /** Shows `res` as the answer to `p`; `announce` puts its summary in the live region. */
+  let shown: { params: RetrieveParams; result: RetrieveResult } | undefined;
   const show = (p: RetrieveParams, res: RetrieveResult, ms: number, announce: boolean) => {
     pending = undefined;
+    shown = { params: p, result: res };
     fresh.hidden = true;
     renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined });
     list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
@@ -148,6 +152,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       fresh.hidden = true;
       list.replaceChildren();
       delete list.dataset.request;
+      shown = undefined;
       status.replaceChildren(indexEmpty ? '' : 'Type to search.');
       return;
     }
@@ -186,6 +191,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       if (background) return; // keep what is shown; the next change or keystroke tries again
       list.replaceChildren();
       delete list.dataset.request;
+      shown = undefined;
       status.replaceChildren(errorView(e, 'Search failed'));
     } finally {
       if (inflight === ctrl) inflight = undefined;
@@ -272,6 +278,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       clearTimeout(refreshTimer);
       refreshTimer = setTimeout(() => void run(true, settled), 0);
     },
+    current: () => shown,
     setEmpty(v) {
       indexEmpty = v;
       showEmpty();
