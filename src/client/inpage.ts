@@ -3,7 +3,7 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportDocument, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageModelIdentity } from '../protocol/inpage.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportDocument, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult, InpageModelIdentity } from '../protocol/inpage.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
 export type {
@@ -16,6 +16,7 @@ export type {
   InpageExportResult,
   InpageFacetsResult,
   InpageImportResult,
+  InpageMapResult,
   InpageModelIdentity,
 } from '../protocol/inpage.ts';
 
@@ -52,3 +53,7 @@ export const exportPage = (client: RcpClient, params: { offset?: number; limit?:
 /** Upserts exported documents; their vectors are reused when `model` is the running model. */
 export const importPage = (client: RcpClient, documents: InpageExportDocument[], model?: InpageModelIdentity, options?: CallOptions) =>
   call<InpageImportResult>(client, 'x-inpage/import', model ? { documents, model } : { documents }, options);
+
+/** The corpus on two principal axes (computed in the worker), with `include` hits and the query placed. */
+export const corpusMap = (client: RcpClient, params: { limit?: number; include?: string[]; query?: string } = {}, options?: CallOptions) =>
+  call<InpageMapResult>(client, 'x-inpage/map', params, options);

@@ -29,6 +29,7 @@ import { readDocument, summarize, type DocumentDetail, type DocumentPage } from 
 import { IndexState } from './state/index-state.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
 import { exportDocuments, type ExportPage } from './query/export.ts';
+import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
@@ -293,6 +294,17 @@ export class Engine {
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
     const documents = await exportDocuments(this.store, this.state.current(), ids, model);
     return { documents, total: this.state.docs.size, model: model && { identity: model.identity, dimension: model.dimension } };
+  }
+
+  private readonly mapCache: { current?: MapCache } = {};
+
+  /** The passages' vectors on their first two principal axes (query/corpus-map.ts), with the query placed on them. */
+  async corpusMap(o: MapOptions): Promise<CorpusMap> {
+    this.assertOpen();
+    await this.state.refresh();
+    const e = this.embedder;
+    const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
+    return corpusMap(this.state.current(), e && denseModel(e), embedQuery, o, this.mapCache);
   }
 
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */

@@ -96,3 +96,17 @@ export interface InpageImportResult {
   vectorsReused: number;
   indexVersion: string;
 }
+
+/** `x-inpage/map`: passages on the first two principal axes of their vectors, coloured by `doc` in a viewer. */
+export interface InpageMapResult {
+  points: { id: string; doc: string; x: number; y: number }[];
+  /** Live passages in the index. */
+  total: number;
+  /** Of those, how many have a vector from the running model. */
+  withVectors: number;
+  model?: InpageModelIdentity;
+  /** Share of the sample's variance on each axis. */
+  explained?: [number, number];
+  /** Where the query lands, when one was given (and the model could embed it). */
+  query?: { x: number; y: number };
+}

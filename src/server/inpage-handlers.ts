@@ -18,13 +18,16 @@
  *                       → { ids, chunks, vectorsReused, indexVersion }   (an upsert by id, chunked as index/add
  *                       with chunk: true; the given vectors are reused only when `model` is the running model
  *                       and every chunk's range matches, else the documents are embedded again)
+ *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string }
+ *                       → { points: [{ id, doc, x, y }], total, withVectors, model?, explained?, query?: { x, y } }
+ *                       (a PCA projection of the stored vectors, computed here in the worker)
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageImportResult } from '../protocol/inpage.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult } from '../protocol/inpage.ts';
 import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
-import { expectObject, optArray, optBool, optObject } from '../protocol/validate-kit.ts';
+import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
 import type { VendorHandler } from './backend.ts';
 import { engineReady } from './engine-ready.ts';
 import { presetKey } from '../engine/index/prepare.ts';
@@ -44,10 +47,11 @@ export interface InpageEngine {
     docs: { id: string; text: string; meta?: Record<string, unknown> }[],
     opts: { chunk: boolean; vectors?: { identity: string; dimension: number; vectors: ReadonlyMap<string, Float32Array> }; signal?: AbortSignal },
   ): Promise<{ ids: string[]; chunks: number; indexVersion: string; vectorsReused?: number }>;
+  corpusMap(o: { limit: number; include?: string[]; query?: string; signal?: AbortSignal }): Promise<InpageMapResult>;
 }
 
 /** The capability advertising the three methods. */
-export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true, export: true, import: true }) });
+export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true }) });
 
 /** The `x-inpage` methods that write (they join the session's write ordering). */
 export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear', 'x-inpage/import']);
@@ -55,6 +59,11 @@ export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear',
 /** Default and largest page of `x-inpage/export` (whole texts and vectors: smaller pages). */
 export const EXPORT_DEFAULT_LIMIT = 20;
 export const EXPORT_MAX_LIMIT = 100;
+
+/** Default and largest sample of `x-inpage/map`, and the most hit ids it places besides. */
+export const MAP_DEFAULT_LIMIT = 2000;
+export const MAP_MAX_LIMIT = 5000;
+export const MAP_MAX_INCLUDE = 1000;
 
 /** Default and largest page of `x-inpage/documents`. */
 export const DOCUMENTS_DEFAULT_LIMIT = 100;
@@ -141,6 +150,16 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       const r = await (await ready()).add(documents, { chunk: true, signal: ctx.signal, vectors: identity !== undefined ? { identity, dimension, vectors } : undefined });
       ctx.log('info', `x-inpage/import: ${r.ids.length} documents, ${r.chunks} chunks, ${r.vectorsReused ?? 0} vectors reused`);
       return { ids: r.ids, chunks: r.chunks, vectorsReused: r.vectorsReused ?? 0, indexVersion: r.indexVersion };
+    },
+
+    async 'x-inpage/map'(raw, ctx): Promise<InpageMapResult> {
+      const p = paramsObject(raw);
+      const limit = optInt(p, 'limit', 'limit', { min: 2, max: MAP_MAX_LIMIT }) ?? MAP_DEFAULT_LIMIT;
+      const includeRaw = optArray(p, 'include');
+      if (includeRaw && includeRaw.length > MAP_MAX_INCLUDE) throw new RcpError(ErrorCode.InvalidParams, `include: at most ${MAP_MAX_INCLUDE} ids`, { field: 'include' });
+      const include = includeRaw ? stringArray(includeRaw, 'include') : undefined;
+      const query = optString(p, 'query');
+      return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, signal: ctx.signal });
     },
 
     async 'x-inpage/clear'(raw, ctx): Promise<InpageClearResult> {

@@ -24,7 +24,7 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     const { backend } = await inpageBackend();
     const t = connect(backend);
     const init = await t.init();
-    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true });
+    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true });
     const add = await t.call(1, 'index/add', {
       documents: [
         { id: 'moby', text: 'Call me Ishmael. Some years ago, never mind how long precisely.', meta: { title: 'Moby-Dick' } },
@@ -86,6 +86,8 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     ['x-inpage/document', { id: 7 }, 'id'],
     ['x-inpage/clear', [1], 'params'],
     ['x-inpage/export', { limit: 101 }, 'limit'],
+    ['x-inpage/map', { limit: 1 }, 'limit'],
+    ['x-inpage/map', { include: [1] }, 'include[0]'],
     ['x-inpage/import', { documents: [{ text: 'no id' }] }, 'documents[0].id'],
     ['x-inpage/import', { documents: [{ id: 'a', text: 'x', chunks: [{ start: 0, end: 1, vector: 'AAAA' }] }], model: { identity: 'm', dimension: 2 } }, 'documents[0].chunks[0].vector'],
     ['x-inpage/import', { documents: [], model: { identity: 'm' } }, 'model.dimension'],
