@@ -77,6 +77,8 @@ export interface InpageExportDocument {
   text: string;
   meta: Record<string, unknown>;
   chunks: InpageExportChunk[];
+  /** Indexed with a situating context (title › headings); an import indexes it the same way. */
+  contextual?: boolean;
 }
 
 /** `x-inpage/export`: a page of whole documents sorted by id; `next` is the offset of the following page. */

@@ -14,9 +14,10 @@
  *   x-inpage/export     { offset?: int ≥ 0, limit?: 1..100 = 20, vectors?: bool = true }
  *                       → { documents: [{ id, text, meta, chunks: [{ index, start, end, vector? }] }], total, next?, model?: { identity, dimension }, encoding: "f32-base64" }
  *                       (the whole corpus, a page at a time, sorted by id; vectors as §7.3.1 f32-base64)
- *   x-inpage/import     { documents: [{ id, text, meta?, chunks?: [{ start, end, vector }] }], model?: { identity, dimension } }
- *                       → { ids, chunks, vectorsReused, indexVersion }   (an upsert by id, chunked as index/add
- *                       with chunk: true; the given vectors are reused only when `model` is the running model
+ *   x-inpage/import     { documents: [{ id, text, meta?, contextual?, chunks?: [{ start, end, vector }] }], model?: { identity, dimension } }
+ *                       → { ids, chunks, vectorsReused, indexVersion }   (an upsert by id, indexed as it was
+ *                       exported: chunked unless its one chunk is the whole text, with a context when
+ *                       `contextual`; the given vectors are reused only when `model` is the running model
  *                       and every chunk's range matches, else the documents are embedded again)
  *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string }
  *                       → { points: [{ id, doc, x, y }], total, withVectors, model?, explained?, query?: { x, y } }
@@ -39,14 +40,15 @@ export interface InpageEngine {
   clear(opts: { signal?: AbortSignal }): Promise<InpageClearResult>;
   facets(field: string, limit: number): Promise<InpageFacetsResult>;
   exportDocuments(offset: number, limit: number, vectors: boolean): Promise<{
-    documents: { id: string; text: string; meta: Record<string, unknown>; chunks: { index: number; start: number; end: number; vector?: Float32Array }[] }[];
+    documents: { id: string; text: string; meta: Record<string, unknown>; chunks: { index: number; start: number; end: number; vector?: Float32Array }[]; contextual?: true }[];
     total: number;
     model?: { identity: string; dimension: number };
   }>;
   add(
     docs: { id: string; text: string; meta?: Record<string, unknown> }[],
-    opts: { chunk: boolean; vectors?: { identity: string; dimension: number; vectors: ReadonlyMap<string, Float32Array> }; signal?: AbortSignal },
+    opts: { chunk: boolean; contextual: boolean; vectors?: { identity: string; dimension: number; vectors: ReadonlyMap<string, Float32Array> }; signal?: AbortSignal },
   ): Promise<{ ids: string[]; chunks: number; indexVersion: string; vectorsReused?: number }>;
+  stats(): { indexVersion: string };
   corpusMap(o: { limit: number; include?: string[]; query?: string; signal?: AbortSignal }): Promise<InpageMapResult>;
 }
 
@@ -132,24 +134,43 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
         if (dimension === 0) throw new RcpError(ErrorCode.InvalidParams, 'model.dimension is required with model', { field: 'model.dimension' });
       }
       const vectors = new Map<string, Float32Array>();
-      const documents = docs.map((d, i) => {
+      /** Documents by how they were indexed ("chunk|contextual"): one engine add per way. */
+      const groups = new Map<string, { chunk: boolean; contextual: boolean; docs: { id: string; text: string; meta?: Record<string, unknown> }[] }>();
+      docs.forEach((d, i) => {
         const o = expectObject(d, `documents[${i}]`);
         const id = reqString(o, 'id', `documents[${i}].id`, { nonEmpty: true });
         const text = reqString(o, 'text', `documents[${i}].text`);
         const meta = optObject(o, 'meta', `documents[${i}].meta`);
-        (optArray(o, 'chunks', `documents[${i}].chunks`) ?? []).forEach((c, j) => {
+        const contextual = optBool(o, 'contextual', `documents[${i}].contextual`) ?? false;
+        const chunks = optArray(o, 'chunks', `documents[${i}].chunks`) ?? [];
+        let whole = chunks.length === 1;
+        chunks.forEach((c, j) => {
           const field = `documents[${i}].chunks[${j}]`;
           const co = expectObject(c, field);
           const start = optInt(co, 'start', `${field}.start`, { min: 0 });
           const end = optInt(co, 'end', `${field}.end`, { min: 0 });
+          if (start !== 0 || end !== text.length) whole = false;
           if (identity === undefined || co.vector === undefined || start === undefined || end === undefined) return;
           vectors.set(presetKey(id, start, end), decodeF32Base64(co.vector as string, dimension, `${field}.vector`));
         });
-        return meta ? { id, text, meta } : { id, text };
+        // One chunk spanning the whole text: indexed whole (a long text added unchunked stays one passage).
+        const chunk = !whole;
+        const key = `${chunk}|${contextual}`;
+        if (!groups.has(key)) groups.set(key, { chunk, contextual, docs: [] });
+        groups.get(key)!.docs.push(meta ? { id, text, meta } : { id, text });
       });
-      const r = await (await ready()).add(documents, { chunk: true, signal: ctx.signal, vectors: identity !== undefined ? { identity, dimension, vectors } : undefined });
-      ctx.log('info', `x-inpage/import: ${r.ids.length} documents, ${r.chunks} chunks, ${r.vectorsReused ?? 0} vectors reused`);
-      return { ids: r.ids, chunks: r.chunks, vectorsReused: r.vectorsReused ?? 0, indexVersion: r.indexVersion };
+      const engine = await ready();
+      const out: InpageImportResult = { ids: [], chunks: 0, vectorsReused: 0, indexVersion: '' };
+      for (const g of groups.values()) {
+        const r = await engine.add(g.docs, { chunk: g.chunk, contextual: g.contextual, signal: ctx.signal, vectors: identity !== undefined ? { identity, dimension, vectors } : undefined });
+        out.ids.push(...r.ids);
+        out.chunks += r.chunks;
+        out.vectorsReused += r.vectorsReused ?? 0;
+        out.indexVersion = r.indexVersion;
+      }
+      if (groups.size === 0) out.indexVersion = engine.stats().indexVersion;
+      ctx.log('info', `x-inpage/import: ${out.ids.length} documents, ${out.chunks} chunks, ${out.vectorsReused} vectors reused`);
+      return out;
     },
 
     async 'x-inpage/map'(raw, ctx): Promise<InpageMapResult> {

@@ -20,6 +20,8 @@ export interface ExportedDocument {
   text: string;
   meta: Record<string, unknown>;
   chunks: ExportedChunk[];
+  /** Its chunks were indexed with a situating context (title › headings), which import rebuilds. */
+  contextual?: true;
 }
 
 export interface ExportPage {
@@ -46,15 +48,19 @@ export async function exportDocuments(store: IndexStore, view: IndexView, ids: r
   const out: ExportedDocument[] = [];
   for (const doc of docs) {
     if (!doc) continue;
+    let contextual = false;
     const chunks = (await store.getChunks(doc.chunkKeys)).flatMap((c) => {
       if (!c) return [];
+      if (c.context) contextual = true;
       const chunk: ExportedChunk = { index: c.index, start: c.start, end: c.end };
       const v = model && vectorOf(view, c.key, model);
       if (v) chunk.vector = v;
       return [chunk];
     });
     chunks.sort((a, b) => a.index - b.index);
-    out.push({ id: doc.id, text: doc.text, meta: doc.meta, chunks });
+    const d: ExportedDocument = { id: doc.id, text: doc.text, meta: doc.meta, chunks };
+    if (contextual) d.contextual = true;
+    out.push(d);
   }
   return out;
 }
