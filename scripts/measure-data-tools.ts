@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const figures: [string, string][] = [];
   try {
     await page.goto(`${origin}/index.html`);
-    await page.locator('#progress-done').filter({ hasText: /Imported \d+ documents/ }).waitFor({ timeout: 300_000 });
+    await page.locator('#progress-done').filter({ hasText: /Imported|[Ss]ample corpus ready/ }).waitFor({ timeout: 600_000 });
     await page.locator('#q').fill('white whale');
     await page.locator(`#hits[data-request*='"query":"white whale"'] li`).first().waitFor({ timeout: 60_000 });
     const before = await page.locator('#hits').getAttribute('data-ids');
