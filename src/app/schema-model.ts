@@ -2,11 +2,11 @@
  * Reads the normative RCP/1 JSON Schema into one form description per method: which params exist,
  * which are required, and what kind of input each takes (from its type, enum, const or union).
  * Nothing here is invented: a method, field, type or choice appears only when the schema says so.
- * Pure data in, data out (no DOM), so it is tested in Node against the real schema.
+ * Pure data in, data out (no DOM), so it is tested in SchemaNode against the real schema.
  */
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type Node = { [k: string]: Json };
+type SchemaNode = { [k: string]: Json };
 
 /** How a param is typed in: a plain scalar, a choice, text that may also be JSON, or raw JSON. */
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'text-or-json' | 'json';
@@ -36,10 +36,10 @@ export interface MethodSpec {
   fields: FieldSpec[];
 }
 
-const isObj = (v: Json | undefined): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObj = (v: Json | undefined): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Follows local `$ref`s (`#/$defs/Name`). */
-function resolve(schema: Node, node: Json | undefined, seen = 0): Node {
+function resolve(schema: SchemaNode, node: Json | undefined, seen = 0): SchemaNode {
   if (!isObj(node)) return {};
   const ref = node.$ref;
   if (typeof ref === 'string' && ref.startsWith('#/$defs/') && seen < 20) {
@@ -55,10 +55,10 @@ const refName = (node: Json | undefined): string | undefined => (isObj(node) && 
 const primitive = (v: Json): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** A union's branches (oneOf/anyOf). */
-const branches = (n: Node): Json[] => [...(Array.isArray(n.oneOf) ? n.oneOf : []), ...(Array.isArray(n.anyOf) ? n.anyOf : [])];
+const branches = (n: SchemaNode): Json[] => [...(Array.isArray(n.oneOf) ? n.oneOf : []), ...(Array.isArray(n.anyOf) ? n.anyOf : [])];
 
 /** The scalar choices a node allows, when it allows nothing else (enum, const, or a union of them). */
-function choices(schema: Node, node: Json | undefined): (string | number | boolean)[] | undefined {
+function choices(schema: SchemaNode, node: Json | undefined): (string | number | boolean)[] | undefined {
   const n = resolve(schema, node);
   if (Array.isArray(n.enum) && n.enum.every(primitive)) return n.enum;
   if ('const' in n && primitive(n.const)) return [n.const];
@@ -73,7 +73,7 @@ function choices(schema: Node, node: Json | undefined): (string | number | boole
   return out;
 }
 
-function typeLabel(schema: Node, node: Json | undefined): string {
+function typeLabel(schema: SchemaNode, node: Json | undefined): string {
   const name = refName(node);
   const n = resolve(schema, node);
   if (name && !['RequestId'].includes(name) && (n.type === 'object' || n.properties || branches(n).length)) return name;
@@ -92,7 +92,7 @@ function typeLabel(schema: Node, node: Json | undefined): string {
   return t;
 }
 
-function fieldOf(schema: Node, name: string, node: Json, required: boolean): FieldSpec {
+function fieldOf(schema: SchemaNode, name: string, node: Json, required: boolean): FieldSpec {
   const n = resolve(schema, node);
   const field: FieldSpec = { name, required, kind: 'json', type: typeLabel(schema, node) };
   if (typeof n.description === 'string') field.description = n.description;
@@ -111,7 +111,7 @@ function fieldOf(schema: Node, name: string, node: Json, required: boolean): Fie
   return field;
 }
 
-function fieldsOf(schema: Node, paramsNode: Json | undefined): FieldSpec[] {
+function fieldsOf(schema: SchemaNode, paramsNode: Json | undefined): FieldSpec[] {
   const p = resolve(schema, paramsNode);
   const props = isObj(p.properties) ? p.properties : {};
   const required = new Set(Array.isArray(p.required) ? p.required.filter((r): r is string => typeof r === 'string') : []);
@@ -119,7 +119,7 @@ function fieldsOf(schema: Node, paramsNode: Json | undefined): FieldSpec[] {
 }
 
 /** The `if {method: const M} then {params: …}` branches of a request or notification definition. */
-function paramsByMethod(schema: Node, def: Json | undefined): Map<string, { params: Json | undefined; required: boolean }> {
+function paramsByMethod(schema: SchemaNode, def: Json | undefined): Map<string, { params: Json | undefined; required: boolean }> {
   const out = new Map<string, { params: Json | undefined; required: boolean }>();
   const d = resolve(schema, def);
   for (const rule of Array.isArray(d.allOf) ? d.allOf : []) {
@@ -136,9 +136,9 @@ function paramsByMethod(schema: Node, def: Json | undefined): Map<string, { para
 
 /** One spec per method the schema names: every request method, then client notifications with a params shape. */
 export function methodSpecs(schemaJson: unknown): MethodSpec[] {
-  if (!isObj(schemaJson as Json) || !isObj((schemaJson as Node).$defs)) return [];
-  const schema = schemaJson as Node;
-  const defs = schema.$defs as Node;
+  if (!isObj(schemaJson as Json) || !isObj((schemaJson as SchemaNode).$defs)) return [];
+  const schema = schemaJson as SchemaNode;
+  const defs = schema.$defs as SchemaNode;
   // MethodName: the enum of RCP/1 methods (its other branch is the vendor pattern `x-…/`).
   const nameNode = resolve(schema, defs.MethodName);
   const names = [nameNode, ...branches(nameNode)].flatMap((b) => (isObj(b) && Array.isArray(b.enum) ? b.enum : [])).filter((m): m is string => typeof m === 'string');
