@@ -55,6 +55,24 @@ test.describe('playground: a map of the corpus', () => {
       return ps.reduce((s, p) => s + Math.hypot(p.x - m.query.x, p.y - m.query.y), 0) / ps.length;
     };
     expect(mean('sea-')).toBeLessThan(mean('state-'));
+
+    // Clicking a dot opens its document.
+    const dot = await canvas.evaluate((c: HTMLCanvasElement) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      const scale = c.width / c.clientWidth;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i + 3] > 200 && !(d[i] < 40 && d[i + 1] < 40 && d[i + 2] < 40) && !(d[i] > 240 && d[i + 1] > 240 && d[i + 2] > 240)) {
+          const px = (i / 4) % c.width;
+          const py = Math.floor(i / 4 / c.width);
+          return { x: px / scale, y: py / scale + 2 };
+        }
+      }
+      return undefined;
+    });
+    expect(dot).toBeDefined();
+    await canvas.click({ position: dot! });
+    await expect(page.locator('#doc-panel')).toBeVisible();
+    await expect(page.locator('#doc-meta')).toContainText(/^(sea|state)-\d+/);
     expect(errors).toEqual([]);
     expect(outside).toEqual([]);
   });

@@ -17,7 +17,11 @@ const LEGEND = 8;
 /** A distinct colour per document rank (golden-angle hues). */
 const colour = (rank: number) => `hsl(${(rank * 137.508) % 360} 65% 45%)`;
 
-export function mountCorpusMap(client: RcpClient, results: () => { params: RetrieveParams; result: RetrieveResult } | undefined): void {
+export function mountCorpusMap(
+  client: RcpClient,
+  results: () => { params: RetrieveParams; result: RetrieveResult } | undefined,
+  open?: (docId: string, opener: HTMLElement) => void,
+): void {
   const panel = byId<HTMLDetailsElement>('map-panel');
   if (!hasInpage(client) || (client.capabilities?.['x-inpage'] as { map?: boolean } | undefined)?.map !== true) return;
   panel.hidden = false;
@@ -27,6 +31,28 @@ export function mountCorpusMap(client: RcpClient, results: () => { params: Retri
   const error = byId('map-error');
   let inflight: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The drawn points in canvas pixels (CSS), for pointing at one. */
+  let placed: { x: number; y: number; doc: string }[] = [];
+  const nearest = (ev: MouseEvent) => {
+    const r = canvas.getBoundingClientRect();
+    const x = ev.clientX - r.left;
+    const y = ev.clientY - r.top;
+    let best: { doc: string; d: number } | undefined;
+    for (const p of placed) {
+      const d = Math.hypot(p.x - x, p.y - y);
+      if (d <= 8 && (!best || d < best.d)) best = { doc: p.doc, d };
+    }
+    return best?.doc;
+  };
+  canvas.addEventListener('mousemove', (ev) => {
+    const doc = nearest(ev);
+    canvas.title = doc ? `${doc} — click to open` : '';
+    canvas.style.cursor = doc && open ? 'pointer' : '';
+  });
+  canvas.addEventListener('click', (ev) => {
+    const doc = nearest(ev);
+    if (doc && open) open(doc, canvas);
+  });
 
   const draw = (m: InpageMapResult, hitIds: ReadonlySet<string>) => {
     const counts = new Map<string, number>();
@@ -83,6 +109,7 @@ export function mountCorpusMap(client: RcpClient, results: () => { params: Retri
         ctx.stroke();
       }
     }
+    placed = m.points.map((p) => ({ x: sx(p.x), y: sy(p.y), doc: p.doc }));
     canvas.dataset.points = String(m.points.length);
     canvas.dataset.documents = String(docs.length);
     canvas.dataset.hits = String(hits);

@@ -71,7 +71,7 @@ const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });
 const importer = mountImport(writer, progress, () => changed());
 mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
-mountCorpusMap(client, () => search.current());
+mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
