@@ -4,7 +4,8 @@
  * blocking), exporting the whole index (time, file size, blocking), and importing it back after a
  * clear (time, vectors reused, blocking, whether a search answers the same). Blocking = the sum of
  * long tasks (> 50 ms) on the page's main thread during the step.
- * Usage: npm run build && node --import tsx scripts/measure-data-tools.ts
+ * Usage: npm run build && node --import tsx scripts/measure-data-tools.ts [--origin http://localhost:4173]
+ * (with --origin, a running `vite preview` serves the app; otherwise requests are routed to dist/).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,10 +25,11 @@ async function blocking(page: Page, t0: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const origin = 'http://localhost:5198';
+  const given = process.argv.indexOf('--origin');
+  const origin = given > 0 ? process.argv[given + 1] : 'http://localhost:5198';
   const profile = mkdtempSync(join(tmpdir(), 'rcp-measure-data-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block', acceptDownloads: true });
-  await routeApp(context, origin, join(root, 'dist'));
+  if (given < 0) await routeApp(context, origin, join(root, 'dist'));
   await context.addInitScript(LONGTASKS);
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
