@@ -9,7 +9,7 @@ import { call, openTab as openRcpTab, type Reply } from './support/rcp-page.ts';
 
 async function openTab(page: Page): Promise<void> {
   const init = await openRcpTab(page, 'multi-tab');
-  expect(init.result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true });
+  expect(init.result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true });
 }
 
 /** Sends every batch at once (pipelined) from inside the page and waits for all replies. */

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import type { Plugin } from 'vite';
 
 /** Public folders precached whole (served from the app's own origin). */
-const PUBLIC_DIRS = ['ort', 'models', 'sample'];
+const PUBLIC_DIRS = ['ort', 'models', 'sample', 'rcp'];
 /** Built files never precached: other pages, source maps, and the bundled wasm copy (the runtime loads /ort/). */
 const SKIP = /(^|\/)(bench|bridge)[^/]*$|\.map$|\.wasm$|^sw\.js$/;
 

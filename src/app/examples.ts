@@ -14,7 +14,8 @@ export interface Example {
 
 const frame = (method: string, params: unknown, id: string | number = 'console') => JSON.stringify({ jsonrpc: '2.0', id, method, params }, null, 2);
 
-const PARAMS: Partial<Record<Method, unknown>> = {
+/** A working params example per method (the console examples and the schema forms start from these). */
+export const EXAMPLE_PARAMS: Partial<Record<Method, unknown>> = {
   initialize: { protocolVersion: 1, client: { name: 'console', version: '1' } },
   info: {},
   ping: { nonce: 'hello' },
@@ -30,7 +31,7 @@ const PARAMS: Partial<Record<Method, unknown>> = {
   'catalog/list': {},
   feedback: { query: 'whale', signals: [] },
   'memory/build': {},
-  'memory/recall': {},
+  'memory/recall': { query: 'whale' },
 };
 
 /** Examples for everything `init` advertises, in a stable order. */
@@ -40,7 +41,7 @@ export function examplesFor(init: InitializeResult): Example[] {
   for (const [method, gate] of Object.entries(METHOD_GATES) as [Method, string | null][]) {
     if (method === 'shutdown') continue; // listed last: it ends the session
     if (gate !== null && (caps as Record<string, unknown>)[gate] === undefined) continue;
-    out.push({ label: method, text: frame(method, PARAMS[method] ?? {}) });
+    out.push({ label: method, text: frame(method, EXAMPLE_PARAMS[method] ?? {}) });
   }
   const r = caps.retrieve;
   if (r?.modes?.includes('hybrid')) {

@@ -38,6 +38,11 @@ export interface FilterBuilder {
   size(): number;
   /** The active filter in words ("author is Lincoln and year ≥ 1950"), or '' when none. */
   describe(): string;
+  /**
+   * Replaces the rows with `filter` (a leaf, or one level of and/or over leaves, as `value()` builds);
+   * returns false, leaving no rows, when the builder cannot show it (unknown field, deeper tree).
+   */
+  restore(filter: FilterNode): boolean;
 }
 
 /** A field's values in the index with document counts (x-inpage/facets), when the server offers them. */
@@ -86,7 +91,7 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
     return input;
   };
 
-  const addRow = (field = names[0] ?? '') => {
+  const addRow = (field = names[0] ?? '', initial?: { op: FilterOperator; text: string }) => {
     const n = ++uid;
     const fieldSel = el('select', { attrs: { 'aria-label': `Filter ${n} field` } }, ...names.map((f) => el('option', { attrs: { value: f } }, `${f}${types[f] ? ` (${types[f]})` : ''}`)));
     fieldSel.value = field;
@@ -106,6 +111,7 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
       row.value = next;
     };
     fillOps();
+    if (initial && opsFor(field).includes(initial.op)) opSel.value = initial.op;
     fieldSel.addEventListener('change', () => {
       fillOps();
       fillValue();
@@ -116,6 +122,7 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
       onChange();
     });
     row.value = valueInput(fieldSel.value, opSel.value as FilterOperator, `Filter ${n} value`);
+    if (initial) row.value.value = initial.text;
     row.value.addEventListener('input', onChange);
     const remove = el('button', { class: 'small', attrs: { type: 'button', 'aria-label': `Remove filter ${n}` } }, 'Remove');
     remove.addEventListener('click', () => {
@@ -126,7 +133,7 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
     node.append(fieldSel, opSel, row.value, remove);
     rows.push(row);
     list.append(node);
-    fieldSel.focus();
+    if (!initial) fieldSel.focus();
   };
 
   const add = el('button', { class: 'small', attrs: { type: 'button' } }, 'Add filter');
@@ -163,7 +170,27 @@ export function mountFilterBuilder(host: HTMLElement, cap: Capabilities['filter'
     return { field, op, value: scalar(raw) };
   };
 
+  const clear = () => {
+    for (const r of rows) r.node.remove();
+    rows.length = 0;
+  };
+
   return {
+    restore(filter) {
+      clear();
+      const tree = filter as Record<string, unknown>;
+      const group = Array.isArray(tree.and) ? 'and' : Array.isArray(tree.or) ? 'or' : undefined;
+      const leaves = (group ? tree[group] : [filter]) as Record<string, unknown>[];
+      const ok = leaves.every((l) => l && typeof l.field === 'string' && names.includes(l.field) && typeof l.op === 'string' && opsFor(l.field).includes(l.op as FilterOperator));
+      if (!ok) return false;
+      combine.value = group ?? 'and';
+      for (const l of leaves) {
+        const v = l.value;
+        const text = Array.isArray(v) ? v.map(String).join(', ') : v === undefined ? '' : String(v);
+        addRow(l.field as string, { op: l.op as FilterOperator, text });
+      }
+      return true;
+    },
     value() {
       const leaves = rows.map(leaf).filter((x): x is FilterNode => x !== undefined);
       if (leaves.length === 0) return undefined;

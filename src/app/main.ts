@@ -7,6 +7,7 @@ import { createInPageEngine } from '../client/in-page-engine.ts';
 import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
 import type { WorkerStatus } from '../protocol/control.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
+import { mountCorpusMap } from './corpus-map-view.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';
 import { byId } from './dom.ts';
@@ -15,7 +16,9 @@ import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
 import { mountInspector } from './inspector.ts';
+import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
+import { mountPortable } from './portable.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountConsole } from './rpc-console.ts';
 import { fetchSample, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
@@ -58,7 +61,8 @@ status.textContent = `Connected to ${init.server.name} ${init.server.version} ($
 byId('q').removeEventListener('input', early);
 
 mountCapabilities(init);
-mountConsole(() => client.control.connect(), init, log);
+const rcpConsole = mountConsole(() => client.control.connect(), init, log);
+void mountMethodForms(init, (text) => rcpConsole.send(text));
 const docPanel = mountDocPanel(client);
 const engines = mountEngines(client);
 const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
@@ -66,6 +70,8 @@ const storage = mountStorageView();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });
 const importer = mountImport(writer, progress, () => changed());
+mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
+mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];

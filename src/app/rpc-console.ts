@@ -14,7 +14,12 @@ import { expectedAnswers, type Pending } from './console-pairs.ts';
 
 const CONSOLE_INIT = JSON.stringify({ jsonrpc: '2.0', id: 'console-init', method: 'initialize', params: { protocolVersion: 1, client: { name: 'rcp-playground-console', version: '1' } } });
 
-export function mountConsole(openPort: () => Promise<MessagePort>, init: InitializeResult, log: FrameLog): void {
+export interface Console {
+  /** Puts `text` in the console's request box and sends it (as if typed there). */
+  send(text: string): void;
+}
+
+export function mountConsole(openPort: () => Promise<MessagePort>, init: InitializeResult, log: FrameLog): Console {
   const select = byId<HTMLSelectElement>('console-example');
   const input = byId<HTMLTextAreaElement>('console-input');
   const output = byId<HTMLPreElement>('console-output');
@@ -115,7 +120,8 @@ export function mountConsole(openPort: () => Promise<MessagePort>, init: Initial
     t.send(text);
   };
 
-  byId<HTMLFormElement>('console-form').addEventListener('submit', (ev) => {
+  const form = byId<HTMLFormElement>('console-form');
+  form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     void (async () => {
       if (ended) {
@@ -132,6 +138,12 @@ export function mountConsole(openPort: () => Promise<MessagePort>, init: Initial
       await send(text);
     })();
   });
+  return {
+    send(text) {
+      input.value = text;
+      form.requestSubmit();
+    },
+  };
 }
 
 function labelOf(text: string): string {

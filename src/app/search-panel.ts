@@ -14,6 +14,7 @@ import { clip, plural } from './format.ts';
 import { mountFilterBuilder } from './filter-builder.ts';
 import { MATCHES_FIELD } from './highlight.ts';
 import { type HitTarget, renderHits } from './hits-view.ts';
+import { readSearchState, type SearchState, writeSearchState } from './url-state.ts';
 
 export const SEARCH_DEBOUNCE_MS = 150;
 
@@ -26,6 +27,8 @@ export interface SearchPanel {
   refresh(settled: boolean): void;
   /** Tells the panel whether the index is empty (for the empty state). */
   setEmpty(empty: boolean): void;
+  /** The results shown now and the request they answer (for "export results"). */
+  current(): { params: RetrieveParams; result: RetrieveResult } | undefined;
 }
 
 /**
@@ -118,10 +121,12 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
   };
 
   /** Shows `res` as the answer to `p`; `announce` puts its summary in the live region. */
+  let shown: { params: RetrieveParams; result: RetrieveResult } | undefined;
   const show = (p: RetrieveParams, res: RetrieveResult, ms: number, announce: boolean) => {
     pending = undefined;
+    shown = { params: p, result: res };
     fresh.hidden = true;
-    renderHits(list, res.hits, open);
+    renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined });
     list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
     list.dataset.ids = res.hits.map((h) => String(h.id)).join('\n');
     const query = typeof p.query === 'string' ? p.query : '';
@@ -147,6 +152,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       fresh.hidden = true;
       list.replaceChildren();
       delete list.dataset.request;
+      shown = undefined;
       status.replaceChildren(indexEmpty ? '' : 'Type to search.');
       return;
     }
@@ -185,6 +191,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       if (background) return; // keep what is shown; the next change or keystroke tries again
       list.replaceChildren();
       delete list.dataset.request;
+      shown = undefined;
       status.replaceChildren(errorView(e, 'Search failed'));
     } finally {
       if (inflight === ctrl) inflight = undefined;
@@ -194,7 +201,48 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
     if (pending) show(pending.p, pending.res, pending.ms, true);
   });
 
+  /** The controls as a shareable address, replaced in place (no history entry per keystroke). */
+  let lastFilter: SearchState['filter'];
+  const syncUrl = () => {
+    try {
+      lastFilter = filters.value();
+    } catch {
+      /* a half-typed invalid value: the address keeps the last valid filter */
+    }
+    const state: SearchState = {
+      q: q.value.trim() || undefined,
+      mode: mode.value || undefined,
+      fusion: fusion.value && !fusion.disabled ? fusion.value : undefined,
+      k: k.value.trim() && k.value.trim() !== '10' ? k.value.trim() : undefined,
+      rerank: rerank.checked && !byId('rerank-field').hidden,
+      mmr: mmr.checked ? lambda.value : undefined,
+      filter: lastFilter,
+    };
+    const next = `${location.pathname}${writeSearchState(location.search, state)}${location.hash}`;
+    if (next !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(history.state, '', next);
+  };
+
+  /** Opening a shared address restores its search (a query typed while the engine started wins). */
+  const restore = (s: SearchState) => {
+    const has = (sel: HTMLSelectElement, v: string | undefined) => v !== undefined && [...sel.options].some((o) => o.value === v);
+    if (has(mode, s.mode)) mode.value = s.mode!;
+    syncFusion();
+    if (has(fusion, s.fusion)) fusion.value = s.fusion!;
+    if (s.k) k.value = s.k;
+    if (s.rerank && !byId('rerank-field').hidden) rerank.checked = true;
+    if (s.mmr && !byId('mmr-field').hidden) {
+      mmr.checked = true;
+      lambda.value = s.mmr;
+      lambda.disabled = false;
+    }
+    const restoredFilter = s.filter ? filters.restore(s.filter) : false;
+    if (s.filter && !restoredFilter) status.replaceChildren('The filter in this address does not fit this index; it was left out.');
+    if (s.mode || s.fusion || s.k || s.rerank || s.mmr || restoredFilter) (byId('search-options') as HTMLDetailsElement).open = true;
+    if (s.q && !q.value.trim()) q.value = s.q;
+  };
+
   function schedule(delay = SEARCH_DEBOUNCE_MS): void {
+    syncUrl();
     clearTimeout(timer);
     timer = setTimeout(() => void run(), delay);
   }
@@ -220,8 +268,9 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       schedule(0);
     });
   }
+  restore(readSearchState(location.search));
   showEmpty();
-  // A query typed while the engine was starting runs now.
+  // A query typed while the engine was starting (or one from a shared address) runs now.
   if (q.value.trim()) schedule(0);
 
   return {
@@ -229,6 +278,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       clearTimeout(refreshTimer);
       refreshTimer = setTimeout(() => void run(true, settled), 0);
     },
+    current: () => shown,
     setEmpty(v) {
       indexEmpty = v;
       showEmpty();

@@ -3,10 +3,22 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageFacetsResult } from '../protocol/inpage.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportDocument, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult, InpageModelIdentity } from '../protocol/inpage.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
-export type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentSummary, InpageDocumentsResult, InpageFacetsResult } from '../protocol/inpage.ts';
+export type {
+  InpageClearResult,
+  InpageDocument,
+  InpageDocumentRange,
+  InpageDocumentSummary,
+  InpageDocumentsResult,
+  InpageExportDocument,
+  InpageExportResult,
+  InpageFacetsResult,
+  InpageImportResult,
+  InpageMapResult,
+  InpageModelIdentity,
+} from '../protocol/inpage.ts';
 
 /** The vendor capability key. */
 export const INPAGE_CAPABILITY = 'x-inpage';
@@ -33,3 +45,15 @@ export const facetValues = (client: RcpClient, field: string, limit = 100, optio
   call<InpageFacetsResult>(client, 'x-inpage/facets', { field, limit }, options);
 
 export const clearIndex = (client: RcpClient, options?: CallOptions) => call<InpageClearResult>(client, 'x-inpage/clear', {}, options);
+
+/** A page of whole documents (text, meta, chunk ranges, vectors from the running model) for a portable export. */
+export const exportPage = (client: RcpClient, params: { offset?: number; limit?: number; vectors?: boolean } = {}, options?: CallOptions) =>
+  call<InpageExportResult>(client, 'x-inpage/export', params, options);
+
+/** Upserts exported documents; their vectors are reused when `model` is the running model. */
+export const importPage = (client: RcpClient, documents: InpageExportDocument[], model?: InpageModelIdentity, options?: CallOptions) =>
+  call<InpageImportResult>(client, 'x-inpage/import', model ? { documents, model } : { documents }, options);
+
+/** The corpus on two principal axes (computed in the worker), with `include` hits and the query placed. */
+export const corpusMap = (client: RcpClient, params: { limit?: number; include?: string[]; query?: string } = {}, options?: CallOptions) =>
+  call<InpageMapResult>(client, 'x-inpage/map', params, options);

@@ -1,3 +1,4 @@
+import type { PresetVectors } from './index/prepare.ts';
 /** What the Engine is built with, and what its writes take and return. */
 import type { FilterFieldType, RetrieveMode } from '../protocol/types.ts';
 import type { AnalyzerOptions } from './analysis/analyzer.ts';
@@ -47,6 +48,8 @@ export interface AddOptions {
   chunkSize?: number;
   chunkOverlap?: number;
   idempotencyKey?: string;
+  /** Vectors to reuse (an exported index coming back); ignored unless they name the running model. */
+  vectors?: PresetVectors;
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
 }
@@ -55,6 +58,8 @@ export interface AddResult {
   ids: string[];
   chunks: number;
   indexVersion: string;
+  /** With `vectors`: how many chunks reused a given vector instead of being embedded. */
+  vectorsReused?: number;
 }
 
 export interface DeleteResult {

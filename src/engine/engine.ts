@@ -27,7 +27,9 @@ import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
 import { IndexState } from './state/index-state.ts';
-import { checkAddDocuments, prepareDocuments, type AddDocument } from './index/prepare.ts';
+import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
+import { exportDocuments, type ExportPage } from './query/export.ts';
+import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
@@ -199,6 +201,7 @@ export class Engine {
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
         embedder: this.embedInBackground ? undefined : this.embedder,
+        preset: this.usablePreset(opts.vectors),
         chunk: opts.chunk === true,
         contextual: opts.contextual === true,
         chunkSize: opts.chunkSize ?? this.chunkSize,
@@ -220,6 +223,7 @@ export class Engine {
           dense: prepared.dense,
         });
         const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
+        if (opts.vectors) result.vectorsReused = prepared.reused ?? 0;
         if (key !== undefined) plan.change.idempotency = { key, result };
         checkAborted(opts.signal);
         await this.store.commit(plan.change);
@@ -271,6 +275,36 @@ export class Engine {
         return { deleted, indexVersion: String(next.version) };
       });
     });
+  }
+
+  /** Given vectors are reused only when they come from the model running now (same identity and dimension). */
+  private usablePreset(v: PresetVectors | undefined): PresetVectors | undefined {
+    const e = this.embedder;
+    return v && e && v.identity === e.identity && v.dimension === e.dimension ? v : undefined;
+  }
+
+  /**
+   * A page of whole documents sorted by id, for a portable export: text, meta, chunk ranges and
+   * (with `vectors`) each chunk's vector from the running model, which `model` names.
+   */
+  async exportDocuments(offset: number, limit: number, vectors: boolean): Promise<ExportPage> {
+    this.assertOpen();
+    await this.state.refresh();
+    const ids = this.state.sortedDocIds().slice(offset, offset + limit);
+    const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
+    const documents = await exportDocuments(this.store, this.state.current(), ids, model);
+    return { documents, total: this.state.docs.size, model: model && { identity: model.identity, dimension: model.dimension } };
+  }
+
+  private readonly mapCache: { current?: MapCache } = {};
+
+  /** The passages' vectors on their first two principal axes (query/corpus-map.ts), with the query placed on them. */
+  async corpusMap(o: MapOptions): Promise<CorpusMap> {
+    this.assertOpen();
+    await this.state.refresh();
+    const e = this.embedder;
+    const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
+    return corpusMap(this.state.current(), e && denseModel(e), embedQuery, o, this.mapCache);
   }
 
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */

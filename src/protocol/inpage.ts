@@ -57,3 +57,58 @@ export interface InpageFacetsResult {
   values: InpageFacetValue[];
   distinct: number;
 }
+
+/** The model a set of exported vectors comes from; vectors are reused on import only for the same identity and dimension. */
+export interface InpageModelIdentity {
+  identity: string;
+  dimension: number;
+}
+
+/** One chunk in an export: its range and, when the running model embedded it, its vector (f32-base64, §7.3.1). */
+export interface InpageExportChunk {
+  index: number;
+  start: number;
+  end: number;
+  vector?: string;
+}
+
+export interface InpageExportDocument {
+  id: string;
+  text: string;
+  meta: Record<string, unknown>;
+  chunks: InpageExportChunk[];
+  /** Indexed with a situating context (title › headings); an import indexes it the same way. */
+  contextual?: boolean;
+}
+
+/** `x-inpage/export`: a page of whole documents sorted by id; `next` is the offset of the following page. */
+export interface InpageExportResult {
+  documents: InpageExportDocument[];
+  total: number;
+  next?: number;
+  /** Present when vectors were asked for and the engine has a model. */
+  model?: InpageModelIdentity;
+  encoding: 'f32-base64';
+}
+
+/** `x-inpage/import`: documents upserted by id; `vectorsReused` chunks took their given vector instead of being embedded. */
+export interface InpageImportResult {
+  ids: string[];
+  chunks: number;
+  vectorsReused: number;
+  indexVersion: string;
+}
+
+/** `x-inpage/map`: passages on the first two principal axes of their vectors, coloured by `doc` in a viewer. */
+export interface InpageMapResult {
+  points: { id: string; doc: string; x: number; y: number }[];
+  /** Live passages in the index. */
+  total: number;
+  /** Of those, how many have a vector from the running model. */
+  withVectors: number;
+  model?: InpageModelIdentity;
+  /** Share of the sample's variance on each axis. */
+  explained?: [number, number];
+  /** Where the query lands, when one was given (and the model could embed it). */
+  query?: { x: number; y: number };
+}

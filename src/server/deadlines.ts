@@ -10,6 +10,8 @@ export const DEFAULT_DEADLINES: Readonly<Deadlines> = Object.freeze({
   default: 30_000,
   'index/add': 600_000,
   'index/delete': 60_000,
+  /** An import re-embeds when its vectors are from another model: as long as index/add. */
+  'x-inpage/import': 600_000,
   /** How long `shutdown` lets in-flight requests finish before cancelling them. */
   shutdown: 30_000,
 });

@@ -11,13 +11,27 @@
  *                       (a metadata field's values with document counts, most frequent first: filter
  *                       builders offer them, since keyword filters match exactly)
  *   x-inpage/clear      {} → { deleted: int }   (acknowledged once the clear is durable)
+ *   x-inpage/export     { offset?: int ≥ 0, limit?: 1..100 = 20, vectors?: bool = true }
+ *                       → { documents: [{ id, text, meta, chunks: [{ index, start, end, vector? }] }], total, next?, model?: { identity, dimension }, encoding: "f32-base64" }
+ *                       (the whole corpus, a page at a time, sorted by id; vectors as §7.3.1 f32-base64)
+ *   x-inpage/import     { documents: [{ id, text, meta?, contextual?, chunks?: [{ start, end, vector }] }], model?: { identity, dimension } }
+ *                       → { ids, chunks, vectorsReused, indexVersion }   (an upsert by id, indexed as it was
+ *                       exported: chunked unless its one chunk is the whole text, with a context when
+ *                       `contextual`; the given vectors are reused only when `model` is the running model
+ *                       and every chunk's range matches, else the documents are embedded again)
+ *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string }
+ *                       → { points: [{ id, doc, x, y }], total, withVectors, model?, explained?, query?: { x, y } }
+ *                       (a PCA projection of the stored vectors, computed here in the worker)
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageFacetsResult } from '../protocol/inpage.ts';
+import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult } from '../protocol/inpage.ts';
+import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
+import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
 import type { VendorHandler } from './backend.ts';
 import { engineReady } from './engine-ready.ts';
+import { presetKey } from '../engine/index/prepare.ts';
 
 /** What the extension needs from the engine (src/engine's Engine implements it). */
 export interface InpageEngine {
@@ -25,13 +39,33 @@ export interface InpageEngine {
   document(id: string): Promise<InpageDocument | undefined>;
   clear(opts: { signal?: AbortSignal }): Promise<InpageClearResult>;
   facets(field: string, limit: number): Promise<InpageFacetsResult>;
+  exportDocuments(offset: number, limit: number, vectors: boolean): Promise<{
+    documents: { id: string; text: string; meta: Record<string, unknown>; chunks: { index: number; start: number; end: number; vector?: Float32Array }[]; contextual?: true }[];
+    total: number;
+    model?: { identity: string; dimension: number };
+  }>;
+  add(
+    docs: { id: string; text: string; meta?: Record<string, unknown> }[],
+    opts: { chunk: boolean; contextual: boolean; vectors?: { identity: string; dimension: number; vectors: ReadonlyMap<string, Float32Array> }; signal?: AbortSignal },
+  ): Promise<{ ids: string[]; chunks: number; indexVersion: string; vectorsReused?: number }>;
+  stats(): { indexVersion: string };
+  corpusMap(o: { limit: number; include?: string[]; query?: string; signal?: AbortSignal }): Promise<InpageMapResult>;
 }
 
 /** The capability advertising the three methods. */
-export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true }) });
+export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true }) });
 
 /** The `x-inpage` methods that write (they join the session's write ordering). */
-export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear']);
+export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear', 'x-inpage/import']);
+
+/** Default and largest page of `x-inpage/export` (whole texts and vectors: smaller pages). */
+export const EXPORT_DEFAULT_LIMIT = 20;
+export const EXPORT_MAX_LIMIT = 100;
+
+/** Default and largest sample of `x-inpage/map`, and the most hit ids it places besides. */
+export const MAP_DEFAULT_LIMIT = 2000;
+export const MAP_MAX_LIMIT = 5000;
+export const MAP_MAX_INCLUDE = 1000;
 
 /** Default and largest page of `x-inpage/documents`. */
 export const DOCUMENTS_DEFAULT_LIMIT = 100;
@@ -70,6 +104,83 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       const field = reqString(p, 'field', 'field', { nonEmpty: true });
       const limit = optInt(p, 'limit', 'limit', { min: 1, max: DOCUMENTS_MAX_LIMIT }) ?? DOCUMENTS_DEFAULT_LIMIT;
       return (await ready()).facets(field, limit);
+    },
+
+    async 'x-inpage/export'(raw): Promise<InpageExportResult> {
+      const p = paramsObject(raw);
+      const offset = optInt(p, 'offset', 'offset', { min: 0 }) ?? 0;
+      const limit = optInt(p, 'limit', 'limit', { min: 1, max: EXPORT_MAX_LIMIT }) ?? EXPORT_DEFAULT_LIMIT;
+      const vectors = optBool(p, 'vectors') ?? true;
+      const page = await (await ready()).exportDocuments(offset, limit, vectors);
+      const out: InpageExportResult = {
+        documents: page.documents.map((d) => ({ ...d, chunks: d.chunks.map((c) => (c.vector ? { ...c, vector: encodeF32Base64(c.vector) } : { index: c.index, start: c.start, end: c.end })) })),
+        total: page.total,
+        encoding: 'f32-base64',
+      };
+      if (offset + limit < page.total) out.next = offset + limit;
+      if (page.model) out.model = page.model;
+      return out;
+    },
+
+    async 'x-inpage/import'(raw, ctx): Promise<InpageImportResult> {
+      const p = paramsObject(raw);
+      const docs = optArray(p, 'documents') ?? [];
+      const model = optObject(p, 'model');
+      let identity: string | undefined;
+      let dimension = 0;
+      if (model) {
+        identity = reqString(model, 'identity', 'model.identity', { nonEmpty: true });
+        dimension = optInt(model, 'dimension', 'model.dimension', { min: 1, max: 65_536 }) ?? 0;
+        if (dimension === 0) throw new RcpError(ErrorCode.InvalidParams, 'model.dimension is required with model', { field: 'model.dimension' });
+      }
+      const vectors = new Map<string, Float32Array>();
+      /** Documents by how they were indexed ("chunk|contextual"): one engine add per way. */
+      const groups = new Map<string, { chunk: boolean; contextual: boolean; docs: { id: string; text: string; meta?: Record<string, unknown> }[] }>();
+      docs.forEach((d, i) => {
+        const o = expectObject(d, `documents[${i}]`);
+        const id = reqString(o, 'id', `documents[${i}].id`, { nonEmpty: true });
+        const text = reqString(o, 'text', `documents[${i}].text`);
+        const meta = optObject(o, 'meta', `documents[${i}].meta`);
+        const contextual = optBool(o, 'contextual', `documents[${i}].contextual`) ?? false;
+        const chunks = optArray(o, 'chunks', `documents[${i}].chunks`) ?? [];
+        let whole = chunks.length === 1;
+        chunks.forEach((c, j) => {
+          const field = `documents[${i}].chunks[${j}]`;
+          const co = expectObject(c, field);
+          const start = optInt(co, 'start', `${field}.start`, { min: 0 });
+          const end = optInt(co, 'end', `${field}.end`, { min: 0 });
+          if (start !== 0 || end !== text.length) whole = false;
+          if (identity === undefined || co.vector === undefined || start === undefined || end === undefined) return;
+          vectors.set(presetKey(id, start, end), decodeF32Base64(co.vector as string, dimension, `${field}.vector`));
+        });
+        // One chunk spanning the whole text: indexed whole (a long text added unchunked stays one passage).
+        const chunk = !whole;
+        const key = `${chunk}|${contextual}`;
+        if (!groups.has(key)) groups.set(key, { chunk, contextual, docs: [] });
+        groups.get(key)!.docs.push(meta ? { id, text, meta } : { id, text });
+      });
+      const engine = await ready();
+      const out: InpageImportResult = { ids: [], chunks: 0, vectorsReused: 0, indexVersion: '' };
+      for (const g of groups.values()) {
+        const r = await engine.add(g.docs, { chunk: g.chunk, contextual: g.contextual, signal: ctx.signal, vectors: identity !== undefined ? { identity, dimension, vectors } : undefined });
+        out.ids.push(...r.ids);
+        out.chunks += r.chunks;
+        out.vectorsReused += r.vectorsReused ?? 0;
+        out.indexVersion = r.indexVersion;
+      }
+      if (groups.size === 0) out.indexVersion = engine.stats().indexVersion;
+      ctx.log('info', `x-inpage/import: ${out.ids.length} documents, ${out.chunks} chunks, ${out.vectorsReused} vectors reused`);
+      return out;
+    },
+
+    async 'x-inpage/map'(raw, ctx): Promise<InpageMapResult> {
+      const p = paramsObject(raw);
+      const limit = optInt(p, 'limit', 'limit', { min: 2, max: MAP_MAX_LIMIT }) ?? MAP_DEFAULT_LIMIT;
+      const includeRaw = optArray(p, 'include');
+      if (includeRaw && includeRaw.length > MAP_MAX_INCLUDE) throw new RcpError(ErrorCode.InvalidParams, `include: at most ${MAP_MAX_INCLUDE} ids`, { field: 'include' });
+      const include = includeRaw ? stringArray(includeRaw, 'include') : undefined;
+      const query = optString(p, 'query');
+      return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, signal: ctx.signal });
     },
 
     async 'x-inpage/clear'(raw, ctx): Promise<InpageClearResult> {

@@ -220,6 +220,15 @@ describe('retrieve with models', () => {
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
   });
 
+  it('a reranked hit keeps the score it was ranked by before reranking (scores.recall)', async () => {
+    const { engine } = await withModels();
+    const plain = await search(engine, { query: 'ocean harpoon', mode: 'sparse', k: 20 });
+    const r = await search(engine, { query: 'ocean harpoon', mode: 'sparse', k: 5, rerank: { method: 'cross-encoder', topN: 20 } });
+    const before = new Map(plain.hits.map((h) => [h.id, h.score]));
+    for (const h of r.hits) expect(h.scores?.recall).toBe(before.get(h.id));
+    expect(plain.hits.every((h) => h.scores?.recall === undefined)).toBe(true);
+  });
+
   it('includeVectors returns the stored vectors; MMR uses them', async () => {
     const { engine, embedder } = await withModels();
     const r = await search(engine, { query: 'whale', k: 3, includeVectors: true, includeText: true, mode: 'dense' });

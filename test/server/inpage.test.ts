@@ -24,7 +24,7 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     const { backend } = await inpageBackend();
     const t = connect(backend);
     const init = await t.init();
-    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true });
+    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true });
     const add = await t.call(1, 'index/add', {
       documents: [
         { id: 'moby', text: 'Call me Ishmael. Some years ago, never mind how long precisely.', meta: { title: 'Moby-Dick' } },
@@ -85,6 +85,12 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     ['x-inpage/document', {}, 'id'],
     ['x-inpage/document', { id: 7 }, 'id'],
     ['x-inpage/clear', [1], 'params'],
+    ['x-inpage/export', { limit: 101 }, 'limit'],
+    ['x-inpage/map', { limit: 1 }, 'limit'],
+    ['x-inpage/map', { include: [1] }, 'include[0]'],
+    ['x-inpage/import', { documents: [{ text: 'no id' }] }, 'documents[0].id'],
+    ['x-inpage/import', { documents: [{ id: 'a', text: 'x', chunks: [{ start: 0, end: 1, vector: 'AAAA' }] }], model: { identity: 'm', dimension: 2 } }, 'documents[0].chunks[0].vector'],
+    ['x-inpage/import', { documents: [], model: { identity: 'm' } }, 'model.dimension'],
   ])('%s %j is -32602 naming %s', async (method, params, field) => {
     const { backend } = await inpageBackend();
     const t = connect(backend);
@@ -110,5 +116,29 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     await broken.init();
     expect((await broken.call(1, 'x-inpage/documents', {})).error.code).toBe(-32010);
     expect((await broken.call(2, 'x-inpage/clear', {})).error.code).toBe(-32010);
+  });
+});
+
+describe('x-inpage/export and x-inpage/import over a session', () => {
+  it('round-trips documents indexed with a context and unchunked ones the way they were indexed', async () => {
+    const { backend } = await inpageBackend();
+    const t = connect(backend);
+    await t.init();
+    const long = 'Whales sing. '.repeat(200);
+    await t.call(1, 'index/add', { documents: [{ id: 'titled', text: 'The harpoon flew. '.repeat(60), meta: { title: 'Ambergris Log' } }], chunk: true, contextual: true });
+    await t.call(2, 'index/add', { documents: [{ id: 'whole', text: long }] });
+    const query = { query: 'ambergris', k: 5, mode: 'sparse' };
+    const before = (await t.call(3, 'retrieve', query)).result.hits;
+    expect(before.length).toBeGreaterThan(0); // the title matches only through the context
+    const exp = (await t.call(4, 'x-inpage/export', {})).result;
+    expect(exp.documents.map((d: { id: string; contextual?: boolean; chunks: unknown[] }) => [d.id, d.contextual ?? false, d.chunks.length])).toEqual([
+      ['titled', true, expect.any(Number)],
+      ['whole', false, 1],
+    ]);
+    await t.call(5, 'x-inpage/clear', {});
+    const imp = (await t.call(6, 'x-inpage/import', { documents: exp.documents })).result;
+    expect(imp.ids.sort()).toEqual(['titled', 'whole']);
+    expect((await t.call(7, 'x-inpage/export', {})).result.documents).toEqual(exp.documents);
+    expect((await t.call(8, 'retrieve', query)).result.hits).toEqual(before);
   });
 });

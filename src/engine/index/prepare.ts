@@ -19,9 +19,23 @@ export interface AddDocument {
   meta?: Record<string, unknown>;
 }
 
+/**
+ * Vectors a caller already has for some chunks (an exported index coming back), keyed by
+ * `presetKey(docId, start, end)`, valid only for the model named by `identity`.
+ */
+export interface PresetVectors {
+  identity: string;
+  dimension: number;
+  vectors: ReadonlyMap<string, Float32Array>;
+}
+
+export const presetKey = (id: string, start: number, end: number): string => `${id}\u0000${start}\u0000${end}`;
+
 export interface PrepareOptions {
   analyzer: Analyzer;
   embedder?: Embedder;
+  /** Reused instead of embedding when every chunk of the batch has one (the caller checked the model identity). */
+  preset?: PresetVectors;
   chunk: boolean;
   contextual: boolean;
   chunkSize: number;
@@ -34,6 +48,8 @@ export interface PrepareOptions {
 export interface Prepared {
   docs: PreparedDoc[];
   chunks: number;
+  /** Chunks whose vectors came from `preset` (none were embedded then). */
+  reused?: number;
   dense?: { identity: string; dimension: number; vectors: Float32Array };
 }
 
@@ -74,6 +90,7 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
   const tick = makeTicker(o.signal);
   const out: PreparedDoc[] = [];
   const embedTexts: string[] = [];
+  const presetRows: (Float32Array | undefined)[] = [];
   let chunks = 0;
   for (const d of docs) {
     await tick();
@@ -89,6 +106,7 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
       const body = d.text.slice(s.start, s.end);
       const context = o.contextual ? contextOf(meta, s.headings) : '';
       if (o.embedder) embedTexts.push(indexedText(context, body));
+      if (o.preset) presetRows.push(o.preset.vectors.get(presetKey(d.id, s.start, s.end)));
       prepared.push({
         terms: o.analyzer.indexTerms(body),
         contextTerms: context ? o.analyzer.indexTerms(context) : [],
@@ -103,6 +121,14 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
     out.push({ id: d.id, text: d.text, meta, chunks: prepared });
   }
   const total = embedTexts.length || chunks;
+  const preset = o.preset;
+  if (preset && chunks > 0 && presetRows.every((v) => v !== undefined && v.length === preset.dimension)) {
+    // Every chunk came back with its vector from the running model: nothing to embed.
+    const vectors = new Float32Array(chunks * preset.dimension);
+    presetRows.forEach((v, i) => vectors.set(v!, i * preset.dimension));
+    o.onProgress?.(total, total);
+    return { docs: out, chunks, reused: chunks, dense: { identity: preset.identity, dimension: preset.dimension, vectors } };
+  }
   if (!o.embedder) {
     o.onProgress?.(total, total);
     return { docs: out, chunks };

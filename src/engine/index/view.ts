@@ -53,7 +53,7 @@ export interface Candidate {
   local: number;
   doc: DocEntry;
   score: number;
-  scores: { dense?: number; sparse?: number; rerank?: number; relevance?: number };
+  scores: { dense?: number; sparse?: number; rerank?: number; relevance?: number; recall?: number };
 }
 
 /** Chunk key of a candidate. */

@@ -167,6 +167,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
     const scores = await reranker.score(variants[0], passages, signal);
     checkAborted(signal);
     pool.forEach((c, i) => {
+      c.scores.recall = c.score; // the score it was ranked by before reranking, so a viewer can show what rerank changed
       c.scores.rerank = scores[i];
       c.score = scores[i];
     });
