@@ -40,7 +40,7 @@ export function* passagesWithVectors(view: IndexView, model: DenseModel): Genera
       const doc = seg.docs[local];
       if (!doc || dead?.[local] === 1) continue;
       const id = hitId({ seg, local, doc } as Candidate, 'chunk');
-      yield { id, doc: doc.id, vector: vecs.subarray(local * dim, (local + 1) * dim) };
+      yield { id, doc: doc.id, vector: vecs.vector(local) }; // as stored (int8 codes · scale)
     }
   }
 }

@@ -37,7 +37,7 @@ function vectorOf(view: IndexView, key: number, model: DenseModel): Float32Array
     const local = localOf(seg, key);
     if (local < 0) continue;
     const v = segmentVectors(seg, model);
-    return v ? v.slice(local * model.dimension, (local + 1) * model.dimension) : undefined;
+    return v ? v.vector(local) : undefined; // as stored (int8 codes · scale)
   }
   return undefined;
 }
