@@ -31,6 +31,8 @@ import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
+/** The playground's sample corpus vectors (scripts/build-sample-vectors.ts). */
+const SAMPLE_VECTORS_BASE = '/sample/';
 
 interface Runtime {
   engine: Engine;
@@ -60,6 +62,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       : await ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: await readModelChoice(),
+          precomputedBase: config.vectorsBase ?? (config.modelBase === undefined ? SAMPLE_VECTORS_BASE : undefined),
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
   const rerankers = models?.rerankers() ?? [];

@@ -65,6 +65,7 @@ export class TransformersEmbedder implements Embedder {
           device,
           dtype: resolved.dtype,
           progress_callback: emit,
+          ...(support.node && settings.threads ? { session_options: { intraOpNumThreads: settings.threads } } : {}),
         })) as FeatureExtractionPipeline;
         // First inference is where WebGPU shader compilation and kernel support fail; do it now.
         const probe = (await extractor(['warm up'], POOLING)) as Tensor;

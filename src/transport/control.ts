@@ -19,6 +19,12 @@ export interface EngineConfig {
   database?: string;
   /** Where the dense model runs: `auto` (WebGPU, else WASM), `webgpu` or `wasm`. Default: the models config. */
   device?: 'auto' | 'webgpu' | 'wasm';
+  /**
+   * URL path (ending in '/') of precomputed document vectors, `vectors-<model folder>.bin`
+   * (src/models/precomputed.ts), used instead of inference for the texts they cover. Default
+   * `/sample/` (the playground's sample corpus) when `modelBase` is left at its default, else none.
+   */
+  vectorsBase?: string;
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
 }
