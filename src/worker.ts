@@ -18,7 +18,7 @@ import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { WorkerStatus } from './protocol/control.ts';
 import type { Backend } from './server/backend.ts';
 import { mapBackendError } from './server/backend-errors.ts';
-import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES } from './server/capabilities.ts';
+import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
@@ -78,16 +78,19 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const opened = engine.open();
   const ready = opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
+  const capabilities = advertisedCapabilities({
+    engine: engine.capabilities(),
+    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+    session: SESSION_CAPABILITIES,
+    extensions: [INPAGE_CAPABILITIES],
+  });
+  // A session initialized once the model is known broken is not offered what needs it.
+  const degraded = withoutDenseModel(capabilities);
   const backend: Backend = {
     ...createEngineBackend({
       serverInfo: SERVER_INFO,
       engine: ready,
-      capabilities: advertisedCapabilities({
-        engine: engine.capabilities(),
-        models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
-        session: SESSION_CAPABILITIES,
-        extensions: [INPAGE_CAPABILITIES],
-      }),
+      capabilities: models ? () => (models.loadFailed ? degraded : capabilities) : capabilities,
       rerankers,
       extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,

@@ -69,6 +69,8 @@ export class ModelRuntime {
   /** The precomputed table, fetched on the first document embedding (undefined: none usable). */
   private precomputed: Promise<PrecomputedTable | undefined> | undefined;
   private readonly precomputedUrl: string | undefined;
+  private everLoaded = false;
+  private lastLoadFailed = false;
 
   private constructor(
     config: ModelConfig,
@@ -288,10 +290,19 @@ export class ModelRuntime {
     return structuredClone(this.statusNow);
   }
 
+  /** True while the model has never loaded and its last load failed: what a new session is told (worker.ts). */
+  get loadFailed(): boolean {
+    return this.lastLoadFailed && !this.everLoaded;
+  }
+
   private watch(loading: Promise<TransformersEmbedder>): Promise<TransformersEmbedder> {
-    loading.catch(() => {
-      this.failedAt = Date.now();
-    });
+    loading.then(
+      () => ((this.everLoaded = true), (this.lastLoadFailed = false)),
+      () => {
+        this.failedAt = Date.now();
+        this.lastLoadFailed = true;
+      },
+    );
     return loading;
   }
 
