@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type BrowserContext } from '@playwright/test';
 import { ORIGIN, search, waitForSeed } from './support/playground.ts';
@@ -42,7 +42,10 @@ test('the sample corpus is hybrid-searchable from its shipped vectors, without r
   await waitForSeed(page, 300_000);
   const seeded = Date.now() - t0;
   const state = page.locator('#model-picker [role=status]');
-  // Ready, and no passage waits for vectors: the background embedding took them from the table.
+  const documents = (JSON.parse(readFileSync(join(ROOT, 'dist', 'sample', 'corpus.json'), 'utf8')) as { documents: unknown[] }).documents.length;
+  // A status poll after the last batch (the picker line comes from the same poll)…
+  await expect(page.locator('#index-stats')).toContainText(`${documents.toLocaleString('en')} documents`, { timeout: 300_000 });
+  // …then ready, and no passage waits for vectors: the background embedding took them from the table.
   await expect(state).toContainText(`${MODEL} ready on`, { timeout: 300_000 });
   await expect(state).not.toContainText('Embedding in the background', { timeout: 300_000 });
   const searchable = Date.now() - t0;
