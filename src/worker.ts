@@ -41,6 +41,7 @@ interface Runtime {
   /** Settles when the engine opened its storage; rejects (→ -32010 per request) if it could not. */
   opened: Promise<void>;
   backend: Backend;
+  deadlines?: Record<string, number>;
 }
 
 /** The fields that are set (an explicit undefined would override the models' defaults). */
@@ -99,7 +100,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
-  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend };
+  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }
 
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
@@ -120,11 +121,11 @@ const control: ControlApi = {
     await started(config);
   },
   async connect() {
-    const { backend } = await started();
+    const { backend, deadlines } = await started();
     const { port1, port2 } = new MessageChannel();
     openPorts++;
     const transport = new PortTransport(port1);
-    serve(transport, backend);
+    serve(transport, backend, deadlines);
     const closed = transport.onclose;
     transport.onclose = () => {
       openPorts--;

@@ -25,6 +25,11 @@ export interface EngineConfig {
    * `/sample/` (the playground's sample corpus) when `modelBase` is left at its default, else none.
    */
   vectorsBase?: string;
+  /**
+   * Per-method request deadlines in ms (§13.1; src/server/deadlines.ts), e.g. `{ embed: 300000 }`
+   * for a slow device (software WebGPU in tests). Default: the server's own.
+   */
+  deadlines?: Record<string, number>;
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
 }

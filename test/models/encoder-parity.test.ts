@@ -122,7 +122,7 @@ describe.skipIf(!BUILT)(`${MINILM.name} matches sentence-transformers (${REFEREN
         const { last_hidden_state } = (await model(x)) as { last_hidden_state: Tensor };
         const vectors = pool(last_hidden_state, x.attention_mask, manifest!.pooling);
         const cosines = vectors.map((v, i) => cosine(v, REFERENCE.texts[i].embedding));
-        console.log(`[encoder-parity] ${MINILM.name} ${dtype}: min cosine ${Math.min(...cosines).toFixed(6)}, mean ${(cosines.reduce((a, c) => a + c, 0) / cosines.length).toFixed(6)}`);
+        console.log(`[encoder-parity] ${MINILM.name} ${dtype}: min cosine ${Math.min(...cosines).toFixed(7)}, mean ${(cosines.reduce((a, c) => a + c, 0) / cosines.length).toFixed(6)}`);
         cosines.forEach((c, i) => expect(c, `${dtype} "${REFERENCE.texts[i].text.slice(0, 60)}"`).toBeGreaterThanOrEqual(threshold));
       });
     });
@@ -133,7 +133,7 @@ describe.skipIf(!BUILT)(`${MINILM.name} matches sentence-transformers (${REFEREN
     try {
       const vectors = await embedder.embed(REFERENCE.texts.map((t) => t.text), 'document');
       const cosines = vectors.map((v, i) => cosine(v, REFERENCE.texts[i].embedding));
-      console.log(`[encoder-parity] runtime embedder fp32: min cosine ${Math.min(...cosines).toFixed(6)}`);
+      console.log(`[encoder-parity] runtime embedder fp32: min cosine ${Math.min(...cosines).toFixed(7)}`);
       cosines.forEach((c, i) => expect(c, REFERENCE.texts[i].text.slice(0, 60)).toBeGreaterThanOrEqual(0.9999));
     } finally {
       await embedder.dispose();
