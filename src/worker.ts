@@ -47,7 +47,8 @@ interface Runtime {
 /** The fields that are set (an explicit undefined would override the models' defaults). */
 const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-async function start(config: EngineConfig): Promise<Runtime> {
+/** `unconfigured`: started by the first connect/status without `configure` (the playground). */
+async function start(config: EngineConfig, unconfigured: boolean): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
@@ -63,7 +64,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       : await ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: await readModelChoice(),
-          precomputedBase: config.vectorsBase ?? (config.modelBase === undefined ? SAMPLE_VECTORS_BASE : undefined),
+          precomputedBase: config.vectorsBase ?? (unconfigured ? SAMPLE_VECTORS_BASE : undefined),
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
   const rerankers = models?.rerankers() ?? [];
@@ -105,7 +106,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
 
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
 let runtime: Promise<Runtime> | undefined;
-const started = (config: EngineConfig = {}): Promise<Runtime> => (runtime ??= start(config));
+const started = (config?: EngineConfig): Promise<Runtime> => (runtime ??= start(config ?? {}, config === undefined));
 let openPorts = 0;
 
 /** Whether the engine has opened, without waiting for it: true, false, or the reason it could not. */
