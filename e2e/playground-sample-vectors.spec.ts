@@ -37,6 +37,7 @@ async function isolate(context: BrowserContext): Promise<{ external: string[]; u
 test('the sample corpus is hybrid-searchable from its shipped vectors, without re-embedding it', async ({ page, context }) => {
   test.setTimeout(600_000);
   const { external, urls } = await isolate(context);
+  page.on('console', (m) => m.type() !== 'log' && m.type() !== 'info' && console.log(`[page ${m.type()}] ${m.text()}`));
   const t0 = Date.now();
   await page.goto('/index.html');
   await waitForSeed(page, 300_000);

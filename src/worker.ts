@@ -31,8 +31,6 @@ import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
-/** The playground's sample corpus vectors (scripts/build-sample-vectors.ts). */
-const SAMPLE_VECTORS_BASE = '/sample/';
 
 interface Runtime {
   engine: Engine;
@@ -47,8 +45,7 @@ interface Runtime {
 /** The fields that are set (an explicit undefined would override the models' defaults). */
 const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-/** `unconfigured`: started by the first connect/status without `configure` (the playground). */
-async function start(config: EngineConfig, unconfigured: boolean): Promise<Runtime> {
+async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
@@ -64,7 +61,7 @@ async function start(config: EngineConfig, unconfigured: boolean): Promise<Runti
       : await ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: await readModelChoice(),
-          precomputedBase: config.vectorsBase ?? (unconfigured ? SAMPLE_VECTORS_BASE : undefined),
+          precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
   const rerankers = models?.rerankers() ?? [];
@@ -106,7 +103,7 @@ async function start(config: EngineConfig, unconfigured: boolean): Promise<Runti
 
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
 let runtime: Promise<Runtime> | undefined;
-const started = (config?: EngineConfig): Promise<Runtime> => (runtime ??= start(config ?? {}, config === undefined));
+const started = (config: EngineConfig = {}): Promise<Runtime> => (runtime ??= start(config));
 let openPorts = 0;
 
 /** Whether the engine has opened, without waiting for it: true, false, or the reason it could not. */

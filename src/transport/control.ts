@@ -21,8 +21,8 @@ export interface EngineConfig {
   device?: 'auto' | 'webgpu' | 'wasm';
   /**
    * URL path (ending in '/') of precomputed document vectors, `vectors-<model folder>.bin`
-   * (src/models/precomputed.ts), used instead of inference for the texts they cover. Default: none;
-   * `/sample/` (the playground's sample corpus) when the worker starts without `configure`.
+   * (src/models/precomputed.ts), used instead of inference for the texts they cover, e.g. the
+   * playground's `/sample/` (its sample corpus). Default: none.
    */
   vectorsBase?: string;
   /**
