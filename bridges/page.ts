@@ -14,12 +14,18 @@ declare global {
 }
 
 const worker = bootWorker();
+// Tests on a slow device (software WebGPU) may lengthen one method's deadline: bridge.html?deadline.embed=300000.
+const deadlines = Object.fromEntries(
+  [...new URLSearchParams(location.search)].flatMap(([k, v]) => (k.startsWith('deadline.') && Number(v) > 0 ? [[k.slice('deadline.'.length), Number(v)]] : [])),
+);
+const configured = Object.keys(deadlines).length ? worker.control.configure({ deadlines }) : Promise.resolve();
 const ports = new Map<number, MessagePort>();
 let nextSid = 1;
 
 window.rcpBridge = {
   async open() {
     const sid = nextSid++;
+    await configured;
     const port = await worker.openPort();
     port.onmessage = (e: MessageEvent) => window.__rcpFrame?.(sid, e.data as string);
     ports.set(sid, port);

@@ -8,9 +8,9 @@ import { call, openTab } from './support/rcp-page.ts';
  * in the real browser worker, on WASM and on WebGPU (SwiftShader), fp32 and q8: RCP `embed` of the
  * reference texts must match upstream sentence-transformers (test/models/fixtures/
  * reference-embeddings.json, made by scripts/models/reference/make-reference.sh): cosine ≥ 0.9999
- * (fp32) / ≥ 0.99 (q8). The runtime mean-pools, which is this model's pooling. The one text longer
- * than 256 word pieces loses its final [SEP] to transformers.js's truncation (see
- * test/models/encoder-parity.test.ts), so it gets a looser bound. Skips when the model is not built.
+ * (fp32) / ≥ 0.99 (q8) for every text, the one longer than 256 word pieces included (the runtime
+ * truncates before adding [CLS]/[SEP], src/models/truncate.ts). The runtime mean-pools, which is
+ * this model's pooling. Skips when the model is not built.
  */
 
 const ROOT = join(import.meta.dirname, '..');
@@ -18,7 +18,6 @@ const MODEL = 'minilm-l6-v2';
 const BUILT = existsSync(join(ROOT, 'dist', 'models', MODEL, 'manifest.json'));
 const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 const REFERENCE = JSON.parse(readFileSync(join(ROOT, 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as {
-  maxSeqLength: number;
   texts: { text: string; input_ids: number[]; embedding: number[] }[];
 };
 
@@ -47,15 +46,14 @@ test.skip(!BUILT, `dist/models/${MODEL} is not built (npm run models && npm run 
 for (const device of ['wasm', 'webgpu'] as const) {
   for (const [dtype, bound] of [['fp32', 0.9999], ['q8', 0.99]] as const) {
     test(`${MODEL} ${dtype} on ${device} matches sentence-transformers`, async ({ browser }) => {
-      // Not yet passing: on SwiftShader (2 shared cores) even 2 texts per embed exceed the worker's
-      // fixed 30 s embed deadline (src/server/session.ts). Needs a longer deadline for tests or a real GPU.
-      test.fixme(device === 'webgpu', 'SwiftShader WebGPU exceeds the 30 s embed deadline for this 6-layer encoder');
-      test.setTimeout(480_000);
+      // SwiftShader (software WebGPU on shared CPU cores) needs minutes per call for this 6-layer
+      // encoder: the worker is configured with a longer `embed` deadline than its 30 s default.
+      test.setTimeout(device === 'webgpu' ? 900_000 : 300_000);
       const context = await browser.newContext({ baseURL: ORIGIN, serviceWorkers: 'block' });
       try {
         const external = await isolate(context, { embedder: MODEL, dtype, device });
         const page = await context.newPage();
-        const init = await openTab(page, `e2e-encoder-${device}-${dtype}`, {});
+        const init = await openTab(page, `e2e-encoder-${device}-${dtype}`, {}, device === 'webgpu' ? '?deadline.embed=600000' : '');
         expect(init.result.capabilities.embed).toMatchObject({ dimension: 384, normalized: true });
         // The worker's embed deadline is 30 s: SwiftShader WebGPU is slow, so warm up (the model loads
         // and compiles its shaders on first use; a retryable timeout is retried) and embed a few texts per call.
@@ -65,18 +63,15 @@ for (const device of ['wasm', 'webgpu'] as const) {
           expect(w.error.data?.retryable && attempt < 3, JSON.stringify(w.error)).toBe(true);
         }
         const vectors: number[][] = [];
-        const per = device === 'webgpu' ? 2 : REFERENCE.texts.length;
+        const per = device === 'webgpu' ? 4 : REFERENCE.texts.length;
         for (let at = 0; at < REFERENCE.texts.length; at += per) {
           const r = await call(page, 'embed', { inputs: REFERENCE.texts.slice(at, at + per).map((t) => t.text), encoding: 'json' });
           expect(r.error, JSON.stringify(r.error)).toBeUndefined();
           vectors.push(...(r.result.vectors as number[][]));
         }
         const cosines = vectors.map((v, i) => cosine(v, REFERENCE.texts[i].embedding));
-        console.log(`[encoder e2e] ${MODEL} ${dtype} on ${device}: min cosine ${Math.min(...cosines).toFixed(6)}`);
-        cosines.forEach((c, i) => {
-          const truncated = REFERENCE.texts[i].input_ids.length === REFERENCE.maxSeqLength;
-          expect(c, REFERENCE.texts[i].text.slice(0, 60)).toBeGreaterThanOrEqual(truncated ? bound - 0.005 : bound);
-        });
+        console.log(`[encoder e2e] ${MODEL} ${dtype} on ${device}: min cosine ${Math.min(...cosines).toFixed(7)}`);
+        cosines.forEach((c, i) => expect(c, REFERENCE.texts[i].text.slice(0, 60)).toBeGreaterThanOrEqual(bound));
         expect(external).toEqual([]);
       } finally {
         await context.close();

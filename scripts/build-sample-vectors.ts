@@ -1,37 +1,35 @@
 /**
- * Precomputed encoder vectors for the sample corpus (design; not run by `prepare`, not read by the
- * worker yet). Embeds every chunk of public/sample/corpus.json exactly as the engine would on
- * `index/add` with `chunk: true, contextual: true` (src/engine/chunker.ts with the engine's default
- * size/overlap, text = indexedText(contextOf(meta, headings), body)), in document order then chunk
- * order, and writes public/sample/vectors-<model folder>.bin:
+ * Precomputed encoder vectors for the sample corpus, so the playground's first open is
+ * hybrid-searchable without embedding ≈ 14,500 passages on WASM (src/models/precomputed.ts reads
+ * them in the worker). Embeds every chunk of public/sample/corpus.json exactly as the engine would
+ * on `index/add` with `chunk: true, contextual: true` (src/engine/chunker.ts with the engine's
+ * default size/overlap, text = indexedText(contextOf(meta, headings), body)) with the runtime's own
+ * embedder (transformers.js on onnxruntime-node), and writes public/sample/vectors-<folder>.bin
+ * (format: src/models/precomputed.ts) for the model public/models/config.json names.
  *
- *   bytes 0..7   magic "RCPVEC1\n"
- *   bytes 8..11  uint32 LE header length N
- *   N bytes      UTF-8 JSON header (below), space-padded so the vectors start at a multiple of 4
- *   then         count × dimension float32 LE, row i = chunk i (L2-normalised, as the runtime stores them)
+ * Cached: nothing is done when the file was made by the same model identity, embedding runtime,
+ * chunker and corpus version. A static model (no background embedding) needs no table: skipped.
+ * Run by `npm run sample` (and so by `prepare`).
  *
- * header: { format: 1, model: "<folder>@sha256:<12 hex>" (the runtime's identity, src/models/manifest.ts),
- *   folder, onnxFile, onnxSha256 (full), dtype, dimension, normalized, pooling,
- *   chunker: { size, overlap, contextual: true }, corpusVersion (corpus.json's version), documents,
- *   count, perDocument: [chunk count per document, in corpus order] }
- * A reader uses the vectors only when model, chunker and corpusVersion all match its own.
- *
- *   node --import tsx scripts/build-sample-vectors.ts [--model minilm-l6-v2] [--dtype q8|fp32] [--limit N] [--batch 32]
+ *   node --import tsx scripts/build-sample-vectors.ts [--model F] [--dtype q8|fp32] [--limit N] [--batch 32] [--threads N] [--force]
  * With --limit it embeds only the first N chunks, prints the rate and the projected full time, and
  * writes nothing.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg as loadAvg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from './lib/args.ts';
 import { chunkText } from '../src/engine/analysis/chunker.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/engine/config.ts';
 import { contextOf, indexedText } from '../src/engine/index/prepare.ts';
-import { loadEmbedder } from '../src/models/index.ts';
+import { catalogEntry } from '../src/models/catalog.ts';
+import { lengthOrder } from '../src/models/embedder.ts';
+import { loadEmbedder, readModelConfig, resolveModelFolder } from '../src/models/index.ts';
+import { decodePrecomputedHeader, EMBEDDING_RUNTIME_VERSION, encodePrecomputed, precomputedFileName, type PrecomputedHeader } from '../src/models/precomputed.ts';
 import type { EmbedDtype } from '../src/models/settings.ts';
 import type { SampleCorpus } from './build-sample.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-export const VECTORS_MAGIC = 'RCPVEC1\n';
 
 /** The texts the engine embeds for the sample corpus, in index order, and chunks per document. */
 export function sampleChunkTexts(corpus: SampleCorpus, size = DEFAULT_CHUNK_SIZE, overlap = DEFAULT_CHUNK_OVERLAP): { texts: string[]; perDocument: number[] } {
@@ -45,52 +43,96 @@ export function sampleChunkTexts(corpus: SampleCorpus, size = DEFAULT_CHUNK_SIZE
   return { texts, perDocument };
 }
 
-export function encodeVectorsFile(header: Record<string, unknown>, vectors: Float32Array[], dimension: number): Uint8Array {
-  let json = JSON.stringify(header);
-  while ((8 + 4 + Buffer.byteLength(json)) % 4) json += ' ';
-  const head = Buffer.from(json);
-  const out = new Uint8Array(12 + head.length + vectors.length * dimension * 4);
-  out.set(Buffer.from(VECTORS_MAGIC), 0);
-  new DataView(out.buffer).setUint32(8, head.length, true);
-  out.set(head, 12);
-  const body = new Float32Array(out.buffer, 12 + head.length, vectors.length * dimension);
-  vectors.forEach((v, i) => body.set(v, i * dimension));
-  return out;
+/** What a table must have been made from to be current (the header fields the cache compares). */
+function cacheKey(h: Record<string, unknown>): string {
+  return JSON.stringify([h.model, h.runtime, h.chunker, h.corpusVersion, h.dimension, h.count]);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs(process.argv.slice(2));
-  const folder = values.get('model') ?? 'minilm-l6-v2';
-  const dtype = (values.get('dtype') ?? 'q8') as EmbedDtype;
+function currentHeader(path: string): PrecomputedHeader | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const fd = openSync(path, 'r');
+    const head = Buffer.alloc(12);
+    readSync(fd, head, 0, 12, 0);
+    const n = head.readUInt32LE(8);
+    const bytes = Buffer.alloc(12 + n);
+    readSync(fd, bytes, 0, 12 + n, 0);
+    closeSync(fd);
+    return decodePrecomputedHeader(new Uint8Array(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+const log = (line: string) => process.stderr.write(`sample vectors: ${line}\n`);
+
+async function main(): Promise<void> {
+  const { values, flags } = parseArgs(process.argv.slice(2));
+  const base = join(ROOT, 'public/models/');
+  const { config } = await readModelConfig(base, true);
+  const folder = values.get('model') ?? config.embedder;
+  const dtype = (values.get('dtype') ?? config.dtype) as EmbedDtype;
   const limit = values.has('limit') ? Number(values.get('limit')) : undefined;
   const batch = Number(values.get('batch') ?? 32);
-  const corpus = JSON.parse(readFileSync(join(ROOT, 'public/sample/corpus.json'), 'utf8')) as SampleCorpus;
+  const threads = Number(values.get('threads') ?? availableParallelism());
+  if (!flags.has('force') && catalogEntry(folder)?.backgroundEmbedding !== true) {
+    log(`${folder} embeds as fast as it indexes (no background embedding): no precomputed vectors needed`);
+    return;
+  }
+  let resolved;
+  try {
+    resolved = await resolveModelFolder(base, folder, dtype, true);
+  } catch (e) {
+    log(`skipped: model ${folder} is not built (${e instanceof Error ? e.message : String(e)}); run npm run models`);
+    return;
+  }
+  const corpusPath = join(ROOT, 'public/sample/corpus.json');
+  const corpus = JSON.parse(readFileSync(corpusPath, 'utf8')) as SampleCorpus;
   const { texts, perDocument } = sampleChunkTexts(corpus);
+  const path = join(ROOT, 'public/sample', precomputedFileName(folder));
+  const meta = {
+    model: resolved.identity, folder, dtype: resolved.dtype, onnxFile: resolved.onnxFile, onnxSha256: resolved.manifest?.files[resolved.onnxFile],
+    dimension: resolved.dimension, chunker: { size: DEFAULT_CHUNK_SIZE, overlap: DEFAULT_CHUNK_OVERLAP, contextual: true },
+    corpusVersion: corpus.version, documents: corpus.documents.length, perDocument,
+  };
+  const existing = currentHeader(path);
+  if (!limit && !flags.has('force') && existing && cacheKey(existing) === cacheKey({ ...meta, runtime: EMBEDDING_RUNTIME_VERSION, count: texts.length })) {
+    log(`${path} up to date (${existing.count} chunks, ${existing.model})`);
+    return;
+  }
   const todo = limit ? texts.slice(0, limit) : texts;
-  const embedder = await loadEmbedder({ modelBase: join(ROOT, 'public/models/'), model: folder, dtype, batchSize: batch });
+  const load = loadAvg()[0];
+  log(`embedding ${todo.length} chunks with ${resolved.identity} (${resolved.dtype}, ${threads} threads, batch ${batch}; load average ${load.toFixed(2)} on ${availableParallelism()} cores)…`);
+  const embedder = await loadEmbedder({ modelBase: base, model: folder, dtype: resolved.dtype, batchSize: batch, threads }, resolved);
+  if (embedder.identity !== resolved.identity) throw new Error(`identity ${embedder.identity} differs from the folder's ${resolved.identity}`);
+  // Globally length-sorted slices: batches pad little, and progress shows as they finish.
+  const order = lengthOrder(todo);
+  const vectors = new Array<Float32Array>(todo.length);
   const t0 = performance.now();
-  const vectors: Float32Array[] = [];
-  for (let at = 0; at < todo.length; at += batch * 8) {
-    vectors.push(...(await embedder.embed(todo.slice(at, at + batch * 8), 'document')));
+  const slice = batch * 8;
+  for (let at = 0; at < order.length; at += slice) {
+    const ids = order.slice(at, at + slice);
+    const out = await embedder.embed(ids.map((i) => todo[i]), 'document');
+    ids.forEach((i, j) => (vectors[i] = out[j]));
+    const done = Math.min(order.length, at + slice);
     const s = (performance.now() - t0) / 1000;
-    process.stderr.write(`\r${vectors.length}/${todo.length} chunks, ${(vectors.length / s).toFixed(1)}/s`);
+    // Sorted by length, so the rate falls as texts grow: the ETA is by characters.
+    const charsDone = order.slice(0, done).reduce((n, i) => n + todo[i].length, 0);
+    const charsAll = charsDone + order.slice(done).reduce((n, i) => n + todo[i].length, 0);
+    const eta = charsDone ? (s / charsDone) * (charsAll - charsDone) : 0;
+    process.stderr.write(`\rsample vectors: ${done}/${todo.length} chunks, ${s.toFixed(0)} s, about ${eta.toFixed(0)} s left   `);
   }
   const seconds = (performance.now() - t0) / 1000;
   const rate = todo.length / seconds;
   const chars = todo.reduce((n, t) => n + t.length, 0) / todo.length;
-  console.error(`\n${embedder.identity} ${embedder.folder.dtype}: ${todo.length} chunks (mean ${chars.toFixed(0)} chars) in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} chunks/s; all ${texts.length} chunks ≈ ${(texts.length / rate / 60).toFixed(1)} min`);
-  if (!limit) {
-    const onnxSha256 = embedder.manifest?.files[embedder.folder.onnxFile];
-    const header = {
-      format: 1, model: embedder.identity, folder, onnxFile: embedder.folder.onnxFile, onnxSha256, dtype: embedder.folder.dtype,
-      dimension: embedder.dimension, normalized: true, pooling: 'mean',
-      chunker: { size: DEFAULT_CHUNK_SIZE, overlap: DEFAULT_CHUNK_OVERLAP, contextual: true },
-      corpusVersion: corpus.version, documents: corpus.documents.length, count: vectors.length, perDocument,
-    };
-    const path = join(ROOT, `public/sample/vectors-${folder}.bin`);
-    writeFileSync(`${path}.tmp`, encodeVectorsFile(header, vectors, embedder.dimension));
-    renameSync(`${path}.tmp`, path);
-    console.error(`wrote ${path}`);
-  }
+  process.stderr.write('\n');
+  log(`${embedder.identity} ${embedder.folder.dtype}: ${todo.length} chunks (mean ${chars.toFixed(0)} chars) in ${seconds.toFixed(1)} s = ${rate.toFixed(1)} chunks/s${limit ? `; all ${texts.length} chunks ≈ ${(texts.length / rate / 60).toFixed(1)} min` : ''}`);
   await embedder.dispose();
+  if (limit) return;
+  const bytes = await encodePrecomputed({ ...meta, dimension: embedder.dimension }, texts, vectors);
+  writeFileSync(`${path}.tmp`, bytes);
+  renameSync(`${path}.tmp`, path);
+  log(`wrote ${path} (${(bytes.length / 1e6).toFixed(1)} MB)`);
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

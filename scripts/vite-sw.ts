@@ -1,12 +1,25 @@
 /**
  * Vite plugin: builds src/sw/sw.ts to /sw.js (a stable URL, as a service worker needs) and injects
  * its precache list and build hash. The hash covers every precached file's name and, for the
- * unhashed public files (ORT, models, sample corpus), its content, so any change makes a new cache.
+ * unhashed public files (ORT, the configured model, sample corpus and vectors), its content, so any
+ * change makes a new cache.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Plugin } from 'vite';
+import { parseModelConfig, type ModelConfig } from '../src/models/model-config.ts';
+import { precomputedFileName } from '../src/models/precomputed.ts';
+import { ONNX_FILE } from '../src/models/settings.ts';
+
+/** public/models/config.json as parsed JSON (the defaults when absent or unreadable). */
+function readModelsConfig(publicDir: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(publicDir, 'models', 'config.json'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
 
 /** Public folders precached whole (served from the app's own origin). */
 const PUBLIC_DIRS = ['ort', 'models', 'sample', 'rcp'];
@@ -29,10 +42,28 @@ function walk(dir: string): string[] {
 }
 
 /**
- * The full-precision twin of a quantized model (onnx/model.onnx next to onnx/model_quantized.onnx)
- * is skipped: the app loads the quantized one; the other is cached on first use if ever fetched.
+ * What of public/models and public/sample the worker needs offline with the configured model
+ * (public/models/config.json): that model's folder with the ONNX file of its dtype (the other's
+ * only when that one is missing, as the runtime falls back), its precomputed sample vectors, and
+ * the small files of every other model (the picker reads their manifests). Other models' weights
+ * and vectors are cached on first use.
  */
-const unusedTwin = (file: string, all: Set<string>) => /\/onnx\/model\.onnx$/.test(file) && all.has(file.replace(/model\.onnx$/, 'model_quantized.onnx'));
+export function precachedPublicFiles(files: readonly string[], config: Pick<ModelConfig, 'embedder' | 'dtype'>): string[] {
+  const all = new Set(files);
+  const own = `/models/${config.embedder}/`;
+  const wanted = `${own}${ONNX_FILE[config.dtype]}`;
+  const fallback = `${own}${ONNX_FILE[config.dtype === 'q8' ? 'fp32' : 'q8']}`;
+  const vectors = /^\/sample\/vectors-.*\.bin$/;
+  return files
+    .filter((f) => {
+      if (f.endsWith('README.md') || f.endsWith('.tmp')) return false;
+      if (vectors.test(f)) return f === `/sample/${precomputedFileName(config.embedder)}`;
+      if (!/\.onnx$/.test(f)) return true;
+      if (!f.startsWith(own)) return false;
+      return f === wanted || (f === fallback && !all.has(wanted));
+    })
+    .sort();
+}
 
 export function serviceWorker(opts: { entry: string; publicDir: string }): Plugin {
   return {
@@ -51,8 +82,8 @@ export function serviceWorker(opts: { entry: string; publicDir: string }): Plugi
     generateBundle(_options, bundle) {
       const built = Object.keys(bundle).filter((f) => !SKIP.test(f));
       const publicFiles = PUBLIC_DIRS.flatMap((d) => walk(join(opts.publicDir, d))).map((p) => `/${relative(opts.publicDir, p).split('\\').join('/')}`);
-      const all = new Set(publicFiles);
-      const pub = publicFiles.filter((f) => !unusedTwin(f, all) && !f.endsWith('README.md')).sort();
+      const { config } = parseModelConfig(readModelsConfig(opts.publicDir));
+      const pub = precachedPublicFiles(publicFiles, config);
       const precache = ['/', ...built.filter((f) => f !== 'index.html').map((f) => `/${f}`), '/index.html', ...pub];
       const hash = createHash('sha256');
       for (const f of precache) hash.update(f).update('\0');

@@ -18,7 +18,7 @@ import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { WorkerStatus } from './protocol/control.ts';
 import type { Backend } from './server/backend.ts';
 import { mapBackendError } from './server/backend-errors.ts';
-import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES } from './server/capabilities.ts';
+import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
@@ -39,6 +39,7 @@ interface Runtime {
   /** Settles when the engine opened its storage; rejects (→ -32010 per request) if it could not. */
   opened: Promise<void>;
   backend: Backend;
+  deadlines?: Record<string, number>;
 }
 
 /** The fields that are set (an explicit undefined would override the models' defaults). */
@@ -60,6 +61,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       : await ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: await readModelChoice(),
+          precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
   const rerankers = models?.rerankers() ?? [];
@@ -75,16 +77,19 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const opened = engine.open();
   const ready = opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
+  const capabilities = advertisedCapabilities({
+    engine: engine.capabilities(),
+    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+    session: SESSION_CAPABILITIES,
+    extensions: [INPAGE_CAPABILITIES],
+  });
+  // A session initialized once the model is known broken is not offered what needs it.
+  const degraded = withoutDenseModel(capabilities);
   const backend: Backend = {
     ...createEngineBackend({
       serverInfo: SERVER_INFO,
       engine: ready,
-      capabilities: advertisedCapabilities({
-        engine: engine.capabilities(),
-        models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
-        session: SESSION_CAPABILITIES,
-        extensions: [INPAGE_CAPABILITIES],
-      }),
+      capabilities: models ? () => (models.loadFailed ? degraded : capabilities) : capabilities,
       rerankers,
       extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
@@ -93,7 +98,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
-  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend };
+  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }
 
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
@@ -114,11 +119,11 @@ const control: ControlApi = {
     await started(config);
   },
   async connect() {
-    const { backend } = await started();
+    const { backend, deadlines } = await started();
     const { port1, port2 } = new MessageChannel();
     openPorts++;
     const transport = new PortTransport(port1);
-    serve(transport, backend);
+    serve(transport, backend, deadlines);
     const closed = transport.onclose;
     transport.onclose = () => {
       openPorts--;

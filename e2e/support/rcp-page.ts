@@ -6,10 +6,11 @@ export type Reply = { result?: any; error?: { code: number; message: string; dat
 /**
  * Opens the bridge page, one RCP session on it, and initializes it (`initExtra` is merged into the
  * initialize params, e.g. to opt in to logs); `window.rcp(method, params)` then calls it with
- * hand-written frames (the raw protocol, no client library in between).
+ * hand-written frames (the raw protocol, no client library in between). `query` is appended to the
+ * page URL (e.g. `?deadline.embed=300000`: a longer per-method deadline, bridges/page.ts).
  */
-export async function openTab(page: Page, clientName = 'e2e', initExtra: Record<string, unknown> = {}): Promise<Reply> {
-  await page.goto('/bridge.html');
+export async function openTab(page: Page, clientName = 'e2e', initExtra: Record<string, unknown> = {}, query = ''): Promise<Reply> {
+  await page.goto(`/bridge.html${query}`);
   await page.waitForFunction(() => 'rcpBridge' in window);
   return page.evaluate(async ([name, extra]) => {
     const w = window as unknown as {

@@ -21,7 +21,7 @@ import { mountModelPicker } from './model-picker.ts';
 import { mountPortable } from './portable.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountConsole } from './rpc-console.ts';
-import { fetchSample, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
+import { fetchSample, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
 import { registerServiceWorker } from './sw-register.ts';
@@ -44,7 +44,7 @@ mountInspector(log);
 
 // The playground is one consumer of the library: the same front door an embedding app uses.
 const clientInfo = { name: 'rcp-playground', version: '0.2.0' };
-const started = createInPageEngine({ client: { onFrame: (d, f) => log.add(d, f), clientInfo } }).then(async (engine) => {
+const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, client: { onFrame: (d, f) => log.add(d, f), clientInfo } }).then(async (engine) => {
   // Imports get a session of their own: a session orders every request after the writes sent
   // before it (read-your-writes), so a search on the page's session would wait for a whole import.
   const writer = await engine.openSession({ onFrame: (d, f) => log.add(d, f, 'import'), clientInfo: { ...clientInfo, name: 'rcp-playground-import' } });

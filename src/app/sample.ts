@@ -6,6 +6,8 @@
 import type { IndexDocument } from '../protocol/types.ts';
 
 export const SAMPLE_URL = '/sample/corpus.json';
+/** Where its precomputed vectors lie (scripts/build-sample-vectors.ts), for the worker's `vectorsBase`. */
+export const SAMPLE_VECTORS_BASE = '/sample/';
 /** Set when the person cleared the index: an empty index then stays empty on reload. */
 const DECLINED_KEY = 'rcp-playground:sample-declined';
 

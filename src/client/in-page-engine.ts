@@ -24,6 +24,11 @@ export interface InPageEngineOptions {
   /** `false`: sparse retrieval only, no model files fetched. Default true. */
   models?: boolean;
   /**
+   * URL of a folder of precomputed document vectors, `vectors-<model folder>.bin`
+   * (scripts/build-sample-vectors.ts), used instead of inference for the texts they cover. Default: none.
+   */
+  vectorsBase?: string;
+  /**
    * The engine worker. Default: the `worker.js` beside this module, which bundlers pick up. Pass
    * your own (e.g. `new Worker('/vendor/rcp-in-page/worker.js', { type: 'module' })`) to serve it
    * from elsewhere.
@@ -83,7 +88,7 @@ export async function createInPageEngine(options: InPageEngineOptions = {}): Pro
   );
   const orFail = <T>(p: Promise<T>): Promise<T> => Promise.race([p, failed]);
   try {
-    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models };
+    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models, vectorsBase: absolute(options.vectorsBase) };
     await orFail(handle.control.configure(Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined))));
     const engine = new InPageEngine(await orFail(handle.openPort()), handle, options.client);
     await orFail(engine.connect());

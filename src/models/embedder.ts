@@ -18,6 +18,7 @@ import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { withPrefix, type EncoderRecipe } from './recipe.ts';
 import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 import { PriorityLock } from './priority-lock.ts';
+import { tokenizeTruncated, type TokenizedBatch } from './truncate.ts';
 
 /** The warm-up inference's pooling (only its shape is used). */
 const POOLING = { pooling: 'mean', normalize: true } as const;
@@ -64,6 +65,7 @@ export class TransformersEmbedder implements Embedder {
           device,
           dtype: resolved.dtype,
           progress_callback: emit,
+          ...(support.node && settings.threads ? { session_options: { intraOpNumThreads: settings.threads } } : {}),
         })) as FeatureExtractionPipeline;
         // First inference is where WebGPU shader compilation and kernel support fail; do it now.
         const probe = (await extractor(['warm up'], POOLING)) as Tensor;
@@ -122,10 +124,9 @@ export class TransformersEmbedder implements Embedder {
     return batch.map((_, r) => zeroNonFinite(Float32Array.from(data.subarray(r * d, (r + 1) * d))));
   }
 
-  /** Tokenizes with padding and the model's truncation length. */
-  private tokenize(batch: string[]): { attention_mask: Tensor } {
-    const max = this.recipe.maxLength;
-    return this.extractor.tokenizer(batch, { padding: true, truncation: true, ...(max ? { max_length: max } : {}) }) as { attention_mask: Tensor };
+  /** Tokenizes with padding; a text over the model's length is cut before its special tokens (truncate.ts), as upstream does. */
+  private tokenize(batch: string[]): TokenizedBatch {
+    return tokenizeTruncated(this.extractor.tokenizer, batch, this.recipe.maxLength ?? finiteOrUndefined(this.extractor.tokenizer.model_max_length));
   }
 
   /**
@@ -200,6 +201,8 @@ export function wasmThreads(): number {
 export function lengthOrder(texts: readonly string[]): number[] {
   return texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
 }
+
+const finiteOrUndefined = (n: number): number | undefined => (Number.isFinite(n) && n > 0 ? n : undefined);
 
 /** An empty input tokenises to zero tokens, which ONNX Runtime cannot gather; one space is also zero tokens but keeps shapes valid after padding. */
 function nonEmpty(text: string): string {

@@ -9,6 +9,7 @@ import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
+import { decodePrecomputed, lookupPrecomputed, precomputedFileName, precomputedMismatch, type PrecomputedTable } from './precomputed.ts';
 import { DEFAULT_MODEL_BASE, type EmbedDtype, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
 import { LazyCrossEncoder } from './lazy-cross-encoder.ts';
@@ -25,6 +26,12 @@ export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
    * "the index has opened" so a cold start's first sparse answer does not compete with the model.
    */
   loadAfter?: Promise<unknown>;
+  /**
+   * Folder (URL path, ending in '/') where precomputed document vectors may lie, as
+   * `vectors-<model folder>.bin` (precomputed.ts; the playground's sample corpus). Read on the first
+   * document embedding; a table made by another model is ignored with a log line. Default: none.
+   */
+  precomputedBase?: string;
 }
 
 /** A failed model load is retried by the next call after this long. */
@@ -62,6 +69,11 @@ export class ModelRuntime {
   private readonly listeners = new Set<ModelEventListener>();
   private readonly history: [level: 'info' | 'warning' | 'error', message: string, data?: unknown][];
   private statusNow: ModelStatus;
+  /** The precomputed table, fetched on the first document embedding (undefined: none usable). */
+  private precomputed: Promise<PrecomputedTable | undefined> | undefined;
+  private readonly precomputedUrl: string | undefined;
+  private everLoaded = false;
+  private lastLoadFailed = false;
 
   private constructor(
     config: ModelConfig,
@@ -72,6 +84,7 @@ export class ModelRuntime {
     crossEncoder: LazyCrossEncoder | undefined,
     status: ModelStatus,
     history: ModelRuntime['history'],
+    precomputedBase: string | undefined,
   ) {
     this.config = config;
     this.folder = folder;
@@ -84,12 +97,14 @@ export class ModelRuntime {
     this.statusNow = status;
     this.history = history;
     this.catalog = catalogEntry(folder.name);
+    this.precomputedUrl = precomputedBase === undefined ? undefined : `${precomputedBase}${precomputedFileName(folder.name)}`;
     this.embedder = {
       identity: this.identity,
       dimension,
       normalized: this.normalized,
       minSimilarity: this.catalog?.minSimilarity,
-      embed: (texts, kind, signal) => this.loaded().then((m) => m.embed(texts, kind, signal)),
+      embed: (texts, kind, signal) =>
+        kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
     this.reranker = new ColbertReranker(this.identity, () => this.loaded());
   }
@@ -202,7 +217,7 @@ export class ModelRuntime {
         return undefined;
       }
     }
-    runtime = new ModelRuntime(config, folder, dimension, loading, loadTwice, crossEncoder, status, history);
+    runtime = new ModelRuntime(config, folder, dimension, loading, loadTwice, crossEncoder, status, history, options.precomputedBase);
     return runtime;
   }
 
@@ -221,6 +236,51 @@ export class ModelRuntime {
         return vectors;
       },
     });
+  }
+
+  /**
+   * Document vectors from the precomputed table where it has the exact text, the model for the
+   * rest: a corpus the table covers needs no inference (nor the model loaded) at all.
+   */
+  private async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const table = await (this.precomputed ??= this.readPrecomputed());
+    const found = table ? await lookupPrecomputed(table, texts) : texts.map(() => undefined);
+    const missing = found.flatMap((v, i) => (v ? [] : [i]));
+    if (missing.length) {
+      const model = await this.loaded();
+      const vectors = await model.embed(missing.map((i) => texts[i]), 'document', signal);
+      missing.forEach((i, j) => (found[i] = vectors[j]));
+    }
+    signal?.throwIfAborted();
+    return found as Float32Array[];
+  }
+
+  /** Fetches and checks the table; undefined (with a log line unless simply absent) when it cannot be used. */
+  private async readPrecomputed(): Promise<PrecomputedTable | undefined> {
+    const url = this.precomputedUrl!;
+    try {
+      const res = await fetch(url);
+      if (res.status === 404 || /text\/html/i.test(res.headers.get('content-type') ?? '')) return undefined;
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const table = decodePrecomputed(new Uint8Array(await res.arrayBuffer()));
+      const mismatch = precomputedMismatch(table.header, this);
+      if (mismatch) {
+        this.log('warning', `precomputed vectors ${url} ignored: ${mismatch}`);
+        return undefined;
+      }
+      this.log('info', `precomputed vectors ${url}: ${table.header.count} document vectors of ${this.identity}`, { count: table.header.count });
+      return table;
+    } catch (e) {
+      this.log('warning', `precomputed vectors ${url} not used: ${errorMessage(e)}`);
+      return undefined;
+    }
+  }
+
+  private log(level: 'info' | 'warning' | 'error', message: string, data?: unknown): void {
+    this.history.push([level, message, data]);
+    if (this.history.length > REPLAY_LINES) this.history.shift();
+    for (const l of this.listeners) l(level, message, data);
+    if (level !== 'info') console.warn(`[models] ${message}`);
   }
 
   /** Rerankers in preference order (the first is the default `rerank.method`): cross-encoder when loaded, then colbert. */
@@ -248,10 +308,19 @@ export class ModelRuntime {
     return structuredClone(this.statusNow);
   }
 
+  /** True while the model has never loaded and its last load failed: what a new session is told (worker.ts). */
+  get loadFailed(): boolean {
+    return this.lastLoadFailed && !this.everLoaded;
+  }
+
   private watch(loading: Promise<TransformersEmbedder>): Promise<TransformersEmbedder> {
-    loading.catch(() => {
-      this.failedAt = Date.now();
-    });
+    loading.then(
+      () => ((this.everLoaded = true), (this.lastLoadFailed = false)),
+      () => {
+        this.failedAt = Date.now();
+        this.lastLoadFailed = true;
+      },
+    );
     return loading;
   }
 

@@ -37,6 +37,8 @@ export interface EmbedderSettings {
   /** Browser only: prefix for onnxruntime-web's .wasm/.mjs files, on the app's own origin. */
   wasmPaths: string;
   batchSize: number;
+  /** Node only: onnxruntime-node's intra-op threads (its default when absent). The browser's WASM threads: see `wasmThreads`. */
+  threads?: number;
   /** Load events (downloads, device choice). */
   onProgress?: ModelLoadListener;
   /**

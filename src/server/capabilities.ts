@@ -74,3 +74,30 @@ export function modelCapabilities(i: ModelCapabilityInputs): ModelCapabilityPart
   }
   return part;
 }
+
+/**
+ * The set for a session that starts after the dense model failed to load (a corrupt file, no
+ * device): no `embed`/`multiVector`, `retrieve` sparse only (and its default), and `rerank` without
+ * the methods that need the failed encoder (`colbert`). Sessions initialized before the failure keep
+ * their set and get -32010 per call (§13.2); this one never advertises what it cannot do.
+ */
+export function withoutDenseModel(caps: Capabilities, encoderMethods: readonly string[] = ['colbert']): Capabilities {
+  const out = structuredClone(caps);
+  delete out.embed;
+  delete out.multiVector;
+  if (out.rerank) {
+    const methods = out.rerank.methods.filter((m) => !encoderMethods.includes(m));
+    if (methods.length) out.rerank = { ...out.rerank, methods };
+    else delete out.rerank;
+  }
+  if (out.retrieve) {
+    const r = out.retrieve;
+    r.modes = (r.modes ?? ['sparse']).filter((m) => m === 'sparse');
+    r.defaultMode = 'sparse';
+    delete r.fusion;
+    r.rerankBuiltin = out.rerank !== undefined;
+    r.scoreFloor = 0;
+    r.scoreScale = out.rerank ? 'unbounded' : 'bm25';
+  }
+  return out;
+}

@@ -11,8 +11,11 @@ export interface EngineBackendOptions {
   serverInfo: PeerInfo;
   /** Resolves to the opened engine; rejects (→ -32010) if storage could not be opened. */
   engine: Promise<RetrievalEngine>;
-  /** Capabilities known before the engine opens (from configuration, not data): §13.2 needs them fixed. */
-  capabilities: Capabilities;
+  /**
+   * Capabilities known before the engine opens (from configuration, not data). A function is asked
+   * at each `initialize`, whose session then keeps that answer (§13.2).
+   */
+  capabilities: Capabilities | (() => Capabilities);
   /** The engine's rerankers in preference order: a retrieve plan names the one that serves it. */
   rerankers?: readonly Reranker[];
   /** Extra handlers (embed, rerank…) contributed by the models runtime. */
@@ -82,7 +85,7 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
 
   return {
     serverInfo: opts.serverInfo,
-    capabilities: () => opts.capabilities,
+    capabilities: typeof opts.capabilities === 'function' ? opts.capabilities : () => opts.capabilities as Capabilities,
     handlers,
     subscribe: opts.subscribe,
     mapError: opts.mapError,

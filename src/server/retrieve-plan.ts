@@ -13,6 +13,8 @@ import { validateRetrieve } from '../protocol/validate.ts';
  */
 export function planRetrieve(raw: unknown, caps: Capabilities, rerankers: readonly Reranker[]): RetrievePlan {
   const { params, notes } = validateRetrieve(raw, caps);
+  // §3.3: no mode means the session's advertised default (sparse for a session without a dense model).
+  if (params.mode === undefined && caps.retrieve?.defaultMode !== undefined) params.mode = caps.retrieve.defaultMode;
   const funnel = clampFunnel(params, caps);
   const reranker = params.rerank ? pickReranker(rerankers, params.rerank.method, params.rerank.model) : undefined;
   return {

@@ -19,6 +19,17 @@ export interface EngineConfig {
   database?: string;
   /** Where the dense model runs: `auto` (WebGPU, else WASM), `webgpu` or `wasm`. Default: the models config. */
   device?: 'auto' | 'webgpu' | 'wasm';
+  /**
+   * URL path (ending in '/') of precomputed document vectors, `vectors-<model folder>.bin`
+   * (src/models/precomputed.ts), used instead of inference for the texts they cover, e.g. the
+   * playground's `/sample/` (its sample corpus). Default: none.
+   */
+  vectorsBase?: string;
+  /**
+   * Per-method request deadlines in ms (§13.1; src/server/deadlines.ts), e.g. `{ embed: 300000 }`
+   * for a slow device (software WebGPU in tests). Default: the server's own.
+   */
+  deadlines?: Record<string, number>;
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
 }

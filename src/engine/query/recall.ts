@@ -64,7 +64,13 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   if (r.mode === 'sparse') return { candidates: sparse(), floor: FLOOR.sparse, notes };
   if (r.mode === 'dense') return { candidates: await dense(), floor: FLOOR.dense, notes };
 
-  const d = await dense();
+  // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
+  // load: an error named ModelUnavailableError, src/models/errors.ts); `dense` alone fails instead.
+  const d = await dense().catch((e: unknown) => {
+    if (!(e instanceof Error && e.name === 'ModelUnavailableError') || r.signal?.aborted) throw e;
+    notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
+    return [] as Candidate[];
+  });
   const s = sparse();
   const byId = new Map<string, Candidate>();
   const fusion = r.fusion ?? DEFAULT_FUSION;

