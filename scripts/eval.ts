@@ -291,8 +291,11 @@ async function main(): Promise<void> {
   }
   const results: [string, Metrics[]][] = [];
   for (const dir of args.dirs) {
-    results.push([basename(dir.replace(/\/+$/, '')), await evaluateGrid(dir, args, configs, embedder)]);
+    const name = basename(dir.replace(/\/+$/, ''));
+    results.push([name, await evaluateGrid(dir, args, configs, embedder)]);
     cached?.save();
+    // Each collection's figures as soon as it is done (a grid over an encoder runs for a long time).
+    if (!args.flags.has('json')) for (const [i, c] of configs.entries()) console.error(`${name}\t${c.label}\t${results.at(-1)![1][i].ndcg10.toFixed(4)}`);
   }
   if (args.flags.has('json')) {
     console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, ms[i]]))]))));
