@@ -86,6 +86,7 @@ export class ModelRuntime {
       dimension,
       normalized: this.normalized,
       minSimilarity: this.catalog?.minSimilarity,
+      fusionWeights: this.catalog?.fusionWeights,
       embed: (texts, kind, signal) => this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
     this.reranker = new ColbertReranker(this.identity, () => this.loaded());

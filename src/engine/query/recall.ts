@@ -67,8 +67,8 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   const d = await dense();
   const s = sparse();
   const byId = new Map<string, Candidate>();
-  const fusion = r.fusion ?? DEFAULT_FUSION;
-  const weights = fusion.method === 'weighted' && !fusion.weights ? DEFAULT_FUSION.weights : fusion.weights;
+  const fusion = r.fusion ?? { method: DEFAULT_FUSION.method };
+  const weights = fusion.method === 'weighted' && !fusion.weights ? (deps.embedder?.fusionWeights ?? DEFAULT_FUSION.weights) : fusion.weights;
   const lists: RankedList[] = [
     { name: 'dense', weight: weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.dense },
     { name: 'sparse', weight: weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.sparse },
