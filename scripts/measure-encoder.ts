@@ -101,6 +101,8 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
     await context.route(`${ORIGIN}/models/config.json`, (route) => route.fulfill({ json: { embedder: MODEL, dtype, device: 'wasm' } }));
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+    page.on('crash', () => console.error('[page crashed]'));
+    page.on('console', (m) => m.type() === 'error' && console.error(`[page console] ${m.text()}`));
     await openSession(page);
     const ready = await page.waitForFunction(
       (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`)),
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   for (const dtype of DTYPES) {
     const node = await measureNode(dtype, texts);
+    console.log(`# ${dtype} onnxruntime-node: ${node.ingest.toFixed(1)} passages/s, query p50 ${node.p50.toFixed(1)} ms; load average ${load()}`);
     const wasm = await measureWasm(dtype, texts);
     rows.push(
       `| ${dtype} | ${wasm.ingest.toFixed(1)} (${wasm.threads ?? '?'} threads) | ${node.ingest.toFixed(1)} | ${((wasm.ingest / node.ingest) * 100).toFixed(0)}% | ${wasm.p50.toFixed(1)} / ${wasm.p90.toFixed(1)} | ${node.p50.toFixed(1)} / ${node.p90.toFixed(1)} |`,

@@ -30,7 +30,7 @@ export interface ModelConfig {
 
 /**
  * Defaults (docs/models.md "Defaults chosen by measurement"): the MiniLM encoder in int8 — q8 and
- * fp32 are within 0.002 nDCG@10 on the dev sets, and q8 is a quarter of the download (27 vs 90 MB).
+ * fp32 are within ±0.01 nDCG@10 on the dev sets (fp32 no better), and q8 is under a third of the download (27 vs 90 MB).
  */
 export const DEFAULT_MODEL_CONFIG: Readonly<ModelConfig> = Object.freeze({ embedder: DEFAULT_MODEL, dtype: 'q8', device: 'auto' });
 
