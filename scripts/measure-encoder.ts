@@ -104,11 +104,16 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
     page.on('crash', () => console.error('[page crashed]'));
     page.on('console', (m) => m.type() === 'error' && console.error(`[page console] ${m.text()}`));
     await openSession(page);
-    const ready = await page.waitForFunction(
-      (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`)),
-      MODEL,
-      { timeout: 180_000 },
-    );
+    const ready = await page
+      .waitForFunction(
+        (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`)),
+        MODEL,
+        { timeout: 300_000 },
+      )
+      .catch(async (e: Error) => {
+        const logs = await page.evaluate(() => (window as unknown as { __logs: { message: string }[] }).__logs.map((l) => l.message)).catch(() => []);
+        throw new Error(`${e.message}; worker log so far: ${JSON.stringify(logs)}`);
+      });
     const info = (await ready.jsonValue()) as { data?: { device?: string; threads?: number } };
     if (info.data?.device !== 'wasm') throw new Error(`expected the model on wasm, got ${JSON.stringify(info.data)}`);
     return await page.evaluate(
