@@ -6,12 +6,14 @@
  *     `loadEmbedder` on onnxruntime-node (the native ceiling) with the same ONNX file;
  *   - query: p50 (and p90) of embedding one 10-word query, in the worker (an RCP round trip from
  *     the page, so it includes the postMessage hop) and in onnxruntime-node.
- * The built app (dist/) is served by request interception (bridges/static-server.ts), with
- * /models/config.json answered per dtype and `device: wasm`; no port is opened and every request
- * outside the origin is aborted. The 1-minute load average is printed before and after: on a
+ * The built app (dist/) is served by a small HTTP server on localhost (--port, default 4189) with
+ * COOP/COEP headers, not by request interception: onnxruntime-web's threaded WASM starts nested
+ * workers whose requests interception does not see (the model then never becomes ready).
+ * /models/config.json is answered per dtype with `device: wasm`; every request outside the origin
+ * is aborted. The 1-minute load average is printed before and after: on a
  * shared machine the figures are only comparable within one run.
  *
- * Usage: npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30] [--dtype q8|fp32] [--model minilm-l6-v2]
+ * Usage: npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30] [--dtype q8|fp32] [--model minilm-l6-v2] [--port 4189]
  */
 import { readFileSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
@@ -19,7 +21,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
-import { routeApp } from '../bridges/static-server.ts';
+import { createServer, type Server } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { resolveStatic } from '../bridges/static-server.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 
 const argv = process.argv.slice(2);
@@ -30,7 +35,22 @@ const MODEL = opt('model', 'minilm-l6-v2');
 const DTYPES = (argv.includes('--dtype') ? [opt('dtype', 'q8')] : ['fp32', 'q8']) as ('fp32' | 'q8')[];
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
-const ORIGIN = 'http://localhost:5198';
+const PORT = Number(opt('port', '4189'));
+const ORIGIN = `http://localhost:${PORT}`;
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
+
+/** dist/ over HTTP with cross-origin isolation (threads), and this run's /models/config.json. */
+function serve(config: () => unknown): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', ORIGIN).pathname;
+    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-cache' };
+    if (path === '/models/config.json') return res.writeHead(200, { ...headers, 'Content-Type': 'application/json' }).end(JSON.stringify(config()));
+    const file = await resolveStatic(DIST, path);
+    if (!file) return res.writeHead(404, headers).end('not found');
+    res.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(await readFile(file));
+  });
+  return new Promise((ok) => server.listen(PORT, 'localhost', () => ok(server)));
+}
 const QUERY = 'what did the president say about railroads and the economy'; // 10 words
 
 /** ≈1,000-character passages of the sample corpus (the engine's default chunk size). */
@@ -94,11 +114,10 @@ async function openSession(page: Page): Promise<void> {
 
 async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figures> {
   const profile = mkdtempSync(join(tmpdir(), 'rcp-measure-encoder-'));
+  const server = await serve(() => ({ embedder: MODEL, dtype, device: 'wasm' }));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block' });
   try {
-    await routeApp(context, ORIGIN, DIST);
-    // Registered after routeApp, so it is consulted first: this run's model choice.
-    await context.route(`${ORIGIN}/models/config.json`, (route) => route.fulfill({ json: { embedder: MODEL, dtype, device: 'wasm' } }));
+    await context.route((url) => url.origin !== ORIGIN && !/^(data|blob):/.test(url.protocol), (route) => route.abort('blockedbyclient'));
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
     page.on('crash', () => console.error('[page crashed]'));
@@ -108,7 +127,7 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
       .waitForFunction(
         (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`)),
         MODEL,
-        { timeout: 300_000 },
+        { timeout: Number(opt('ready-timeout', '300')) * 1000 },
       )
       .catch(async (e: Error) => {
         const logs = await page.evaluate(() => (window as unknown as { __logs: { message: string }[] }).__logs.map((l) => l.message)).catch(() => []);
@@ -116,30 +135,29 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
       });
     const info = (await ready.jsonValue()) as { data?: { device?: string; threads?: number } };
     if (info.data?.device !== 'wasm') throw new Error(`expected the model on wasm, got ${JSON.stringify(info.data)}`);
-    return await page.evaluate(
-      async ([texts, query, queries]) => {
-        const w = window as unknown as { rcp(m: string, p: unknown): Promise<{ error?: unknown }> };
-        const embed = async (inputs: string[], kind: string) => {
-          const r = await w.rcp('embed', { inputs, kind, encoding: 'f32-base64' });
-          if (r.error) throw new Error(JSON.stringify(r.error));
-        };
-        await embed(texts.slice(0, 4), 'document'); // warm
-        const t0 = performance.now();
-        for (let i = 0; i < texts.length; i += 32) await embed(texts.slice(i, i + 32), 'document');
-        const ingest = texts.length / ((performance.now() - t0) / 1000);
-        const q: number[] = [];
-        for (let i = 0; i < queries; i++) {
-          const t = performance.now();
-          await embed([query], 'query');
-          q.push(performance.now() - t);
-        }
-        q.sort((a, b) => a - b);
-        return { ingest, p50: q[Math.floor(q.length / 2)], p90: q[Math.min(q.length - 1, Math.floor(q.length * 0.9))] };
-      },
-      [texts, QUERY, QUERIES] as const,
-    ).then((f) => ({ ...f, threads: info.data?.threads }));
+    // A string, not a function: tsx's name helpers (__name) do not exist in the page.
+    const figures = (await page.evaluate(`(async (texts, query, queries) => {
+      const embed = async (inputs, kind) => {
+        const r = await window.rcp('embed', { inputs, kind, encoding: 'f32-base64' });
+        if (r.error) throw new Error(JSON.stringify(r.error));
+      };
+      await embed(texts.slice(0, 4), 'document'); // warm
+      const t0 = performance.now();
+      for (let i = 0; i < texts.length; i += 32) await embed(texts.slice(i, i + 32), 'document');
+      const ingest = texts.length / ((performance.now() - t0) / 1000);
+      const q = [];
+      for (let i = 0; i < queries; i++) {
+        const t = performance.now();
+        await embed([query], 'query');
+        q.push(performance.now() - t);
+      }
+      q.sort((a, b) => a - b);
+      return { ingest, p50: q[Math.floor(q.length / 2)], p90: q[Math.min(q.length - 1, Math.floor(q.length * 0.9))] };
+    })(${JSON.stringify(texts)}, ${JSON.stringify(QUERY)}, ${QUERIES})`)) as Figures;
+    return { ...figures, threads: info.data?.threads };
   } finally {
     await context.close().catch(() => {});
+    server.close();
     rmSync(profile, { recursive: true, force: true });
   }
 }
