@@ -228,6 +228,22 @@ describe('retrieve with models', () => {
     expect(scored(await search(tuned.engine, { ...query, fusion: { method: 'weighted' } }))).toEqual(scored(own));
   });
 
+  it('a request without a mode is hybrid once every chunk has vectors, and sparse while some still wait', async () => {
+    const scored = (r: { hits: { id: unknown; score: number }[] }) => r.hits.map((h) => [String(h.id), h.score]);
+    const query = { query: 'whale harpoon ocean', k: 8 };
+    const { engine } = await withModels();
+    expect(scored(await search(engine, query))).toEqual(scored(await search(engine, { ...query, mode: 'hybrid' })));
+
+    // Background embedding: text and BM25 commit at once, vectors later; a never-resolving embedder keeps them pending.
+    const stuck = Object.assign(new HashEmbedder(), { embed: () => new Promise<Float32Array[]>(() => {}) });
+    const pending = await makeEngine({ embedder: stuck, embedInBackground: true });
+    await pending.engine.add(corpus);
+    const r = await search(pending.engine, query);
+    expect(scored(r)).toEqual(scored(await search(pending.engine, { ...query, mode: 'sparse' })));
+    expect(r.hits.length).toBeGreaterThan(0);
+    expect(r.usage?.notes?.some((n) => /default mode hybrid served as sparse: \d+ chunks still wait for vectors/.test(n))).toBe(true);
+  });
+
   it('reranks the top topN and reports usage.reranked', async () => {
     const { engine } = await withModels();
     const r = await search(engine, { query: 'ocean harpoon', mode: 'sparse', k: 5, rerank: { method: 'cross-encoder', topN: 20 } });
