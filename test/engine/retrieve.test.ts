@@ -242,6 +242,11 @@ describe('retrieve with models', () => {
     expect(scored(r)).toEqual(scored(await search(pending.engine, { ...query, mode: 'sparse' })));
     expect(r.hits.length).toBeGreaterThan(0);
     expect(r.usage?.notes?.some((n) => /default mode hybrid served as sparse: \d+ chunks still wait for vectors/.test(n))).toBe(true);
+    // Nothing embedded at all: even an explicit dense or hybrid request answers without waiting on the model.
+    const empty = await makeEngine({ embedder: stuck });
+    expect((await search(empty.engine, query)).hits).toEqual([]);
+    expect((await search(empty.engine, { ...query, mode: 'dense' })).hits).toEqual([]);
+    expect((await search(pending.engine, { ...query, mode: 'hybrid' })).hits.length).toBeGreaterThan(0);
   });
 
   it('reranks the top topN and reports usage.reranked', async () => {
