@@ -13,6 +13,8 @@
  * and clean words changed by mistake.
  */
 import { retrieveInProcess } from '../src/server/front-door.ts';
+// mulberry32, seeded: the misspellings are the same on every run.
+import { rng as prng } from './lib/prng.ts';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Engine } from '../src/engine/engine.ts';
@@ -43,17 +45,6 @@ function ndcg10(ranked: string[], rel: Map<string, number>): number {
   return idcg > 0 ? dcg / idcg : 0;
 }
 
-/** mulberry32: a small seeded PRNG, so the misspellings are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STOP = new Set(NLTK_STOPWORDS);
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';

@@ -7,16 +7,7 @@
  */
 
 /** Deterministic PRNG (mulberry32): the same seed replays the same frames. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng as prng } from '../../scripts/lib/prng.ts';
 
 /** What a request may be answered with: a result, or an error with one of `codes`. */
 interface Expect {
