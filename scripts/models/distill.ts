@@ -7,8 +7,10 @@
  *   2. PCA to `dimension` dims: rows are centred by their mean and projected on an orthonormal basis
  *      of the top principal subspace (subspace iteration from a seeded start; any rotation of that
  *      basis gives the same cosines);
- *   3. SIF weighting a/(a + p(t)) with p(t) a Zipf prior on the token id (BERT's WordPiece ids are
- *      roughly frequency-ordered from id 1996, "the", on), a = 1e-4 as in Model2Vec;
+ *   3. SIF weighting a/(a + p(t)), a = 1e-4 as in Model2Vec, with p(t) either the token's measured
+ *      frequency in a text sample (add-one smoothed; token-frequencies.ts) or, without a sample, a
+ *      Zipf prior on the token id (BERT's WordPiece ids are roughly frequency-ordered from id 1996,
+ *      "the", on);
  *   4. [PAD]/[UNK]/[CLS]/[SEP]/[MASK] and [unusedN] rows are zero, so they never move a vector.
  * Runs at build time on onnxruntime-node.
  */
@@ -16,6 +18,7 @@ import * as ort from 'onnxruntime-node';
 import { rng } from '../lib/prng.ts';
 import type { StaticModel } from './static-model.ts';
 import { zipfProbability } from './static-model.ts';
+import type { TokenCounts } from './token-frequencies.ts';
 
 export interface DistillOptions {
   dimension: number;
@@ -24,7 +27,17 @@ export interface DistillOptions {
 }
 export const DISTILL_DEFAULTS: DistillOptions = { dimension: 256, sifA: 1e-4, batch: 512 };
 
-export async function distillStatic(onnxBytes: Uint8Array, vocab: string[], ids: { cls: number; sep: number }, o: DistillOptions = DISTILL_DEFAULTS): Promise<StaticModel> {
+/**
+ * `frequencies`: token counts over a text sample (token-frequencies.ts) for the SIF weights; without
+ * them a Zipf prior on the token id stands in.
+ */
+export async function distillStatic(
+  onnxBytes: Uint8Array,
+  vocab: string[],
+  ids: { cls: number; sep: number },
+  o: DistillOptions = DISTILL_DEFAULTS,
+  frequencies?: TokenCounts,
+): Promise<StaticModel> {
   const session = await ort.InferenceSession.create(onnxBytes, { intraOpNumThreads: 2 });
   const V = vocab.length;
   let H = 0;
@@ -71,7 +84,8 @@ export async function distillStatic(onnxBytes: Uint8Array, vocab: string[], ids:
   for (let r = 0; r < V; r++) {
     if (!live[r]) continue;
     for (let j = 0; j < H; j++) x[j] = raw[r * H + j] - mean[j];
-    const w = o.sifA / (o.sifA + zipfProbability(r, n));
+    const p = frequencies ? (frequencies.counts[r] + 1) / (frequencies.total + V) : zipfProbability(r, n);
+    const w = o.sifA / (o.sifA + p);
     for (let k = 0; k < D; k++) {
       const u = basis[k];
       let s = 0;

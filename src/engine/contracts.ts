@@ -125,6 +125,12 @@ export interface Embedder {
    * texts still score well above 0 with a transformer encoder). Undefined = no floor.
    */
   readonly minSimilarity?: number;
+  /**
+   * Weights `weighted` fusion gives this model's dense list and the sparse list when the request
+   * names none (measured per model: a weak static model helps only at a light dense weight).
+   * Undefined = the engine's DEFAULT_FUSION weights.
+   */
+  readonly fusionWeights?: Readonly<{ dense: number; sparse: number }>;
   embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
 }
 

@@ -18,7 +18,7 @@ import { checkAborted } from '../util/abort.ts';
 import { createAnalyzer, type Analyzer } from './analysis/analyzer.ts';
 import { Bm25 } from './index/bm25.ts';
 import {
-  DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
+  DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS, DEFAULT_MODE,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
 import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
@@ -96,7 +96,7 @@ export class Engine {
     this.contextWeight = options.contextWeight ?? DEFAULT_CONTEXT_WEIGHT;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
     this.chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
-    this.defaultMode = this.embedder ? (options.defaultMode ?? 'sparse') : 'sparse';
+    this.defaultMode = this.embedder ? (options.defaultMode ?? DEFAULT_MODE) : 'sparse';
     this.sessions = new Sessions(this.limits.sessionTtlSeconds * 1000, this.limits.maxSessions, options.now);
     this.coordination = options.coordination;
     this.state = new IndexState({

@@ -103,6 +103,7 @@ export class ModelRuntime {
       dimension,
       normalized: this.normalized,
       minSimilarity: this.catalog?.minSimilarity,
+      fusionWeights: this.catalog?.fusionWeights,
       embed: (texts, kind, signal) =>
         kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),
     };

@@ -13,8 +13,6 @@ import { validateRetrieve } from '../protocol/validate.ts';
  */
 export function planRetrieve(raw: unknown, caps: Capabilities, rerankers: readonly Reranker[]): RetrievePlan {
   const { params, notes } = validateRetrieve(raw, caps);
-  // §3.3: no mode means the session's advertised default (sparse for a session without a dense model).
-  if (params.mode === undefined && caps.retrieve?.defaultMode !== undefined) params.mode = caps.retrieve.defaultMode;
   const funnel = clampFunnel(params, caps);
   const reranker = params.rerank ? pickReranker(rerankers, params.rerank.method, params.rerank.model) : undefined;
   return {
@@ -22,6 +20,9 @@ export function planRetrieve(raw: unknown, caps: Capabilities, rerankers: readon
     k: funnel.k,
     candidateK: funnel.candidateK,
     ...(reranker && funnel.topN !== undefined ? { rerank: { reranker, topN: funnel.topN } } : {}),
+    // §3.3: no mode means the session's advertised default (sparse for a session started after the
+    // model failed); the engine serves it (sparse while chunks still wait for vectors).
+    ...(caps.retrieve?.defaultMode !== undefined ? { defaultMode: caps.retrieve.defaultMode } : {}),
     notes: [...notes, ...funnel.notes],
   };
 }

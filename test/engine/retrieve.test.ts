@@ -197,9 +197,10 @@ describe('retrieve with models', () => {
     const { engine } = await withModels();
     const caps = engine.capabilities();
     expect(caps.retrieve?.modes).toEqual(['dense', 'sparse', 'hybrid']);
-    expect(caps.retrieve?.defaultMode).toBe('sparse');
-    const h = await makeEngine({ embedder: new HashEmbedder(), defaultMode: 'hybrid' });
-    expect(h.engine.capabilities().retrieve?.defaultMode).toBe('hybrid');
+    expect(caps.retrieve?.defaultMode).toBe('hybrid'); // measured default with an embedder (DEFAULT_MODE)
+    const h = await makeEngine({ embedder: new HashEmbedder(), defaultMode: 'sparse' });
+    expect(h.engine.capabilities().retrieve?.defaultMode).toBe('sparse');
+    expect((await makeEngine()).engine.capabilities().retrieve?.defaultMode).toBe('sparse');
     const dense = await search(engine, { query: 'whale harpoon', mode: 'dense', k: 5 });
     expect(dense.hits[0].scores?.dense).toBeGreaterThan(0);
     expect(dense.hits[0].score).toBeLessThanOrEqual(1);
@@ -209,6 +210,43 @@ describe('retrieve with models', () => {
       expect(r.hits[0].scores?.dense).toBeDefined();
       expect(r.hits[0].scores?.sparse).toBeDefined();
     }
+  });
+
+  it('hybrid without a fusion uses weighted fusion at the embedder\'s own weights, else the engine default 0.4/0.6', async () => {
+    const scored = (r: { hits: { id: unknown; score: number }[] }) => r.hits.map((h) => [String(h.id), h.score]);
+    const query = { query: 'whale harpoon ocean', mode: 'hybrid' as const, k: 8 };
+    const { engine } = await withModels();
+    const engineDefault = await search(engine, { ...query, fusion: { method: 'weighted', weights: { dense: 0.4, sparse: 0.6 } } });
+    expect(scored(await search(engine, query))).toEqual(scored(engineDefault));
+
+    const light = Object.assign(new HashEmbedder(), { fusionWeights: { dense: 0.1, sparse: 0.9 } });
+    const tuned = await makeEngine({ embedder: light });
+    await tuned.engine.add(corpus);
+    const own = await search(tuned.engine, { ...query, fusion: { method: 'weighted', weights: { dense: 0.1, sparse: 0.9 } } });
+    expect(scored(own)).not.toEqual(scored(engineDefault));
+    expect(scored(await search(tuned.engine, query))).toEqual(scored(own));
+    expect(scored(await search(tuned.engine, { ...query, fusion: { method: 'weighted' } }))).toEqual(scored(own));
+  });
+
+  it('a request without a mode is hybrid once every chunk has vectors, and sparse while some still wait', async () => {
+    const scored = (r: { hits: { id: unknown; score: number }[] }) => r.hits.map((h) => [String(h.id), h.score]);
+    const query = { query: 'whale harpoon ocean', k: 8 };
+    const { engine } = await withModels();
+    expect(scored(await search(engine, query))).toEqual(scored(await search(engine, { ...query, mode: 'hybrid' })));
+
+    // Background embedding: text and BM25 commit at once, vectors later; a never-resolving embedder keeps them pending.
+    const stuck = Object.assign(new HashEmbedder(), { embed: () => new Promise<Float32Array[]>(() => {}) });
+    const pending = await makeEngine({ embedder: stuck, embedInBackground: true });
+    await pending.engine.add(corpus);
+    const r = await search(pending.engine, query);
+    expect(scored(r)).toEqual(scored(await search(pending.engine, { ...query, mode: 'sparse' })));
+    expect(r.hits.length).toBeGreaterThan(0);
+    expect(r.usage?.notes?.some((n) => /default mode hybrid served as sparse: \d+ chunks still wait for vectors/.test(n))).toBe(true);
+    // Nothing embedded at all: even an explicit dense or hybrid request answers without waiting on the model.
+    const empty = await makeEngine({ embedder: stuck });
+    expect((await search(empty.engine, query)).hits).toEqual([]);
+    expect((await search(empty.engine, { ...query, mode: 'dense' })).hits).toEqual([]);
+    expect((await search(pending.engine, { ...query, mode: 'hybrid' })).hits.length).toBeGreaterThan(0);
   });
 
   it('reranks the top topN and reports usage.reranked', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEmbedder, maxSim, type ModelLoadEvent, type TransformersEmbedder } from '../../src/models/index.ts';
-import { ensureModel, MODEL_BASE } from './ensure-model.ts';
+import { ensureModel, GLOVE_MODEL, MODEL_BASE } from './ensure-model.ts';
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
 
@@ -12,8 +12,8 @@ describe('TransformersEmbedder (Node, cpu)', () => {
 
   beforeAll(async () => {
     await ensureModel();
-    q8 = await loadEmbedder({ modelBase: MODEL_BASE, dtype: 'q8', onProgress: (e) => events.push(e) });
-    fp32 = await loadEmbedder({ modelBase: MODEL_BASE, dtype: 'fp32' });
+    q8 = await loadEmbedder({ modelBase: MODEL_BASE, model: GLOVE_MODEL, dtype: 'q8', onProgress: (e) => events.push(e) });
+    fp32 = await loadEmbedder({ modelBase: MODEL_BASE, model: GLOVE_MODEL, dtype: 'fp32' });
   }, 120_000);
   afterAll(async () => {
     await q8?.dispose();

@@ -69,7 +69,7 @@ describe('models config', () => {
       warnings: [],
     });
     const bad = parseModelConfig({ embedder: '../x', dtype: 'int4', device: 'gpu', crossEncoder: 'https://hub/x', failDevices: ['tpu'], extra: true });
-    expect(bad.config).toEqual({ embedder: 'glove-static-100d', dtype: 'q8', device: 'auto' });
+    expect(bad.config).toEqual({ embedder: 'minilm-l6-v2', dtype: 'q8', device: 'auto' });
     expect(bad.warnings).toHaveLength(6);
     expect(parseModelConfig([]).warnings[0]).toMatch(/not a JSON object/);
   });

@@ -1,4 +1,4 @@
-import type { RetrieveParams } from '../../protocol/types.ts';
+import type { RetrieveMode, RetrieveParams } from '../../protocol/types.ts';
 import type { Reranker } from '../contracts.ts';
 
 /**
@@ -15,6 +15,8 @@ export interface RetrievePlan {
   readonly candidateK: number;
   /** The rerank stage, when one runs: the chosen reranker and how many leading candidates it rescores. */
   readonly rerank?: { readonly reranker: Reranker; readonly topN: number };
+  /** The session's advertised default mode, for a request that names none (else the engine's). */
+  readonly defaultMode?: RetrieveMode;
   /** Degradations and clamps so far, for `usage.notes`. */
   readonly notes: readonly string[];
 }

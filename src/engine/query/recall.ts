@@ -9,7 +9,7 @@ import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Bm25 } from '../index/bm25.ts';
 import { nextStamp } from '../index/select-top.ts';
 import type { Embedder } from '../contracts.ts';
-import { denseSearch, missingVectors, type DenseModel } from '../index/dense.ts';
+import { denseSearch, missingVectors, segmentVectors, type DenseModel } from '../index/dense.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
 import type { Candidate, DocEntry, IndexView } from '../index/view.ts';
@@ -54,11 +54,13 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     keep(deps.bm25.search(r.view, deps.analyzer.queryTerms(r.text), { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
   const dense = async (): Promise<Candidate[]> => {
     const e = deps.embedder!;
-    const [q] = await e.embed([r.text], 'query', r.signal);
-    checkAborted(r.signal);
     const model = denseModel(e);
     const missing = missingVectors(r.view, model);
     if (missing > 0) notes.push(`${missing} chunks have no vectors from embedder '${e.identity}'; dense search skipped them`);
+    // Nothing to compare with (empty index, or nothing embedded yet): do not wait on the model.
+    if (!r.view.segments.some((seg) => segmentVectors(seg, model))) return [];
+    const [q] = await e.embed([r.text], 'query', r.signal);
+    checkAborted(r.signal);
     return keep(denseSearch(r.view, q, model, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
   };
   if (r.mode === 'sparse') return { candidates: sparse(), floor: FLOOR.sparse, notes };
@@ -73,8 +75,8 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   });
   const s = sparse();
   const byId = new Map<string, Candidate>();
-  const fusion = r.fusion ?? DEFAULT_FUSION;
-  const weights = fusion.method === 'weighted' && !fusion.weights ? DEFAULT_FUSION.weights : fusion.weights;
+  const fusion = r.fusion ?? { method: DEFAULT_FUSION.method };
+  const weights = fusion.method === 'weighted' && !fusion.weights ? (deps.embedder?.fusionWeights ?? DEFAULT_FUSION.weights) : fusion.weights;
   const lists: RankedList[] = [
     { name: 'dense', weight: weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.dense },
     { name: 'sparse', weight: weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.sparse },

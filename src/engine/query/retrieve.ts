@@ -14,7 +14,7 @@ import { checkAborted } from '../../util/abort.ts';
 import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
 import type { RetrievePlan } from './plan.ts';
 import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
-import { candidateVector, cosine } from '../index/dense.ts';
+import { candidateVector, cosine, missingVectors } from '../index/dense.ts';
 import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
 import { suspectInjection } from './injection.ts';
@@ -121,7 +121,13 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
 
   const unitOut: Unit = params.unit ?? 'chunk';
   const unit = unitOut === 'document' ? 'document' : 'chunk';
-  const mode = params.mode ?? deps.defaultMode;
+  // A request that names no mode gets the default only once dense has caught up: while chunks still
+  // wait for vectors (background embedding after an import or a model switch), it is served sparse,
+  // so first results never wait on the encoder and nothing unembedded is ranked down.
+  const defaultMode = plan.defaultMode ?? deps.defaultMode;
+  const pending = params.mode === undefined && defaultMode !== 'sparse' && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
+  const mode = params.mode ?? (pending > 0 ? 'sparse' : defaultMode);
+  if (pending > 0) notes.push(`default mode ${defaultMode} served as sparse: ${pending} chunks still wait for vectors`);
   const text = contentText(params.query);
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
   const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;
