@@ -115,6 +115,10 @@ test(`${MODEL}: dense and hybrid answer nonsense with no hits, and a real questi
     { id: 'tax', text: 'Taxes on imports were lowered to help farmers sell their grain abroad.' },
   ];
   expect((await call(page, 'index/add', { documents: docs })).error).toBeUndefined();
+  // The encoder embeds in the background: wait until dense search sees the three documents.
+  await expect
+    .poll(async () => (await call(page, 'retrieve', { query: 'ship freight grain', mode: 'dense', k: 10 })).result?.hits?.length ?? 0, { timeout: 120_000 })
+    .toBe(3);
   for (const mode of ['dense', 'hybrid']) {
     const nonsense = await call(page, 'retrieve', { query: 'qwzx vbnm', mode, k: 10 });
     expect(nonsense.error).toBeUndefined();

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { guardOrigin, openPlayground, search, searched, skipSample } from './support/playground.ts';
+import { guardOrigin, openPlayground, search, searched, skipSample, waitForVectors } from './support/playground.ts';
 
 /** Fails the test on any console error (CSP violations included). */
 function watchConsole(page: Page): string[] {
@@ -77,6 +77,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
     await skipSample(page);
     await openPlayground(page);
     await importFile(page, 'first.txt', 'A lone whale in the first file.');
+    await waitForVectors(page);
     await search(page, 'whale');
     await page.locator('#hits').evaluate((n) => {
       const w = window as unknown as { __renders: number };

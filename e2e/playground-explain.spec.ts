@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample } from './support/playground.ts';
+import { guardOrigin, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 /** A long document about whaling: many passages that all mention the harpoon. */
@@ -9,6 +9,8 @@ test.describe('playground: results grouped by document, scores explained', () =>
   test('passages of one document are grouped behind "N more passages"; each result says in words why it is here', async ({ page, context }) => {
     const outside = await guardOrigin(context, page);
     const errors = watchConsole(page);
+    // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
+    await context.route('**/models/config.json', (r) => r.fulfill({ json: { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } }));
     await skipSample(page);
     await openPlayground(page);
     await page.locator('#file-input').setInputFiles([
@@ -16,6 +18,7 @@ test.describe('playground: results grouped by document, scores explained', () =>
       { name: 'letter.txt', mimeType: 'text/plain', buffer: Buffer.from('A short letter about a harpoon maker in Nantucket.') },
     ]);
     await expect(page.locator('#progress-done')).toContainText('Imported 2 documents', { timeout: 120_000 });
+    await waitForVectors(page);
 
     await page.locator('#search-options summary').click();
     await page.locator('#mode').selectOption('hybrid');

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample } from './support/playground.ts';
+import { guardOrigin, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 const SEA = ['The whale breached beside the ship and the harpoon flew.', 'Sailors hauled the sperm whale alongside and cut the blubber.', 'A storm at sea drove the whaling ship toward the ice.'];
@@ -13,10 +13,13 @@ test.describe('playground: a map of the corpus', () => {
   test('projects the passages in the worker, colours them by document, and marks the query and its hits', async ({ page, context }) => {
     const outside = await guardOrigin(context, page);
     const errors = watchConsole(page);
+    // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
+    await context.route('**/models/config.json', (r) => r.fulfill({ json: { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } }));
     await skipSample(page);
     await openPlayground(page);
     await page.locator('#file-input').setInputFiles({ name: 'two-topics.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(DOCS)) });
     await expect(page.locator('#progress-done')).toContainText('Imported 24 documents', { timeout: 120_000 });
+    await waitForVectors(page);
 
     // Opened before any search: the passages, no query yet.
     await page.locator('#map-panel summary').click();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample } from './support/playground.ts';
+import { guardOrigin, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 const DOCS = Array.from({ length: 25 }, (_, i) => ({
@@ -27,10 +27,13 @@ test.describe('playground: your data is yours', () => {
   test('export the whole index with vectors, clear, import it back losslessly (vectors reused), and export results', async ({ page, context }) => {
     const outside = await guardOrigin(context, page);
     const errors = watchConsole(page);
+    // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
+    await context.route('**/models/config.json', (r) => r.fulfill({ json: { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } }));
     await skipSample(page);
     await openPlayground(page);
     await page.locator('#file-input').setInputFiles({ name: 'logs.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(DOCS)) });
     await expect(page.locator('#progress-done')).toContainText('Imported 25 documents', { timeout: 120_000 });
+    await waitForVectors(page);
     await page.locator('#search-options summary').click();
     await page.locator('#mode').selectOption('hybrid');
     await search(page, 'harpoon oil barrels');
@@ -55,6 +58,7 @@ test.describe('playground: your data is yours', () => {
     await expect(page.locator('#progress-done')).toContainText('Cleared the index (25 documents deleted)');
     await page.locator('#index-file').setInputFiles((await download.path())!);
     await expect(page.locator('#progress-done')).toContainText('Imported 25 documents', { timeout: 120_000 });
+    await waitForVectors(page);
     await expect(page.locator('#progress-done')).toContainText('every vector reused');
 
     // Lossless: the same documents (text, meta, chunk ranges) and the same search result.
@@ -67,6 +71,7 @@ test.describe('playground: your data is yours', () => {
     // Importing again is an idempotent upsert: still 25 documents.
     await page.locator('#index-file').setInputFiles((await download.path())!);
     await expect(page.locator('#progress-done')).toContainText('Imported 25 documents', { timeout: 120_000 });
+    await waitForVectors(page);
     expect(await allDocuments(page)).toHaveLength(25);
 
     // Export the current results as JSON and as NDJSON.

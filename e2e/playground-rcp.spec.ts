@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openPlayground, search, skipSample } from './support/playground.ts';
+import { openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 
 test.describe('playground: learn RCP', () => {
   test('the inspector lists every frame a UI action causes, filters them and copies them as NDJSON', async ({ page, context }) => {
@@ -10,6 +10,7 @@ test.describe('playground: learn RCP', () => {
     await page.locator('#paste-text').fill('Ambergris is found in the intestines of sperm whales.');
     await page.getByRole('button', { name: 'Add pasted text' }).click();
     await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 }); // the first write waits for the model
+    await waitForVectors(page);
     await search(page, 'ambergris');
 
     // The search shows up as a retrieve request and its response with a latency.

@@ -121,3 +121,17 @@ export function makeDocx(paragraphs: string[], title = 'A tiny Word document'): 
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, dir, end]);
 }
+
+/** Waits until the dense model has embedded every passage (an encoder embeds in the background). */
+export async function waitForVectors(page: Page, timeout = 180_000): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      const c = (window as unknown as { rcpClient?: { status(): Promise<{ ready: boolean; pendingVectors?: number }> } }).rcpClient;
+      if (!c) return false;
+      const s = await c.status();
+      return s.ready && (s.pendingVectors ?? 0) === 0;
+    },
+    null,
+    { timeout, polling: 250 },
+  );
+}
