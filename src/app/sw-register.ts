@@ -26,7 +26,10 @@ export function registerServiceWorker(): void {
   window.addEventListener('online', sync);
   window.addEventListener('offline', sync);
   sync();
-  void navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg) => {
+  void navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg: ServiceWorkerRegistration | undefined) => {
+    // Chromium driven through request interception (the bridges, scripts/measure-playground.ts)
+    // has been seen to resolve with no registration: then there is nothing to offer.
+    if (!reg) return;
     showWaiting(reg);
     reg.addEventListener('updatefound', () => {
       reg.installing?.addEventListener('statechange', () => showWaiting(reg));

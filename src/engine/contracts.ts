@@ -131,6 +131,11 @@ export interface Embedder {
    * Undefined = the engine's DEFAULT_FUSION weights.
    */
   readonly fusionWeights?: Readonly<{ dense: number; sparse: number }>;
+  /**
+   * False while a query embedding would wait for the model's weights to load (a fresh tab); a
+   * request naming no mode is then served sparse instead of waiting. Undefined = always ready.
+   */
+  ready?(): boolean;
   embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
 }
 

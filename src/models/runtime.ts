@@ -104,6 +104,7 @@ export class ModelRuntime {
       normalized: this.normalized,
       minSimilarity: this.catalog?.minSimilarity,
       fusionWeights: this.catalog?.fusionWeights,
+      ready: () => this.everLoaded,
       embed: (texts, kind, signal) =>
         kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),
     };

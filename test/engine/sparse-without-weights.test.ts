@@ -24,4 +24,29 @@ describe('sparse retrieval while the embedder loads', () => {
     expect(ids(r)).toEqual(['s']);
     expect(r.usage?.notes?.some((n) => /served as sparse/.test(n))).toBe(true);
   });
+
+  it('serves a default-mode retrieve sparse in a fresh tab over an embedded index while the model loads, and hybrid once it has', async () => {
+    const { store, engine } = await makeEngine({ embedder: new HashEmbedder() });
+    await engine.add([{ id: 'w', text: 'the white whale' }, { id: 's', text: 'a sailing ship' }]);
+    const hash = new HashEmbedder();
+    let loaded = false;
+    let calls = 0;
+    const fresh: Embedder = {
+      identity: hash.identity,
+      dimension: hash.dimension,
+      normalized: hash.normalized,
+      ready: () => loaded,
+      embed: (texts) => ((calls += 1), loaded ? hash.embed(texts) : new Promise<never>(() => undefined)),
+    };
+    const tab = new Engine({ store, embedder: fresh });
+    await tab.open();
+    const before = await search(tab, { query: 'whale', k: 2 });
+    expect(ids(before)).toEqual(['w']);
+    expect(before.usage?.notes?.some((n) => /served as sparse: the dense model is still loading/.test(n))).toBe(true);
+    expect(calls).toBe(0);
+    loaded = true;
+    const after = await search(tab, { query: 'whale', k: 2 });
+    expect(after.usage?.notes?.some((n) => /served as sparse/.test(n)) ?? false).toBe(false);
+    expect(calls).toBe(1);
+  });
 });

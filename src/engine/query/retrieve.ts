@@ -125,8 +125,12 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   // wait for vectors (background embedding after an import or a model switch), it is served sparse,
   // so first results never wait on the encoder and nothing unembedded is ranked down.
   const defaultMode = plan.defaultMode ?? deps.defaultMode;
-  const pending = params.mode === undefined && defaultMode !== 'sparse' && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
-  const mode = params.mode ?? (pending > 0 ? 'sparse' : defaultMode);
+  // Likewise while the model's weights still load (a fresh tab over an embedded index).
+  const wantsDense = params.mode === undefined && defaultMode !== 'sparse' && deps.embedder !== undefined;
+  const loading = wantsDense && deps.embedder?.ready?.() === false;
+  const pending = wantsDense && !loading && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
+  const mode = params.mode ?? (pending > 0 || loading ? 'sparse' : defaultMode);
+  if (loading) notes.push(`default mode ${defaultMode} served as sparse: the dense model is still loading`);
   if (pending > 0) notes.push(`default mode ${defaultMode} served as sparse: ${pending} chunks still wait for vectors`);
   const text = contentText(params.query);
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
