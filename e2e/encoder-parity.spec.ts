@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { ORIGIN, guardOrigin } from './support/playground.ts';
 import { call, openTab } from './support/rcp-page.ts';
 
 /**
@@ -16,7 +17,6 @@ import { call, openTab } from './support/rcp-page.ts';
 const ROOT = join(import.meta.dirname, '..');
 const MODEL = 'minilm-l6-v2';
 const BUILT = existsSync(join(ROOT, 'dist', 'models', MODEL, 'manifest.json'));
-const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 const REFERENCE = JSON.parse(readFileSync(join(ROOT, 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as {
   texts: { text: string; input_ids: number[]; embedding: number[] }[];
 };
@@ -26,20 +26,6 @@ const cosine = (a: number[], b: number[]) => {
   for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
   return dot / Math.sqrt(na * nb);
 };
-
-async function isolate(context: BrowserContext, config: Record<string, unknown>): Promise<string[]> {
-  const external: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(`${ORIGIN}/`)) {
-      external.push(url);
-      return route.abort('blockedbyclient');
-    }
-    if (new URL(url).pathname === '/models/config.json') return route.fulfill({ json: config });
-    return route.fallback();
-  });
-  return external;
-}
 
 test.skip(!BUILT, `dist/models/${MODEL} is not built (npm run models && npm run build)`);
 
@@ -51,7 +37,7 @@ for (const device of ['wasm', 'webgpu'] as const) {
       test.setTimeout(device === 'webgpu' ? 900_000 : 300_000);
       const context = await browser.newContext({ baseURL: ORIGIN, serviceWorkers: 'block' });
       try {
-        const external = await isolate(context, { embedder: MODEL, dtype, device });
+        const external = await guardOrigin(context, { modelConfig: { embedder: MODEL, dtype, device } });
         const page = await context.newPage();
         const init = await openTab(page, `e2e-encoder-${device}-${dtype}`, {}, device === 'webgpu' ? '?deadline.embed=600000' : '');
         expect(init.result.capabilities.embed).toMatchObject({ dimension: 384, normalized: true });

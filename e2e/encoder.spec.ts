@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { guardOrigin, wasmModel } from './support/playground.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { call, logsOf, openTab } from './support/rcp-page.ts';
 
@@ -15,7 +16,6 @@ import { call, logsOf, openTab } from './support/rcp-page.ts';
 const ROOT = join(import.meta.dirname, '..');
 const DIST_MODELS = join(ROOT, 'dist', 'models');
 const MODEL = 'minilm-l6-v2';
-const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 const built = existsSync(join(DIST_MODELS, MODEL, 'onnx', 'model_quantized.onnx'));
 
 test.use({ serviceWorkers: 'block' }); // a service worker would bypass the config route
@@ -23,20 +23,6 @@ test.skip(!built, `${MODEL} is not built: run \`npm run models && npm run build\
 test.setTimeout(300_000);
 
 type LogParams = { level: string; message: string; data?: any };
-
-async function isolate(context: BrowserContext, config: Record<string, unknown>): Promise<string[]> {
-  const external: string[] = [];
-  context.on('request', (r) => {
-    if (!r.url().startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.url())) external.push(r.url());
-  });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(`${ORIGIN}/`)) return route.abort('blockedbyclient');
-    if (new URL(url).pathname === '/models/config.json') return route.fulfill({ json: config });
-    return route.fallback();
-  });
-  return external;
-}
 
 /** Passages like the sample corpus's chunks (≈ 1,000 characters). */
 function passages(n: number): string[] {
@@ -51,7 +37,7 @@ const cos = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce
 
 for (const dtype of ['q8', 'fp32'] as const) {
   test(`${MODEL} ${dtype} in the worker on WASM: threads, parity with onnxruntime-node, speed`, async ({ page, context }) => {
-    const external = await isolate(context, { embedder: MODEL, dtype, device: 'wasm' });
+    const external = await guardOrigin(context, { modelConfig: wasmModel(MODEL, dtype) });
     const init = await openTab(page, 'e2e-encoder', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
     expect(init.result.capabilities.embed).toMatchObject({ dimension: 384, normalized: true });
     expect(init.result.capabilities.embed.identity).toMatch(new RegExp(`^${MODEL}@sha256:[0-9a-f]{12}$`));
@@ -107,7 +93,7 @@ for (const dtype of ['q8', 'fp32'] as const) {
 }
 
 test(`${MODEL}: dense and hybrid answer nonsense with no hits, and a real question with relevant ones`, async ({ page, context }) => {
-  await isolate(context, { embedder: MODEL, dtype: 'q8', device: 'wasm' });
+  await guardOrigin(context, { modelConfig: wasmModel(MODEL) });
   await openTab(page, 'e2e-encoder-honesty');
   const docs = [
     { id: 'whale', text: 'The white whale, Moby Dick, rose from the sea and struck the ship.' },

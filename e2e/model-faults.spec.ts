@@ -1,5 +1,5 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { ORIGIN, search, skipSample } from './support/playground.ts';
+import { guardOrigin, search, skipSample, wasmModel } from './support/playground.ts';
 import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
 
 /**
@@ -14,21 +14,9 @@ type LogParams = { level: string; message: string };
 
 test.use({ serviceWorkers: 'block' }); // a service worker would bypass the routes
 
-async function corruptModel(context: BrowserContext): Promise<string[]> {
-  const external: string[] = [];
-  context.on('request', (r) => {
-    if (!r.url().startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.url())) external.push(r.url());
-  });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(`${ORIGIN}/`)) return route.abort('blockedbyclient');
-    const path = new URL(url).pathname;
-    if (path === '/models/config.json') return route.fulfill({ json: { embedder: MODEL, dtype: 'q8', device: 'wasm' } });
-    if (path === `/models/${MODEL}/onnx/model_quantized.onnx`) return route.fulfill({ body: Buffer.from('this is not an ONNX protobuf at all'), contentType: 'application/octet-stream' });
-    return route.fallback();
-  });
-  return external;
-}
+/** The model's q8 ONNX file replaced by bytes that are no ONNX at all; returns the requests that left the origin. */
+const corruptModel = (context: BrowserContext): Promise<string[]> =>
+  guardOrigin(context, { modelConfig: wasmModel(MODEL), replace: { [`/models/${MODEL}/onnx/model_quantized.onnx`]: 'this is not an ONNX protobuf at all' } });
 
 /** A second session on the page's worker, initialized now; resolves with its initialize answer. */
 const lateSession = (page: Page): Promise<Reply> =>

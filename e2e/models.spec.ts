@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { ORIGIN, watchOrigin } from './support/playground.ts';
 import { writeTinyBert } from '../scripts/models/fixtures/tiny-bert.ts';
 import { CrossEncoderReranker, loadEmbedder } from '../src/models/index.ts';
 import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
@@ -21,7 +22,6 @@ const ROOT = join(import.meta.dirname, '..');
 const DIST_MODELS = join(ROOT, 'dist', 'models');
 const ENCODER = 'e2e-tiny-bert-encoder';
 const CROSS = 'e2e-tiny-bert-cross-encoder';
-const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 
 type LogParams = { level: string; message: string; data?: any };
 
@@ -36,26 +36,6 @@ test.afterAll(() => {
   rmSync(join(DIST_MODELS, ENCODER), { recursive: true, force: true });
   rmSync(join(DIST_MODELS, CROSS), { recursive: true, force: true });
 });
-
-/**
- * Serves `config` as /models/config.json for this context, fails every request that leaves the
- * origin, and records every request URL (page and workers alike).
- */
-async function isolate(context: BrowserContext, config: Record<string, unknown>): Promise<{ external: string[]; urls: string[] }> {
-  const external: string[] = [];
-  const urls: string[] = [];
-  context.on('request', (r) => {
-    urls.push(r.url());
-    if (!r.url().startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.url())) external.push(r.url());
-  });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(`${ORIGIN}/`)) return route.abort('blockedbyclient');
-    if (new URL(url).pathname === '/models/config.json') return route.fulfill({ json: config });
-    return route.fallback();
-  });
-  return { external, urls };
-}
 
 /** Opens bridge.html, one RCP session with logs on, and initializes it. */
 async function openSession(page: Page): Promise<{ init: Reply; call: (method: string, params: unknown) => Promise<Reply>; logs: () => Promise<LogParams[]> }> {
@@ -84,7 +64,7 @@ const TEXTS = [
 ];
 
 test('a tiny BERT encoder and cross-encoder without manifest run in the worker: embed, rerank, dense retrieve', async ({ page, context }) => {
-  const net = await isolate(context, { embedder: ENCODER, dtype: 'q8', device: 'wasm', crossEncoder: CROSS });
+  const net = await watchOrigin(context, { modelConfig: { embedder: ENCODER, dtype: 'q8', device: 'wasm', crossEncoder: CROSS } });
   const { init, call, logs } = await openSession(page);
 
   // Capabilities: identity from the ONNX bytes (q8 asked, only model.onnx exists → fp32 file), 32-d,
@@ -160,7 +140,7 @@ test('the same vectors on WASM and on WebGPU: the default static model and the t
   const run = async (embedder: string, device: 'wasm' | 'webgpu') => {
     const context = await browser.newContext({ baseURL: ORIGIN, serviceWorkers: 'block' });
     try {
-      const net = await isolate(context, { embedder, dtype: 'q8', device });
+      const net = await watchOrigin(context, { modelConfig: { embedder, dtype: 'q8', device } });
       const page = await context.newPage();
       const { init, call, logs } = await openSession(page);
       const r = await call('embed', { inputs: texts, encoding: 'json' });
@@ -191,7 +171,7 @@ test('the same vectors on WASM and on WebGPU: the default static model and the t
 });
 
 test('a WebGPU failure falls back to WASM: warning log, device in the control plane, no external requests', async ({ page, context }) => {
-  const net = await isolate(context, { embedder: 'glove-static-100d', dtype: 'q8', device: 'auto', failDevices: ['webgpu'] });
+  const net = await watchOrigin(context, { modelConfig: { embedder: 'glove-static-100d', dtype: 'q8', device: 'auto', failDevices: ['webgpu'] } });
   const { init, call, logs } = await openSession(page);
   expect(init.result.capabilities.embed.dimension).toBe(100);
   const r = await call('embed', { inputs: ['white whale'], encoding: 'json' });

@@ -16,7 +16,7 @@ async function importFile(page: Page, name: string, text: string | Buffer, expec
 
 test.describe('playground: defects a new user met (issue 12)', () => {
   test('a query typed before the engine connects runs on connect; Enter never navigates', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await page.goto('/index.html');
@@ -34,7 +34,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
   });
 
   test('marks exactly what the engine matched: no prefixes, no stopwords, CJK too', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
@@ -51,7 +51,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
   });
 
   test('a large document opens as a window around the passage and loads more on scroll', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
@@ -72,7 +72,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
   });
 
   test('results stay put while an import runs; new results are offered, not forced', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
@@ -95,7 +95,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
   });
 
   test('filters: bad numbers are errors, no-results names the filter, k=0 is an error', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
@@ -130,7 +130,7 @@ test.describe('playground: defects a new user met (issue 12)', () => {
   });
 
   test('below 1024 px the document panel is a drawer with its title in view', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     await page.setViewportSize({ width: 800, height: 700 });
     await skipSample(page);
     await openPlayground(page);

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
+import { guardOrigin, STATIC_MODEL, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 /** A long document about whaling: many passages that all mention the harpoon. */
@@ -7,10 +7,9 @@ const LOGBOOK = Array.from({ length: 12 }, (_, i) => `Day ${i + 1}. The harpoon 
 
 test.describe('playground: results grouped by document, scores explained', () => {
   test('passages of one document are grouped behind "N more passages"; each result says in words why it is here', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
-    const errors = watchConsole(page);
     // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
-    await context.route('**/models/config.json', (r) => r.fulfill({ json: { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } }));
+    const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
+    const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
     await page.locator('#file-input').setInputFiles([

@@ -10,7 +10,7 @@ const PAYLOADS = [
 ].join('\n');
 
 test('hostile documents are text: nothing in them runs, in results, the document panel, the list or the inspector', async ({ page, context }) => {
-  const outside = await guardOrigin(context, page);
+  const outside = await guardOrigin(context);
   const dialogs: string[] = [];
   page.on('dialog', (d) => {
     dialogs.push(d.message());

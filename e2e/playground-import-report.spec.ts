@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { guardOrigin, makeDocx, makePdf, openPlayground, search, skipSample } from './support/playground.ts';
 
 test('every file gets a line in the import report; binary content is refused by its bytes', async ({ page, context }) => {
-  const outside = await guardOrigin(context, page);
+  const outside = await guardOrigin(context);
   const errors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   await skipSample(page);

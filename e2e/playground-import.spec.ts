@@ -24,7 +24,7 @@ const files = [
 
 test.describe('playground: import, list, delete, re-index, clear', () => {
   test('imports .md, .html (visible text only), .pdf, BEIR .jsonl and .json; paste; drop; list and delete', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     await skipSample(page);
     await openPlayground(page);
     await expect(page.locator('#empty-state')).toBeVisible();

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
+import { guardOrigin, STATIC_MODEL, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 const SEA = ['The whale breached beside the ship and the harpoon flew.', 'Sailors hauled the sperm whale alongside and cut the blubber.', 'A storm at sea drove the whaling ship toward the ice.'];
@@ -11,10 +11,9 @@ const DOCS = [
 
 test.describe('playground: a map of the corpus', () => {
   test('projects the passages in the worker, colours them by document, and marks the query and its hits', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
-    const errors = watchConsole(page);
     // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
-    await context.route('**/models/config.json', (r) => r.fulfill({ json: { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } }));
+    const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
+    const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
     await page.locator('#file-input').setInputFiles({ name: 'two-topics.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(DOCS)) });

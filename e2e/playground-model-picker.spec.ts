@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ORIGIN, search, skipSample } from './support/playground.ts';
+import { guardOrigin, search, skipSample, wasmModel } from './support/playground.ts';
 
 /**
  * The model picker: starting on the static model (/models/config.json, served by a route), the
@@ -19,16 +19,7 @@ test.skip(!existsSync(join(ROOT, 'dist', 'models', TO, 'manifest.json')), `dist/
 
 test('switching the model re-embeds the index in the background, then dense search uses the new model', async ({ page, context }) => {
   test.setTimeout(420_000);
-  const external: string[] = [];
-  context.on('request', (r) => {
-    if (!r.url().startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.url())) external.push(r.url());
-  });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(`${ORIGIN}/`)) return route.abort('blockedbyclient');
-    if (new URL(url).pathname === '/models/config.json') return route.fulfill({ json: { embedder: FROM, dtype: 'q8', device: 'wasm' } });
-    return route.fallback();
-  });
+  const external = await guardOrigin(context, { modelConfig: wasmModel(FROM) });
   await skipSample(page);
   await page.goto('/index.html');
   const state = page.locator('#model-picker [role=status]');

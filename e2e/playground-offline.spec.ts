@@ -14,7 +14,7 @@ const manifest = readJson(join(DIST, 'models', config.embedder, 'manifest.json')
 
 test.describe('playground: offline and private', () => {
   test('after the first visit it works with the network off, and nothing ever leaves the origin', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     await openPlayground(page);
     await waitForSeed(page);
     const sw = await page.evaluate(async () => {

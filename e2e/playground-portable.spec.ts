@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
+import { guardOrigin, STATIC_MODEL, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 const DOCS = Array.from({ length: 25 }, (_, i) => ({
@@ -25,10 +25,9 @@ const resultOf = async (page: Page) => ({ ids: await page.locator('#hits').getAt
 
 test.describe('playground: your data is yours', () => {
   test('export the whole index with vectors, clear, import it back losslessly (vectors reused), and export results', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
-    const errors = watchConsole(page);
     // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
-    await context.route('**/models/config.json', (r) => r.fulfill({ json: { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } }));
+    const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
+    const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
     await page.locator('#file-input').setInputFiles({ name: 'logs.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(DOCS)) });

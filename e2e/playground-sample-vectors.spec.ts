@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext } from '@playwright/test';
-import { ORIGIN, search, waitForSeed } from './support/playground.ts';
+import { expect, test } from '@playwright/test';
+import { search, waitForSeed, watchOrigin, wasmModel } from './support/playground.ts';
 
 /**
  * First open with a transformer encoder: the sample corpus's vectors ship beside it
@@ -18,25 +18,9 @@ const VECTORS = join(ROOT, 'dist', 'sample', `vectors-${MODEL}.bin`);
 test.use({ serviceWorkers: 'block' }); // a service worker would bypass the config route
 test.skip(!existsSync(VECTORS), `${VECTORS} is not built (node --import tsx scripts/build-sample-vectors.ts --model ${MODEL}, then npm run build)`);
 
-async function isolate(context: BrowserContext): Promise<{ external: string[]; urls: string[] }> {
-  const external: string[] = [];
-  const urls: string[] = [];
-  context.on('request', (r) => {
-    urls.push(new URL(r.url()).pathname);
-    if (!r.url().startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.url())) external.push(r.url());
-  });
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(`${ORIGIN}/`)) return route.abort('blockedbyclient');
-    if (new URL(url).pathname === '/models/config.json') return route.fulfill({ json: { embedder: MODEL, dtype: 'q8', device: 'wasm' } });
-    return route.fallback();
-  });
-  return { external, urls };
-}
-
 test('the sample corpus is hybrid-searchable from its shipped vectors, without re-embedding it', async ({ page, context }) => {
   test.setTimeout(600_000);
-  const { external, urls } = await isolate(context);
+  const { external, urls } = await watchOrigin(context, { modelConfig: wasmModel(MODEL) });
   page.on('console', (m) => m.type() !== 'log' && m.type() !== 'info' && console.log(`[page ${m.type()}] ${m.text()}`));
   const t0 = Date.now();
   await page.goto('/index.html');
@@ -51,7 +35,7 @@ test('the sample corpus is hybrid-searchable from its shipped vectors, without r
   await expect(state).not.toContainText('Embedding in the background', { timeout: 300_000 });
   const searchable = Date.now() - t0;
   console.log(`[sample vectors] ${MODEL} q8: seeded in ${(seeded / 1000).toFixed(1)} s, hybrid-searchable ${(searchable / 1000).toFixed(1)} s after first open (target ≤ 60 s)`);
-  expect(urls.filter((u) => u === `/sample/vectors-${MODEL}.bin`)).toHaveLength(1);
+  expect(urls.filter((u) => new URL(u).pathname === `/sample/vectors-${MODEL}.bin`)).toHaveLength(1);
 
   await page.locator('#search-options summary').click();
   await page.locator('#mode').selectOption('hybrid');

@@ -4,7 +4,7 @@ import { watchConsole } from './support/page-health.ts';
 
 test.describe('playground: a form per method from the normative schema', () => {
   test('the default form succeeds; fields, requirements and choices come from the schema; each links to its spec section', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);

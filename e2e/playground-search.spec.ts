@@ -3,7 +3,7 @@ import { guardOrigin, openPlayground, search, waitForSeed } from './support/play
 
 test.describe('playground: sample corpus and search', () => {
   test('first run seeds the sample corpus; search works within seconds; results, scores and the document panel', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const t0 = Date.now();
     await openPlayground(page);
     // Search while seeding is still under way: Moby-Dick goes first.

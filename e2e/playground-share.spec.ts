@@ -9,7 +9,7 @@ const DOCS = [
 
 test.describe('playground: shareable search state', () => {
   test('query, mode, fusion, k and filters go into the address as you type; opening it restores and runs the search', async ({ page, context }) => {
-    const outside = await guardOrigin(context, page);
+    const outside = await guardOrigin(context);
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);

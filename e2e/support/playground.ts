@@ -3,23 +3,51 @@ import { crc32, deflateRawSync } from 'node:zlib';
 
 export const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 
+/** What a guarded context serves in place of the built files. */
+export interface GuardOptions {
+  /** Served as /models/config.json: which model the worker runs in this context. */
+  modelConfig?: Record<string, unknown>;
+  /** Other paths (e.g. `/models/x/onnx/model_quantized.onnx`) answered with these bytes instead. */
+  replace?: Record<string, string>;
+}
+
+/** The static model on WASM: synchronous embedding, for specs that are not about the encoder. */
+export const STATIC_MODEL = { embedder: 'glove-static-100d', dtype: 'q8', device: 'wasm' } as const;
+
+/** `model` on WASM at `dtype` (default q8), as /models/config.json says it. */
+export const wasmModel = (model: string, dtype = 'q8'): Record<string, unknown> => ({ embedder: model, dtype, device: 'wasm' });
+
 /**
- * Records every request the page (and its workers and service worker) makes and fails the test if
- * one leaves the app's origin; routes are also aborted so nothing could actually go out.
+ * Records every request the context makes (pages, workers, service worker): `urls` all of them,
+ * `external` those that leave the app's origin, which are aborted so nothing could actually go
+ * out. Serves `options.modelConfig` and `options.replace` in place of the built files.
  */
-export async function guardOrigin(context: BrowserContext, page: Page): Promise<string[]> {
-  const outside: string[] = [];
-  const check = (url: string) => {
-    if (!url.startsWith(`${ORIGIN}/`) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
-  };
+export async function watchOrigin(context: BrowserContext, options: GuardOptions = {}): Promise<{ external: string[]; urls: string[] }> {
+  const external: string[] = [];
+  const urls: string[] = [];
+  const outside = (url: string) => !url.startsWith(`${ORIGIN}/`) && !url.startsWith('data:') && !url.startsWith('blob:');
+  context.on('request', (r: Request) => {
+    urls.push(r.url());
+    if (outside(r.url())) external.push(r.url());
+  });
   await context.route('**', (route) => {
     const url = route.request().url();
-    check(url);
-    return url.startsWith(`${ORIGIN}/`) ? route.continue() : route.abort();
+    if (!url.startsWith(`${ORIGIN}/`)) {
+      if (outside(url) && !external.includes(url)) external.push(url);
+      return route.abort('blockedbyclient');
+    }
+    const path = new URL(url).pathname;
+    if (path === '/models/config.json' && options.modelConfig) return route.fulfill({ json: options.modelConfig });
+    const body = options.replace?.[path];
+    if (body !== undefined) return route.fulfill({ body, contentType: 'application/octet-stream' });
+    return route.fallback();
   });
-  page.on('request', (r: Request) => check(r.url()));
-  context.on('request', (r: Request) => check(r.url()));
-  return outside;
+  return { external, urls };
+}
+
+/** watchOrigin's requests that left the origin (the test expects none). */
+export async function guardOrigin(context: BrowserContext, options: GuardOptions = {}): Promise<string[]> {
+  return (await watchOrigin(context, options)).external;
 }
 
 /** Opens the playground and waits for the session. */

@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
 
 /** One JSON-RPC answer as the page sees it. */
 export type Reply = { result?: any; error?: { code: number; message: string; data?: any } };
