@@ -22,7 +22,8 @@ export async function loadOnFirstDevice<T>(
     try {
       if (settings.failDevices?.includes(device)) throw new Error(`simulated ${device} failure (failDevices test setting)`);
       const value = await attempt(device);
-      emit({ status: 'device', name, device, ...(i > 0 ? { fallbackFrom: candidates[0], reason: errorMessage(lastError) } : {}) });
+      const skipped = settings.device === 'auto' && support.webgpu && support.webgpuSoftware === true;
+      emit({ status: 'device', name, device, ...(i > 0 ? { fallbackFrom: candidates[0], reason: errorMessage(lastError) } : {}), ...(skipped ? { skippedSoftwareGpu: true as const } : {}) });
       return { value, device };
     } catch (e) {
       lastError = e;

@@ -15,6 +15,8 @@ export interface DeviceChosenInfo {
   fallbackFrom?: EmbedDevice;
   /** Why the preferred device was abandoned (the error message). */
   reason?: string;
+  /** `auto` passed over WebGPU because its only adapter is a software fallback (support.ts). */
+  skippedSoftwareGpu?: true;
 }
 
 /** Every event `onProgress` receives while a model loads. */

@@ -348,6 +348,7 @@ function onLoadEvent(
 ): void {
   if (e.status === 'device') {
     setStatus({ device: e.device });
+    if (e.skippedSoftwareGpu) emit('info', `model ${name}: the only WebGPU adapter is a software fallback (no GPU), slower than WASM; using ${e.device}`, { device: e.device });
     if (e.fallbackFrom) emit('warning', `model ${name}: ${e.fallbackFrom} failed (${e.reason ?? 'unknown'}); using ${e.device}`, { fallbackFrom: e.fallbackFrom, device: e.device });
     return;
   }

@@ -68,7 +68,8 @@ export function defaultEmbedderSettings(_support: Readonly<ModelRuntimeSupport>)
 export function deviceCandidates(settings: EmbedderSettings, support: Readonly<ModelRuntimeSupport>): EmbedDevice[] {
   if (settings.device !== 'auto') return [settings.device];
   if (support.node) return ['cpu'];
-  return support.webgpu ? ['webgpu', 'wasm'] : ['wasm'];
+  // A software (fallback) adapter is far slower than WASM: `auto` keeps to WASM there.
+  return support.webgpu && !support.webgpuSoftware ? ['webgpu', 'wasm'] : ['wasm'];
 }
 
 /** The ONNX file transformers.js loads for a dtype (relative to the model folder). */
