@@ -14,7 +14,9 @@
  *   - the word-embedding table is int8 per row (Gather int8 rows and their scales, Cast, Mul);
  *   - LayerNorm, softmax attention (QKᵀ, ·V), GELU, biases and position/type tables stay float32;
  *   - `opts.linear` may keep chosen MatMuls float32 (`none`) or make them weight-only int8
- *     (DequantizeLinear + MatMul: accurate, but onnxruntime dequantises on every run, so slower).
+ *     (DequantizeLinear + MatMul: accurate, but onnxruntime dequantises on every run, so slower);
+ *   - `opts.smoothing` shrinks measured outlier channels of a MatMul's input by a power of two
+ *     before its activation is quantised, and grows the weight rows by the same factor.
  */
 import { valueInfo } from './onnx-graph.ts';
 import { GraphBuilder, T } from './onnx-builder.ts';
@@ -96,8 +98,27 @@ export interface BertOnnxOptions {
   linear?: (role: string, layer: number) => LinearQuantization;
   /** int8 graph only: quantise the word-embedding table per row (default true). */
   quantizeEmbeddings?: boolean;
+  /**
+   * int8 graph only: for a dynamically quantised MatMul (by role and layer), input channels to
+   * shrink before the activation is quantised (channel → power-of-two factor s). The activation
+   * channel is multiplied by 1/s and the weight row by s, both exact in float32, so the float
+   * product is unchanged while an outlier channel no longer sets the per-tensor uint8 scale
+   * alone (SmoothQuant's migration of outliers into the weights, limited to measured channels).
+   */
+  smoothing?: (role: string, layer: number) => ReadonlyMap<number, number> | undefined;
   /** Graph doc string (provenance). */
   doc: string;
+}
+
+/** Multiplies rows of the [inDim, outDim] weight by their factors (see `smoothing`); returns the input's per-channel 1/s. */
+function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
+  const inverse = new Float32Array(inDim).fill(1);
+  for (const [row, s] of factors) {
+    if (!(Number.isInteger(row) && row >= 0 && row < inDim && s >= 1 && Number.isInteger(Math.log2(s)))) throw new Error(`${name}: smoothing ${row} → ${s} is not an input channel and a power of two ≥ 1`);
+    inverse[row] = 1 / s;
+    for (let c = 0; c < outDim; c++) w[row * outDim + c] *= s;
+  }
+  return inverse;
 }
 
 export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConfig, opts: BertOnnxOptions): Uint8Array {
@@ -110,16 +131,27 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
   const layerNorm = (x: string, prefix: string): string =>
     g.op('LayerNormalization', [x, g.float(`${prefix}.weight`, [H], get(`${prefix}.weight`, [H])), g.float(`${prefix}.bias`, [H], get(`${prefix}.bias`, [H]))], { axis: -1, epsilon: { f: eps } });
 
-  const linear = (x: string, prefix: string, inDim: number, outDim: number, role: string, layer: number): string => {
+  // Q, K and V read one input with the same factors: one smoothing Mul serves the three.
+  const smoothed = new Map<string, string>();
+  const linear = (input: string, prefix: string, inDim: number, outDim: number, role: string, layer: number): string => {
+    let x = input;
     const w = transpose(get(`${prefix}.weight`, [outDim, inDim]), outDim, inDim);
     const b = g.float(`${prefix}.bias`, [outDim], get(`${prefix}.bias`, [outDim]));
     const mode = q8 ? (opts.linear?.(role, layer) ?? 'dynamic') : 'none';
     if (mode === 'none') return g.op('Add', [g.op('MatMul', [x, g.float(`${prefix}.weight`, [inDim, outDim], w)]), b]);
-    const { q, scales } = quantizeColumns(w, inDim, outDim);
     if (mode === 'weight-only') {
+      const { q, scales } = quantizeColumns(w, inDim, outDim);
       const deq = g.op('DequantizeLinear', [g.int8(`${prefix}.weight_quantized`, [inDim, outDim], q), g.float(`${prefix}.weight_scale`, [outDim], scales)], { axis: 1 });
       return g.op('Add', [g.op('MatMul', [x, deq]), b]);
     }
+    const factors = opts.smoothing?.(role, layer);
+    if (factors?.size) {
+      const inverse = smoothWeights(w, inDim, outDim, factors, prefix);
+      const key = `${input}|${[...factors].join(';')}`;
+      x = smoothed.get(key) ?? g.op('Mul', [x, g.float(`${prefix}.input_smoothing`, [inDim], inverse)]);
+      smoothed.set(key, x);
+    }
+    const { q, scales } = quantizeColumns(w, inDim, outDim);
     const [xq, xScale, xZero] = g.ops('DynamicQuantizeLinear', [x], 3);
     const acc = g.op('MatMulInteger', [xq, g.int8(`${prefix}.weight_quantized`, [inDim, outDim], q), xZero]);
     const scale = g.op('Mul', [xScale, g.float(`${prefix}.weight_scale`, [outDim], scales)]);

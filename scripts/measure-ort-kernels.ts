@@ -1,0 +1,152 @@
+/**
+ * Where the WASM/native encoder gap goes (figures, not a test). Both runtimes run in this Node
+ * process on ONE thread and are timed in CPU time (process.cpuUsage), which a shared machine's
+ * load barely moves, unlike wall time:
+ *   - kernels: single-op ONNX graphs at all-MiniLM-L6-v2's shapes for a batch of 8×256 tokens
+ *     (the FFN GEMM in float32 and in dynamic int8, the attention core, GELU, LayerNorm);
+ *   - model: the built encoder (fp32 and q8) on the same padded, length-sorted batches of 8
+ *     ≈1,000-character sample passages that the worker embeds (tokenization excluded);
+ * onnxruntime-web runs the app's own binary (ort-wasm-simd-threaded.asyncify.wasm, WASM SIMD128
+ * without relaxed SIMD), onnxruntime-node the native CPU build (AVX2/AVX-512/VNNI where the CPU
+ * has them). The per-thread ratio bounds the browser's ratio at equal thread counts.
+ * `--wasm plain` runs the CPU-only build (ort-wasm-simd-threaded.wasm) instead: same kernels, half
+ * the size; in isolated single-op graphs the app's build ran float32 MatMul ≈3× slower than it,
+ * a difference the whole model does not show (docs/models.md "Encoder speed on WASM").
+ *
+ * Usage: node --import tsx scripts/measure-ort-kernels.ts [--passages 96] [--only kernels|model] [--wasm app|plain]
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import * as ortNode from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
+import { AutoTokenizer, env } from '@huggingface/transformers';
+import { GraphBuilder, T } from './models/onnx-builder.ts';
+import { valueInfo } from './models/onnx-graph.ts';
+import { quantizeColumns } from './models/bert-onnx.ts';
+import { ORT_WASM_FILES } from '../src/models/settings.ts';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
+const ROOT = join(import.meta.dirname, '..');
+const PASSAGES = Number(opt('passages', '96'));
+const ONLY = opt('only', '');
+
+type Ort = typeof ortNode;
+const dist = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
+ortWeb.env.wasm.numThreads = 1;
+/** `--wasm plain` runs onnxruntime-web's CPU-only build instead of the app's (which also carries WebGPU). */
+const WASM = opt('wasm', 'app');
+const [mjs, wasm] = WASM === 'plain' ? ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'] : ORT_WASM_FILES;
+ortWeb.env.wasm.wasmPaths = { mjs: join(dist, mjs), wasm: join(dist, wasm) };
+const RUNTIMES: [string, Ort, Record<string, unknown>][] = [
+  ['node', ortNode, { intraOpNumThreads: 1 }],
+  ['web', ortWeb as unknown as Ort, {}],
+];
+
+/** CPU milliseconds per call of `run`, after one warm-up call. */
+async function cpuMs(run: () => Promise<unknown>, reps: number): Promise<number> {
+  await run();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < reps; i++) await run();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000 / reps;
+}
+
+/** Deterministic pseudo-random values in [-s, s]. */
+function values(n: number, s: number): Float32Array {
+  const a = new Float32Array(n);
+  let x = 1;
+  for (let i = 0; i < n; i++) (x = (x * 16807) % 2147483647), (a[i] = ((x / 2147483647) * 2 - 1) * s);
+  return a;
+}
+
+const B = 8, S = 256, H = 384, NH = 12, HD = 32, I = 1536;
+interface Kernel { name: string; flop?: number; inputs: [string, number[]][]; build(g: GraphBuilder): string }
+const KERNELS: Kernel[] = [
+  { name: 'FFN GEMM fp32 (2048×384·384×1536)', flop: 2 * B * S * H * I, inputs: [['x', [B, S, H]]], build: (g) => g.op('MatMul', ['x', g.float('w', [H, I], values(H * I, 0.05))]) },
+  {
+    name: 'FFN GEMM int8 dynamic (same)', flop: 2 * B * S * H * I, inputs: [['x', [B, S, H]]],
+    build: (g) => {
+      const { q, scales } = quantizeColumns(values(H * I, 0.05), H, I);
+      const [xq, xs, xz] = g.ops('DynamicQuantizeLinear', ['x'], 3);
+      const acc = g.op('MatMulInteger', [xq, g.int8('wq', [H, I], q), xz]);
+      return g.op('Mul', [g.op('Cast', [acc], { to: T.FLOAT }), g.op('Mul', [xs, g.float('ws', [I], scales)])]);
+    },
+  },
+  {
+    name: 'attention core (QKᵀ/√d + mask, softmax, ·V)', inputs: [['q', [B, NH, S, HD]], ['k', [B, NH, S, HD]], ['v', [B, NH, S, HD]], ['mask', [B, 1, 1, S]]],
+    build: (g) => g.op('MatMul', [g.op('Softmax', [g.op('Add', [g.op('Div', [g.op('MatMul', ['q', g.op('Transpose', ['k'], { perm: [0, 1, 3, 2] })]), g.scalar('d', Math.sqrt(HD))]), 'mask'])], { axis: -1 }), 'v']),
+  },
+  { name: 'erf GELU (2048×1536)', inputs: [['x', [B, S, I]]], build: (g) => g.op('Mul', [g.op('Mul', ['x', g.op('Add', [g.op('Erf', [g.op('Div', ['x', g.scalar('r2', Math.SQRT2)])]), g.scalar('one', 1)])]), g.scalar('half', 0.5)]) },
+  { name: 'residual Add + LayerNorm (2048×384)', inputs: [['x', [B, S, H]], ['r', [B, S, H]]], build: (g) => g.op('LayerNormalization', [g.op('Add', ['x', 'r']), g.float('gamma', [H], values(H, 1)), g.float('beta', [H], values(H, 0.1))], { axis: -1, epsilon: { f: 1e-12 } }) },
+];
+
+async function kernels(): Promise<void> {
+  console.log('| kernel (1 thread) | node CPU ms | web CPU ms | web/node |\n|---|---|---|---|');
+  for (const k of KERNELS) {
+    const g = new GraphBuilder();
+    const y = k.build(g);
+    g.op('Identity', [y], {}, ['y']);
+    const rank = k.inputs[0][1].length;
+    const bytes = g.encode({ name: 'kernel', doc: k.name, inputs: k.inputs.map(([n, d]) => valueInfo(n, T.FLOAT, d)), outputs: [valueInfo('y', T.FLOAT, Array.from({ length: rank }, (_, i) => `d${i}`))], opset: 17, producer: 'measure-ort-kernels' });
+    const ms: number[] = [];
+    for (const [, ort, options] of RUNTIMES) {
+      const session = await ort.InferenceSession.create(bytes, options);
+      const feeds = Object.fromEntries(k.inputs.map(([n, d]) => [n, new ort.Tensor('float32', values(d.reduce((a, b) => a * b, 1), 1), d)]));
+      ms.push(await cpuMs(() => session.run(feeds), 8));
+      await session.release();
+    }
+    const gflops = k.flop ? ` (${ms.map((m) => ((k.flop! / m) * 1e-6).toFixed(0)).join(' / ')} GFLOP/s)` : '';
+    console.log(`| ${k.name}${gflops} | ${ms[0].toFixed(1)} | ${ms[1].toFixed(1)} | ${(ms[1] / ms[0]).toFixed(1)}× |`);
+  }
+}
+
+/** Length-sorted padded batches of 8 passages, as the worker embeds them (src/models/embedder.ts). */
+async function batches(): Promise<{ n: number; w: number; ids: BigInt64Array; mask: BigInt64Array }[]> {
+  const corpus = JSON.parse(readFileSync(join(ROOT, 'public', 'sample', 'corpus.json'), 'utf8')) as { documents: { text: string }[] };
+  const texts: string[] = [];
+  for (const d of corpus.documents) for (let i = 0; i + 1000 <= d.text.length && texts.length < PASSAGES; i += 850) texts.push(d.text.slice(i, i + 1000));
+  texts.sort((a, b) => a.length - b.length);
+  env.allowRemoteModels = false;
+  env.localModelPath = join(ROOT, 'public', 'models') + '/';
+  const tokenizer = await AutoTokenizer.from_pretrained('minilm-l6-v2');
+  const out = [];
+  for (let at = 0; at < texts.length; at += 8) {
+    const enc = texts.slice(at, at + 8).map((t) => (tokenizer(t, { return_tensor: false }) as unknown as { input_ids: number[] }).input_ids.slice(0, 256));
+    const w = Math.max(...enc.map((e) => e.length));
+    const ids = new BigInt64Array(enc.length * w), mask = new BigInt64Array(enc.length * w);
+    enc.forEach((e, r) => e.forEach((id, j) => ((ids[r * w + j] = BigInt(id)), (mask[r * w + j] = 1n))));
+    out.push({ n: enc.length, w, ids, mask });
+  }
+  return out;
+}
+
+async function model(): Promise<void> {
+  const data = await batches();
+  const tokens = data.reduce((a, b) => a + b.n * b.w, 0);
+  console.log(`\n${PASSAGES} passages, ${data.length} batches, ${tokens} padded tokens\n| model (1 thread) | node passages/CPU-s | web passages/CPU-s | web/node |\n|---|---|---|---|`);
+  for (const file of ['model.onnx', 'model_quantized.onnx']) {
+    const path = join(ROOT, 'public', 'models', 'minilm-l6-v2', 'onnx', file);
+    const rates: number[] = [];
+    for (const [, ort, options] of RUNTIMES) {
+      const session = await ort.InferenceSession.create(path, options);
+      const feeds = (b: (typeof data)[number]) => ({
+        input_ids: new ort.Tensor('int64', b.ids, [b.n, b.w]),
+        attention_mask: new ort.Tensor('int64', b.mask, [b.n, b.w]),
+        token_type_ids: new ort.Tensor('int64', new BigInt64Array(b.n * b.w), [b.n, b.w]),
+      });
+      const ms = await cpuMs(async () => {
+        for (const b of data) await session.run(feeds(b));
+      }, 1);
+      rates.push(PASSAGES / (ms / 1000));
+      await session.release();
+    }
+    console.log(`| ${file} | ${rates[0].toFixed(1)} | ${rates[1].toFixed(1)} | ${((rates[1] / rates[0]) * 100).toFixed(0)}% |`);
+  }
+}
+
+console.log(`# onnxruntime-node ${ortNode.env.versions.node ?? ''} vs onnxruntime-web ${ortWeb.env.versions.web ?? ''} (${wasm}), 1 thread each; ${cpus().length} cores; load average ${loadavg()[0].toFixed(2)}`);
+if (ONLY !== 'model') await kernels();
+if (ONLY !== 'kernels') await model();
+console.log(`# load average ${loadavg()[0].toFixed(2)} at end`);
