@@ -23,6 +23,22 @@ export interface StoredChunk {
   end: number;
   /** Title / heading path prefixed to the indexed text when `contextual` was requested. */
   context?: string;
+  /**
+   * What the int8 code of this chunk's vector left out, for exact rescoring of a dense shortlist
+   * (src/engine/index/vectors/fine.ts). Absent for chunks written without vectors or before it existed.
+   */
+  fine?: FineCodes;
+}
+
+/**
+ * The rounding residual of one int8 row: x ≈ scale · (code + fine / 254), 254 times finer than the
+ * code alone. Valid only next to the row it was computed from (same model identity and scale).
+ */
+export interface FineCodes {
+  identity: string;
+  /** The row's int8 scale (float32 value) when the residual was computed. */
+  scale: number;
+  codes: Int8Array;
 }
 
 /**

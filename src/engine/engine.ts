@@ -386,6 +386,7 @@ export class Engine {
         analyzer: this.analyzer,
         bm25: this.bm25,
         embedder: this.embedder,
+        readChunks: (keys) => this.store.getChunks(keys),
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,

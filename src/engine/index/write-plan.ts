@@ -5,6 +5,7 @@
  */
 import type { Change, FloatVectors, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
 import { mergeDense } from './dense.ts';
+import { fineCodes } from './vectors/fine.ts';
 import { quantize } from './vectors/quantize.ts';
 import { buildLexical, mergeLexical, type ChunkTerms } from './segment.ts';
 import { liveSegment, localOf, makeView, newDocEntry, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
@@ -141,7 +142,14 @@ export function planWrite(
       chunkKeys: Uint32Array.from(segDocs, (_, i) => putChunks[i].key),
       lexical: buildLexical(chunkTerms, o.analyzerId, o.contextWeight),
     };
-    if (o.dense) record.dense = quantize(o.dense);
+    if (o.dense) {
+      const q = quantize(o.dense);
+      record.dense = q;
+      putChunks.forEach((chunk, r) => {
+        const fine = fineCodes(o.dense!, q, r);
+        if (fine) chunk.fine = fine;
+      });
+    }
     putSegments.push(record);
     segments.push(liveSegment(record, segDocs));
     dead.push(new Uint8Array(chunkTerms.length));
