@@ -50,7 +50,15 @@ export interface SegmentRecord {
   chunkKeys: Uint32Array;
   lexical: unknown;
   dense?: FloatVectors | QuantizedVectors;
+  /**
+   * Set by a store whose `load()` leaves the vectors out (they are read with `loadVectors`, after
+   * the first sparse answer): whose vectors they are. The engine never writes it.
+   */
+  denseApart?: { identity: string; dimension: number };
 }
+
+/** The segment's stored vectors, read with `IndexStore.loadVectors`. */
+export type SegmentVectors = FloatVectors | QuantizedVectors;
 
 /** Vectors as an embedder returns them (n × dimension); segments written before int8 storage hold these. */
 export interface FloatVectors {
@@ -112,7 +120,13 @@ export interface LoadedIndex {
 
 /** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
 export interface IndexStore {
+  /**
+   * The manifest, the listed segments and the documents' meta. A store MAY leave segments' vectors
+   * out (marking those records with `denseApart`); it then MUST implement `loadVectors`.
+   */
   load(): Promise<LoadedIndex | undefined>;
+  /** The vectors of the given segments (by id; a segment without vectors is absent from the map). */
+  loadVectors?(segmentIds: number[]): Promise<Map<number, SegmentVectors>>;
   /** The manifest alone (a cheap read): engines sharing the store compare its version with theirs. */
   readManifest(): Promise<Manifest | undefined>;
   /** Resolves only after the change is durable. */

@@ -290,6 +290,7 @@ export class Engine {
   async exportDocuments(offset: number, limit: number, vectors: boolean): Promise<ExportPage> {
     this.assertOpen();
     await this.state.refresh();
+    if (vectors) await this.state.vectorsLoaded();
     const ids = this.state.sortedDocIds().slice(offset, offset + limit);
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
     const documents = await exportDocuments(this.store, this.state.current(), ids, model);
@@ -302,6 +303,7 @@ export class Engine {
   async corpusMap(o: MapOptions): Promise<CorpusMap> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.vectorsLoaded();
     const e = this.embedder;
     const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
     return corpusMap(this.state.current(), e && denseModel(e), embedQuery, o, this.mapCache);
@@ -387,6 +389,7 @@ export class Engine {
         bm25: this.bm25,
         embedder: this.embedder,
         readChunks: (keys) => this.store.getChunks(keys),
+        vectorsLoaded: () => this.state.vectorsLoaded(),
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,

@@ -21,6 +21,7 @@ export function readAhead(store: IndexStore, coordination?: Coordination): ReadA
   const firstRead = ahead.then(() => undefined, () => undefined);
   return {
     ...store,
+    loadVectors: store.loadVectors && ((ids) => store.loadVectors!(ids)),
     firstRead,
     load() {
       const taken = ahead;

@@ -132,7 +132,7 @@ describe.each([
     expect(await search(engine, query)).toEqual(want);
     const stored = (await store.load())!.segments;
     expect(stored.length).toBeLessThanOrEqual(2);
-    for (const s of stored) expect((s.dense as QuantizedVectors).format).toBe(2);
+    for (const s of stored) expect(((await storedDense(store, s)) as QuantizedVectors).format).toBe(2);
   });
 
   it('fills k under a restrictive filter', async () => {
@@ -149,7 +149,12 @@ describe.each([
   });
 });
 
-/** A store as an older version wrote it: one segment with float vectors. */
+/** A loaded segment's vectors as the store holds them: inline (older layout) or kept apart. */
+async function storedDense(store: MemoryStore, seg: SegmentRecord): Promise<SegmentRecord['dense']> {
+  return seg.dense ?? (await store.loadVectors([seg.id])).get(seg.id);
+}
+
+/** A store as an older version wrote it: one segment with float vectors, inline in the segment record. */
 async function legacyStore(): Promise<{ store: MemoryStore; live: Map<string, number> }> {
   const store = new MemoryStore();
   const writer = new Engine({ store, embedder: new SeedEmbedder() });
@@ -159,14 +164,11 @@ async function legacyStore(): Promise<{ store: MemoryStore; live: Map<string, nu
   writer.close();
   const loaded = (await store.load())!;
   const seg = loaded.segments[0];
-  const q = seg.dense as QuantizedVectors;
+  const q = (await storedDense(store, seg)) as QuantizedVectors;
   const floats = new Float32Array(60 * DIM);
   docs.forEach((d, i) => floats.set(randomUnit(Number(d.text.slice(2))), i * DIM));
-  const old: SegmentRecord = { ...seg, dense: { identity: q.identity, dimension: q.dimension, vectors: floats } satisfies FloatVectors };
-  await store.commit({
-    putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [],
-    putSegments: [old], deleteSegmentIds: [], manifest: { ...loaded.manifest, version: loaded.manifest.version + 1 },
-  });
+  const { denseApart: _apart, ...plain } = seg;
+  store.putLegacySegment({ ...plain, dense: { identity: q.identity, dimension: q.dimension, vectors: floats } satisfies FloatVectors });
   return { store, live: new Map(docs.map((d) => [d.id, Number(d.text.slice(2))])) };
 }
 
@@ -178,7 +180,9 @@ describe('segments written with float vectors', () => {
     await engine.open();
     expect(await search(engine, 3010)).toEqual(bruteForce(live, randomUnit(3010), 5));
     await engine.whenReembedded(); // the pass may already be over: the store below proves it ran
-    const dense = (await store.load())!.segments[0].dense as QuantizedVectors;
+    const rewritten = (await store.load())!.segments[0];
+    expect(rewritten.dense).toBeUndefined(); // the rewrite keeps them apart (the current layout)
+    const dense = (await storedDense(store, rewritten)) as QuantizedVectors;
     expect(dense.format).toBe(2);
     expect(await search(engine, 3010)).toEqual(bruteForce(live, randomUnit(3010), 5));
   });

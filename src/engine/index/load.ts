@@ -37,7 +37,7 @@ export function loadViews(
     if (seg.lex.analyzer !== analyzerId) {
       warnings.push(`segment ${id} was analysed with '${seg.lex.analyzer}', the engine uses '${analyzerId}': re-add its documents to search them consistently`);
     }
-    const dense = record.dense;
+    const dense = record.dense ?? record.denseApart;
     if (embedder && dense && (dense.identity !== embedder.identity || dense.dimension !== embedder.dimension)) {
       warnings.push(`segment ${id} has vectors from '${dense.identity}', the embedder is '${embedder.identity}': dense search skips it until it is re-embedded (in the background)`);
     }

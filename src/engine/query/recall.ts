@@ -36,6 +36,8 @@ export interface RecallDeps {
   embedder?: Embedder;
   /** Chunk records by key (the store's): their fine codes rescore the head of a dense-only list. */
   readChunks?: (keys: number[]) => Promise<({ fine?: FineCodes } | undefined)[]>;
+  /** Settles once the segments' vectors are in memory (a cold start reads them after the first sparse answer). */
+  vectorsLoaded?: () => Promise<void>;
 }
 
 export interface RecallOutput {

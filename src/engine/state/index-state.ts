@@ -9,7 +9,7 @@ import type { Embedder, IndexStore, LoadedIndex, Manifest } from '../contracts.t
 import { LOCKS, type Coordination } from './coordination.ts';
 import { loadViews } from '../index/load.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
-import { makeView, type DocEntry, type IndexView } from '../index/view.ts';
+import { makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
 const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
 
@@ -37,6 +37,8 @@ export class IndexState {
   /** Retained versions, oldest first; the last is current. */
   private views: IndexView[] = [makeView(0, [], [])];
   private _docs = new Map<string, DocEntry>();
+  /** The read of the current view's vectors kept apart, while one runs. */
+  private vectorsRead: Promise<void> | undefined;
   /** Ids of `docs` in code-unit order, built on first listing after a change. */
   private sortedIds: string[] | undefined;
 
@@ -83,7 +85,39 @@ export class IndexState {
   /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
   async load(): Promise<string[]> {
     const loaded = await this.opts.store.load();
-    return loaded ? this.install(loaded, false) : [];
+    const warnings = loaded ? this.install(loaded, false) : [];
+    // Sparse search is ready now; the vectors follow in the background (dense waits for them).
+    this.vectorsLoaded().catch(() => undefined);
+    return warnings;
+  }
+
+  /**
+   * Settles once every segment of the current view has its vectors in memory. Stores may leave
+   * them out of `load()` (`denseApart`): they are read here, once, in one go. Rejects with the
+   * store's error (the next call reads again). Writes, dense search, exports and the map wait on it.
+   */
+  async vectorsLoaded(): Promise<void> {
+    for (;;) {
+      const apart = this.current().segments.filter((s) => s.record.denseApart && !s.record.dense);
+      if (apart.length === 0) return;
+      await (this.vectorsRead ??= this.readVectors(apart));
+    }
+  }
+
+  private async readVectors(segments: readonly LiveSegment[]): Promise<void> {
+    try {
+      const read = this.opts.store.loadVectors;
+      if (!read) throw new Error('the store keeps segment vectors apart but cannot read them (no loadVectors)');
+      const got = await read.call(this.opts.store, segments.map((s) => s.id));
+      for (const s of segments) {
+        // Missing in the store: the segment has no vectors (re-embedding fills them in).
+        const d = got.get(s.id);
+        if (d) s.record.dense = d;
+        else delete s.record.denseApart;
+      }
+    } finally {
+      this.vectorsRead = undefined;
+    }
   }
 
   /** Reload at the next use: another engine wrote, or an unpinned query saw a newer commit. */
@@ -118,6 +152,7 @@ export class IndexState {
     const run = (): Promise<T> =>
       this.queue.run(async () => {
         await this.sync();
+        await this.vectorsLoaded(); // merges copy vectors: they must be in memory
         checkAborted(signal);
         return fn();
       });

@@ -20,8 +20,11 @@ const SLICE = 512;
  * the store holds them as floats written before int8 storage (those are served, quantized in
  * memory, until the rewrite, which needs no embedding).
  */
-export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean =>
-  seg.record.dense?.identity !== model.identity || seg.record.dense.dimension !== model.dimension || needsUpgrade(seg, model);
+export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean => {
+  // Vectors kept apart and not read yet are int8 of the model they name (never floats).
+  const d = seg.record.dense ?? seg.record.denseApart;
+  return d?.identity !== model.identity || d.dimension !== model.dimension || needsUpgrade(seg, model);
+};
 
 /** Thrown when a chunk's document changed after `view` was published: sync and try again. */
 export class ViewOutdated extends Error {
