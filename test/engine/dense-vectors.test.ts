@@ -218,3 +218,39 @@ describe('a write that fails (quota) while building vectors', () => {
     expect(await search(reopened, 4003)).toEqual(before);
   });
 });
+
+describe('fine rescoring of a dense list', () => {
+  /** Near-ties: every vector is one direction plus noise far below the int8 rounding step. */
+  const base = randomUnit(77);
+  const nearTie = (seed: number): Float32Array => {
+    const r = rng(seed);
+    return base.map((x) => x + (r() * 2 - 1) * 2e-3);
+  };
+  const near: Embedder = {
+    identity: 'test/near-40',
+    dimension: DIM,
+    normalized: false,
+    embed: async (texts) => texts.map((t) => nearTie(Number(t.slice(2)))),
+  };
+  const exact = (ids: string[], q: Float32Array): string[] => {
+    const cos = (v: Float32Array) => v.reduce((s, x, i) => s + x * q[i], 0) / (Math.hypot(...v) * Math.hypot(...q));
+    return ids.map((id) => [id, cos(nearTie(Number(id.slice(1))))] as const).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([id]) => id);
+  };
+
+  it('orders near-ties as exact float cosine does, where int8 codes alone cannot', async () => {
+    const store = new MemoryStore();
+    const engine = new Engine({ store, embedder: near });
+    await engine.open();
+    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `n${9000 + i}`, text: `v:${9000 + i}` }));
+    await engine.add(docs);
+    const ids = docs.map((d) => d.id);
+    await engine.delete(['n9000']); // fine codes are read per chunk key: survivors of a rewrite keep theirs
+    const live = ids.filter((id) => id !== 'n9000');
+    const q = 12345;
+    const want = exact(live, nearTie(q));
+    const got = async () => (await retrieveInProcess(engine, { query: `v:${q}`, k: 10, mode: 'dense', includeText: false })).hits.map((h) => String(h.id));
+    expect(await got()).toEqual(want);
+    denseTuning.refine = false;
+    expect(await got()).not.toEqual(want); // the int8 cosines alone mis-order these ties
+  });
+});
