@@ -55,6 +55,21 @@ export interface SegmentRecord {
    * the first sparse answer): whose vectors they are. The engine never writes it.
    */
   denseApart?: { identity: string; dimension: number };
+  /**
+   * The documents of the segment's chunks, packed, so that a cold start builds no per-document
+   * object (src/engine/index/doc-table.ts). Absent in segments written before it existed.
+   */
+  docTable?: DocTable;
+}
+
+/** Per segment: which document each chunk belongs to, with the documents' id, version and meta. */
+export interface DocTable {
+  /** Document index of each chunk (local ordinal); −1 for a chunk whose document was already gone. A document's chunks are contiguous. */
+  docOf: Int32Array;
+  ids: string[];
+  versions: Uint32Array;
+  /** Each document's meta as JSON (what RCP carries). */
+  metas: string[];
 }
 
 /** The segment's stored vectors, read with `IndexStore.loadVectors`. */
@@ -93,6 +108,8 @@ export interface Manifest {
   segmentIds: number[];
   /** Chunk keys deleted since their segment was written (segments are immutable). */
   tombstones: number[];
+  /** Live documents without chunks (a text with nothing to index): they live only in the document store. */
+  chunkless?: number;
   /** Version of the last clear: older versions' texts are gone, so no engine keeps them pinnable. */
   clearedAt?: number;
 }
@@ -114,8 +131,20 @@ export interface Change {
 export interface LoadedIndex {
   manifest: Manifest;
   segments: SegmentRecord[];
-  /** id → meta and chunk keys, for filters and citations. */
-  documents: { id: string; meta: Record<string, unknown>; chunkKeys: number[]; version: number }[];
+  /**
+   * id → meta and chunk keys, for filters and citations. Undefined when every listed segment has a
+   * `docTable` and the manifest counts no chunkless document: the engine then reads the tables.
+   */
+  documents?: { id: string; meta: Record<string, unknown>; chunkKeys: number[]; version: number }[];
+}
+
+export interface LoadOptions {
+  /**
+   * 'always' (the default) lists every document; 'unless-tabled' leaves `documents` out when every
+   * listed segment has a `docTable` and the manifest counts no chunkless document (a cold start then
+   * reads no per-document record).
+   */
+  documents?: 'always' | 'unless-tabled';
 }
 
 /** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
@@ -124,7 +153,7 @@ export interface IndexStore {
    * The manifest, the listed segments and the documents' meta. A store MAY leave segments' vectors
    * out (marking those records with `denseApart`); it then MUST implement `loadVectors`.
    */
-  load(): Promise<LoadedIndex | undefined>;
+  load(options?: LoadOptions): Promise<LoadedIndex | undefined>;
   /** The vectors of the given segments (by id; a segment without vectors is absent from the map). */
   loadVectors?(segmentIds: number[]): Promise<Map<number, SegmentVectors>>;
   /** The manifest alone (a cheap read): engines sharing the store compare its version with theirs. */

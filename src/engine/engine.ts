@@ -268,7 +268,7 @@ export class Engine {
         const deleted = this.state.docs.size;
         const m = this.state.manifest;
         const version = m.version + 1;
-        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], clearedAt: version };
+        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();

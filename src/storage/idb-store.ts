@@ -1,6 +1,7 @@
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
-import type { Change, IndexStore, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { Change, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import { DEFAULT_OPEN_TIMEOUT_MS, openDatabase } from './open.ts';
+import { needsDocuments } from './load-options.ts';
 import { ALL_STORES, MANIFEST_KEY, type RcpDB, type StoreName } from './schema.ts';
 
 /** Test hooks that make a commit fail the way a full disk would. */
@@ -109,23 +110,22 @@ class IdbStore implements IndexStore {
     this.opts.onConnectionLost?.(reason);
   }
 
-  async load(): Promise<LoadedIndex | undefined> {
+  async load(options?: LoadOptions): Promise<LoadedIndex | undefined> {
     const db = await this.connection();
     const tx = db.transaction(['manifest', 'segments', 'docMeta'], 'readonly');
-    const [manifest, segments, docs] = await Promise.all([
-      tx.objectStore('manifest').get(MANIFEST_KEY),
-      tx.objectStore('segments').getAll(),
-      tx.objectStore('docMeta').getAll(),
-      tx.done,
-    ]);
+    const done = tx.done;
+    done.catch(noop); // awaited below; a failure also rejects the reads
+    const [manifest, all] = await Promise.all([tx.objectStore('manifest').get(MANIFEST_KEY), tx.objectStore('segments').getAll()]);
+    // Only the segments the manifest lists (the IndexStore contract; a stray record is never current).
+    const listed = new Set(manifest?.segmentIds ?? []);
+    const segments = all.filter((s) => listed.has(s.id));
+    // Issued in the same transaction (still active: no other await in between), so one snapshot.
+    const docs = manifest && needsDocuments(manifest, segments, options) ? await tx.objectStore('docMeta').getAll() : undefined;
+    await done;
     if (!manifest) return undefined;
-    const listed = new Set(manifest.segmentIds);
-    return {
-      manifest,
-      // Only the segments the manifest lists (the IndexStore contract; a stray record is never current).
-      segments: segments.filter((s) => listed.has(s.id)),
-      documents: docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version })),
-    };
+    const out: LoadedIndex = { manifest, segments };
+    if (docs) out.documents = docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version }));
+    return out;
   }
 
   async loadVectors(segmentIds: number[]): Promise<Map<number, SegmentVectors>> {

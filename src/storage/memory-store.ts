@@ -2,7 +2,8 @@
  * An in-memory IndexStore for tests and Node evaluation. Values cross the boundary through
  * `structuredClone`, as they would through IndexedDB, so neither side can alias the other's objects.
  */
-import type { Change, IndexStore, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import { needsDocuments } from './load-options.ts';
+import type { Change, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 
 export class MemoryStore implements IndexStore {
   private manifest: Manifest | undefined;
@@ -17,13 +18,14 @@ export class MemoryStore implements IndexStore {
   /** When set, the next commit rejects with this error and changes nothing (tests of atomicity). */
   failNextCommit: Error | undefined;
 
-  async load(): Promise<LoadedIndex | undefined> {
+  async load(options?: LoadOptions): Promise<LoadedIndex | undefined> {
     if (!this.manifest) return undefined;
-    return structuredClone({
-      manifest: this.manifest,
-      segments: this.manifest.segmentIds.map((id) => this.segments.get(id)).filter((s): s is SegmentRecord => !!s),
-      documents: [...this.documents.values()].map(({ id, meta, chunkKeys, version }) => ({ id, meta, chunkKeys, version })),
-    });
+    const segments = this.manifest.segmentIds.map((id) => this.segments.get(id)).filter((s): s is SegmentRecord => !!s);
+    const out: LoadedIndex = { manifest: this.manifest, segments };
+    if (needsDocuments(this.manifest, segments, options)) {
+      out.documents = [...this.documents.values()].map(({ id, meta, chunkKeys, version }) => ({ id, meta, chunkKeys, version }));
+    }
+    return structuredClone(out);
   }
 
   async loadVectors(segmentIds: number[]): Promise<Map<number, SegmentVectors>> {

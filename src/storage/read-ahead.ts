@@ -14,7 +14,8 @@ export interface ReadAheadStore extends IndexStore {
  * after it started; later calls always read the store.
  */
 export function readAhead(store: IndexStore, coordination?: Coordination): ReadAheadStore {
-  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load();
+  // What the engine asks for (`Engine.open`): documents only when some segment has no table.
+  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load({ documents: 'unless-tabled' });
   const unsubscribe = coordination?.subscribe(() => {
     ahead = undefined;
   });
@@ -23,11 +24,11 @@ export function readAhead(store: IndexStore, coordination?: Coordination): ReadA
     ...store,
     loadVectors: store.loadVectors && ((ids) => store.loadVectors!(ids)),
     firstRead,
-    load() {
-      const taken = ahead;
+    load(options) {
+      const taken = options?.documents === 'unless-tabled' ? ahead : undefined;
       ahead = undefined;
       unsubscribe?.();
-      return taken ?? store.load();
+      return taken ?? store.load(options);
     },
   };
 }

@@ -148,11 +148,11 @@ describe('an IndexedDB database written before vectors were kept apart (schema v
       const { denseApart: _apart, ...rest } = s;
       await tx.objectStore('segments').put({ ...rest, dense: vectors.get(s.id) } satisfies SegmentRecord);
     }
-    for (const d of await mem.getDocuments(loaded.documents.map((x) => x.id))) {
+    for (const d of await mem.getDocuments(loaded.documents!.map((x) => x.id))) {
       await tx.objectStore('docMeta').put({ id: d!.id, meta: d!.meta, chunkKeys: d!.chunkKeys, version: d!.version });
       await tx.objectStore('docText').put(d!.text, d!.id);
     }
-    for (const c of await mem.getChunks(loaded.documents.flatMap((x) => x.chunkKeys))) await tx.objectStore('chunks').put(c!);
+    for (const c of await mem.getChunks(loaded.documents!.flatMap((x) => x.chunkKeys))) await tx.objectStore('chunks').put(c!);
     await tx.objectStore('manifest').put(loaded.manifest satisfies Manifest, 'root');
     await tx.done;
     v1.close();

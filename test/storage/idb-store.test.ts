@@ -132,11 +132,11 @@ describe('IndexedDB store: round trip', () => {
       } as never);
     }
     const loaded = await store.load();
-    expect(loaded?.documents).toEqual([
+    expect(loaded?.documents!).toEqual([
       { id: 'a', meta: docA.meta, chunkKeys: [0, 1], version: 1 },
       { id: 'b', meta: {}, chunkKeys: [2], version: 1 },
     ]);
-    for (const d of loaded!.documents) expect(d).not.toHaveProperty('text');
+    for (const d of loaded!.documents!) expect(d).not.toHaveProperty('text');
     expect(touched.length).toBeGreaterThan(0);
     expect(new Set(touched)).toEqual(new Set(['manifest', 'segments', 'docMeta']));
   });
@@ -158,7 +158,7 @@ describe('IndexedDB store: round trip', () => {
     const loaded = await store.load();
     expect(loaded?.manifest).toEqual(manifest2);
     expect(loaded?.segments.map((s) => s.id)).toEqual([1]);
-    expect(loaded?.documents.map((d) => d.id)).toEqual(['a']);
+    expect(loaded?.documents!.map((d) => d.id)).toEqual(['a']);
     expect(await store.getDocuments(['a', 'b'])).toEqual([docA2, undefined]);
     expect(await store.getChunks([0, 3])).toEqual([undefined, { key: 3, docId: 'a', index: 0, start: 0, end: 9 }]);
   });

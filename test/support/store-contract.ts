@@ -72,7 +72,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       const dense = await vectorsOf(s, seg);
       check(loaded!.segments.length === 1 && seg.chunkKeys instanceof Uint32Array && (dense && 'vectors' in dense ? dense.vectors : undefined) instanceof Float32Array, 'segments keep their typed arrays');
       check(same(Array.from(seg.chunkKeys), [0, 1]), 'segment chunk keys round-trip');
-      const docs = [...loaded!.documents].sort((x, y) => (x.id < y.id ? -1 : 1));
+      const docs = [...loaded!.documents!].sort((x, y) => (x.id < y.id ? -1 : 1));
       check(same(docs, [
         { id: 'a', meta: { year: 1851 }, chunkKeys: [0], version: 1 },
         { id: 'b', meta: {}, chunkKeys: [1], version: 1 },
@@ -105,7 +105,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
         putDocuments: [{ id: 'a', text: 'alpha rewritten', meta: { year: 1900 }, chunkKeys: [0], version: 2 }],
       }));
       const loaded = await s.load();
-      check(same(loaded!.documents.map((d) => d.id), ['a']) && loaded!.documents[0].version === 2, 'the deleted document is gone, the upsert is current');
+      check(same(loaded!.documents!.map((d) => d.id), ['a']) && loaded!.documents![0].version === 2, 'the deleted document is gone, the upsert is current');
       check((await s.getDocuments(['a']))[0]?.text === 'alpha rewritten', 'the upserted text is read');
       check((await s.getChunks([1]))[0] === undefined, 'a deleted chunk is gone');
       check(same(loaded!.manifest.tombstones, [1]), 'tombstones round-trip');
@@ -122,7 +122,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       doc!.text = 'changed';
       (await s.load())!.manifest.segmentIds.push(99);
       check((await s.getDocuments(['a']))[0]?.text === 'alpha whale', 'a returned document is a copy');
-      check(same((await s.load())!.documents.find((d) => d.id === 'a')!.meta, { year: 1851 }), 'a committed change is a copy');
+      check(same((await s.load())!.documents!.find((d) => d.id === 'a')!.meta, { year: 1851 }), 'a committed change is a copy');
       check(same((await s.readManifest())!.segmentIds, [1]), 'a returned manifest is a copy');
     },
   },
@@ -157,7 +157,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       await s.clear(manifest(5, [], { clearedAt: 5 }));
       const loaded = await s.load();
       check(loaded?.manifest.version === 5 && loaded.manifest.clearedAt === 5, 'the next manifest is current');
-      check(loaded!.segments.length === 0 && loaded!.documents.length === 0, 'no segment or document survives');
+      check(loaded!.segments.length === 0 && loaded!.documents!.length === 0, 'no segment or document survives');
       check((await s.getDocuments(['a']))[0] === undefined && (await s.getChunks([0]))[0] === undefined, 'texts and chunks are gone');
       check((await s.getIdempotent('req-1')) === undefined, 'idempotency results are gone');
       await s.clear();

@@ -5,13 +5,17 @@
  * with commits other engines (tabs) announced.
  */
 import { checkAborted } from '../../util/abort.ts';
-import type { Embedder, IndexStore, LoadedIndex, Manifest } from '../contracts.ts';
+import type { Embedder, IndexStore, LoadOptions, LoadedIndex, Manifest } from '../contracts.ts';
+import { liveDocuments } from '../index/doc-table.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import { loadViews } from '../index/load.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
 import { makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
-const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
+/** Document tables instead of one record per document, where every segment has one. */
+const LOAD: LoadOptions = { documents: 'unless-tabled' };
+
+const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [], chunkless: 0 };
 
 export interface IndexStateOptions {
   store: IndexStore;
@@ -36,7 +40,8 @@ export class IndexState {
   private _manifest: Manifest = EMPTY_MANIFEST;
   /** Retained versions, oldest first; the last is current. */
   private views: IndexView[] = [makeView(0, [], [])];
-  private _docs = new Map<string, DocEntry>();
+  /** Undefined after a cold start from document tables until something needs it (built from the current view). */
+  private _docs: Map<string, DocEntry> | undefined = new Map<string, DocEntry>();
   /** The read of the current view's vectors kept apart, while one runs. */
   private vectorsRead: Promise<void> | undefined;
   /** Ids of `docs` in code-unit order, built on first listing after a change. */
@@ -56,7 +61,12 @@ export class IndexState {
 
   /** Live documents of the current version by id. */
   get docs(): ReadonlyMap<string, DocEntry> {
-    return this._docs;
+    return this.liveDocs();
+  }
+
+  /** The id → document map, built from the current view's document tables on first use. */
+  private liveDocs(): Map<string, DocEntry> {
+    return (this._docs ??= liveDocuments(this.current()));
   }
 
   /** True once another engine announced a commit this state has not loaded (cleared by a reload). */
@@ -74,7 +84,7 @@ export class IndexState {
   }
 
   sortedDocIds(): readonly string[] {
-    return (this.sortedIds ??= [...this._docs.keys()].sort());
+    return (this.sortedIds ??= [...this.liveDocs().keys()].sort());
   }
 
   /** Runs `fn` in the state queue (never concurrently with a sync, a planning or a commit). */
@@ -84,7 +94,7 @@ export class IndexState {
 
   /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
   async load(): Promise<string[]> {
-    const loaded = await this.opts.store.load();
+    const loaded = await this.opts.store.load(LOAD);
     const warnings = loaded ? this.install(loaded, false) : [];
     // Sparse search is ready now; the vectors follow in the background (dense waits for them).
     this.vectorsLoaded().catch(() => undefined);
@@ -164,7 +174,7 @@ export class IndexState {
   publish(manifest: Manifest, view: IndexView, applyDocs?: (docs: Map<string, DocEntry>) => void): void {
     this._manifest = manifest;
     if (applyDocs) {
-      applyDocs(this._docs);
+      applyDocs(this.liveDocs());
       this.sortedIds = undefined;
     }
     this.retain(view);
@@ -201,6 +211,10 @@ export class IndexState {
     if (keep && !clearedSince && view.version > this.current().version) this.retain(view);
     else this.views = [view];
     this._manifest = loaded?.manifest ?? EMPTY_MANIFEST;
+    // Counted here for a manifest written before the count existed; the next commit stores it.
+    if (loaded?.documents && this._manifest.chunkless === undefined) {
+      this._manifest = { ...this._manifest, chunkless: loaded.documents.filter((d) => d.chunkKeys.length === 0).length };
+    }
     this._docs = docs;
     this.sortedIds = undefined;
     return warnings;
@@ -220,7 +234,7 @@ export class IndexState {
         const stored = await this.opts.store.readManifest();
         if ((stored?.version ?? 0) === this._manifest.version) return;
       }
-      this.install(await this.opts.store.load(), !reset);
+      this.install(await this.opts.store.load(LOAD), !reset);
     } catch (e) {
       this.stale = true;
       this.reset ||= reset;

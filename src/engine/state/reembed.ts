@@ -10,7 +10,8 @@ import { needsUpgrade, segmentVectors, storedVectors, type DenseModel } from '..
 import { quantize } from '../index/vectors/quantize.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
 import { makeView, type IndexView, type LiveSegment } from '../index/view.ts';
-import { liveSegment } from '../index/view.ts';
+import { docAt, liveSegment } from '../index/view.ts';
+import { tableOf } from '../index/doc-table.ts';
 
 /** Live chunks whose texts are read (and embedded) together, bounding memory on large segments. */
 const SLICE = 512;
@@ -53,15 +54,15 @@ export async function reembedSegment(
   const dim = embedder.dimension;
   const out = new Float32Array(seg.size * dim);
   const live: number[] = [];
-  for (let c = 0; c < seg.size; c++) if (!dead[c] && seg.docs[c]) live.push(c);
+  for (let c = 0; c < seg.size; c++) if (!dead[c] && docAt(seg, c)) live.push(c);
   const lex = seg.lex;
   for (let i = 0; i < live.length; i += SLICE) {
     const locals = live.slice(i, i + SLICE);
-    const ids = [...new Set(locals.map((c) => seg.docs[c]!.id))];
+    const ids = [...new Set(locals.map((c) => docAt(seg, c)!.id))];
     const docs = await store.getDocuments(ids);
     const byId = new Map(ids.map((id, j) => [id, docs[j]]));
     const texts = locals.map((c) => {
-      const entry = seg.docs[c]!;
+      const entry = docAt(seg, c)!;
       const doc = byId.get(entry.id);
       if (!doc || doc.version !== entry.version) throw new ViewOutdated(entry.id);
       return indexedText(lex.contexts[c], doc.text.slice(lex.starts[c], lex.ends[c]));
@@ -84,9 +85,9 @@ export function planReembed(
   dense: NonNullable<SegmentRecord['dense']>,
 ): { change: Change; view: IndexView } {
   const old = view.segments[s];
-  const record: SegmentRecord = { id: manifest.nextSegmentId, chunkKeys: old.record.chunkKeys, lexical: old.record.lexical, dense };
+  const record: SegmentRecord = { id: manifest.nextSegmentId, chunkKeys: old.record.chunkKeys, lexical: old.record.lexical, dense, docTable: tableOf(old) };
   const segments = [...view.segments];
-  segments[s] = liveSegment(record, old.docs);
+  segments[s] = liveSegment(record, old.docs, old.table);
   const next: Manifest = {
     ...manifest,
     version: manifest.version + 1,
