@@ -10,7 +10,7 @@ import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { planWrite } from '../../src/engine/index/write-plan.ts';
 import { makeView } from '../../src/engine/index/view.ts';
-import { ids, search } from '../support/engine.ts';
+import { HashEmbedder, ids, search } from '../support/engine.ts';
 
 /** A MemoryStore that records what each load() returned. */
 class WatchedStore extends MemoryStore {
@@ -111,5 +111,33 @@ describe('document tables', () => {
     const got = await observe(next);
     expect(got.count).toBe(want.count + 1);
     expect(got.filtered).toEqual(want.filtered);
+  });
+});
+
+describe('an index written before document tables, opened with an embedder', () => {
+  it('is rewritten in the background with tables (no embedding), and the next open reads no document record', async () => {
+    const store = new WatchedStore();
+    const embedder = new HashEmbedder();
+    const e = new Engine({ store, embedder });
+    await e.open();
+    await e.add(corpus.slice(0, 2));
+    await e.add(corpus.slice(2));
+    const inside = store as unknown as { segments: Map<number, SegmentRecord>; manifest: { chunkless?: number } };
+    for (const seg of inside.segments.values()) delete seg.docTable;
+    delete inside.manifest.chunkless;
+    const want = ids(await search(e, { query: 'whale', mode: 'dense' }));
+
+    const counting = new HashEmbedder();
+    const old = new Engine({ store, embedder: counting });
+    await old.open();
+    expect(store.loads.at(-1)?.documents).toBe(true);
+    expect(await old.whenReembedded()).toBe(2);
+    expect(counting.calls).toBe(0); // the vectors were kept, not recomputed (no query was embedded either)
+    expect([...inside.segments.values()].every((s) => s.docTable !== undefined)).toBe(true);
+    const next = new Engine({ store, embedder });
+    await next.open();
+    expect(store.loads.at(-1)?.documents).toBe(false);
+    expect(ids(await search(next, { query: 'whale', mode: 'dense' }))).toEqual(want);
+    expect(await next.whenReembedded()).toBe(0);
   });
 });

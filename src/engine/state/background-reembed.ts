@@ -68,7 +68,8 @@ export class BackgroundReembed {
         store,
         batch: this.opts.batch,
         signal,
-        sync: () => state.synced(),
+        // A reload publishes its view before reading the vectors: the pass works on loaded ones.
+        sync: async () => (await state.synced(), await state.vectorsLoaded(), state.current()),
         replace: (id, dense) =>
           state.locked(undefined, async () => {
             const view = state.current();

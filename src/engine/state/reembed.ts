@@ -24,7 +24,9 @@ const SLICE = 512;
 export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean => {
   // Vectors kept apart and not read yet are int8 of the model they name (never floats).
   const d = seg.record.dense ?? seg.record.denseApart;
-  return d?.identity !== model.identity || d.dimension !== model.dimension || needsUpgrade(seg, model);
+  // A segment written before document tables is rewritten too (same vectors, no embedding), so
+  // that cold starts stop reading every document record.
+  return d?.identity !== model.identity || d.dimension !== model.dimension || needsUpgrade(seg, model) || seg.record.docTable === undefined;
 };
 
 /** Thrown when a chunk's document changed after `view` was published: sync and try again. */
@@ -144,7 +146,7 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
     const id = view.segments[s].id;
     tries.set(id, (tries.get(id) ?? 0) + 1);
     if (segmentVectors(view.segments[s], model)) {
-      // Current model, stored as floats: rewrite as int8 (as they are served already).
+      // Current model, stored as floats or in the layout before document tables: rewrite as int8, with a table.
       if (await host.replace(id, storedVectors(view.segments[s])!)) done++;
       continue;
     }
