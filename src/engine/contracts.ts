@@ -62,14 +62,22 @@ export interface SegmentRecord {
   docTable?: DocTable;
 }
 
-/** Per segment: which document each chunk belongs to, with the documents' id, version and meta. */
+/**
+ * Per segment: which document each chunk belongs to, with the documents' id, version and meta.
+ * Strings are concatenated with end offsets: a few values per segment, not two per document, so
+ * reading a million documents' tables costs no per-document deserialization or garbage.
+ */
 export interface DocTable {
   /** Document index of each chunk (local ordinal); −1 for a chunk whose document was already gone. A document's chunks are contiguous. */
   docOf: Int32Array;
-  ids: string[];
+  /** The ids, concatenated: document i's ends at idEnds[i] (and starts where i − 1's ends). */
+  ids: string;
+  idEnds: Uint32Array;
   versions: Uint32Array;
-  /** Each document's meta as JSON (what RCP carries). */
-  metas: string[];
+  /** The distinct metas as JSON (what RCP carries), concatenated with their ends; metaOf[i] is document i's. */
+  metas: string;
+  metaEnds: Uint32Array;
+  metaOf: Uint32Array;
 }
 
 /** The segment's stored vectors, read with `IndexStore.loadVectors`. */

@@ -9,7 +9,9 @@ import type { LoadOptions, LoadedIndex, SegmentRecord } from '../../src/engine/c
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { planWrite } from '../../src/engine/index/write-plan.ts';
-import { makeView } from '../../src/engine/index/view.ts';
+import { makeView, newDocEntry } from '../../src/engine/index/view.ts';
+import { buildDocTable } from '../../src/engine/index/doc-table.ts';
+import { tableId, tableMeta } from '../../src/engine/index/doc-table-fields.ts';
 import { HashEmbedder, ids, search } from '../support/engine.ts';
 
 /** A MemoryStore that records what each load() returned. */
@@ -139,5 +141,20 @@ describe('an index written before document tables, opened with an embedder', () 
     expect(store.loads.at(-1)?.documents).toBe(false);
     expect(ids(await search(next, { query: 'whale', mode: 'dense' }))).toEqual(want);
     expect(await next.whenReembedded()).toBe(0);
+  });
+});
+
+describe('a packed document table', () => {
+  it('gives back each document of a segment: ids of any characters, shared metas stored once', () => {
+    const entry = (id: string, meta: Record<string, unknown>, version: number, keys: number[]) => newDocEntry(id, meta, version, keys);
+    const a = entry('a\u0000b', { tag: 'x' }, 3, [1, 2]);
+    const b = entry('ünï💡', { tag: 'x' }, 4, [3]);
+    const c = entry('', { nested: { n: [1, null] } }, 5, [5]);
+    const t = buildDocTable([a, a, b, undefined, c]);
+    expect(Array.from(t.docOf)).toEqual([0, 0, 1, -1, 2]);
+    expect([0, 1, 2].map((i) => tableId(t, i))).toEqual(['a\u0000b', 'ünï💡', '']);
+    expect([0, 1, 2].map((i) => tableMeta(t, i))).toEqual([{ tag: 'x' }, { tag: 'x' }, { nested: { n: [1, null] } }]);
+    expect(t.metaEnds).toHaveLength(2); // { tag: 'x' } once
+    expect(Array.from(t.versions)).toEqual([3, 4, 5]);
   });
 });

@@ -6,6 +6,7 @@
  * version (the engine owns it), so retaining versions costs O(changed segments), not O(corpus).
  */
 import type { DocTable, SegmentRecord } from '../contracts.ts';
+import { tableId, tableMeta } from './doc-table-fields.ts';
 import type { LexicalSegmentData } from './segment.ts';
 import type { VectorBlock } from './vectors/block.ts';
 
@@ -142,7 +143,7 @@ export function docAt(seg: LiveSegment, c: number): DocEntry | undefined {
   let to = c + 1;
   while (to < seg.size && t.docOf[to] === i) to++;
   const keys = Array.from(seg.record.chunkKeys.subarray(from, to));
-  const entry = newDocEntry(t.ids[i], JSON.parse(t.metas[i]) as Record<string, unknown>, t.versions[i], keys);
+  const entry = newDocEntry(tableId(t, i), tableMeta(t, i), t.versions[i], keys);
   for (let k = from; k < to; k++) seg.docs[k] = entry;
   return entry;
 }
