@@ -113,7 +113,9 @@ export class Engine {
     });
     this.texts = new TextCache(
       this.store,
-      (id) => this.state.docs.get(id)?.version,
+      // Not `docs`: a text read must not build the id map of a lazily opened index (~1 s at 1M);
+      // until something else builds it, texts are read but not cached.
+      (id) => this.state.docsIfBuilt?.get(id)?.version,
       this.coordination && (() => !this.state.needsRefresh),
     );
     if (this.embedder) {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadOptions, LoadedIndex, SegmentRecord } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
+import type { IndexState } from '../../src/engine/state/index-state.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { planWrite } from '../../src/engine/index/write-plan.ts';
 import { makeView, newDocEntry } from '../../src/engine/index/view.ts';
@@ -56,7 +57,12 @@ describe('document tables', () => {
     const cold = new Engine({ store });
     await cold.open();
     expect(store.loads.at(-1)).toEqual({ options: { documents: 'unless-tabled' }, documents: false });
+    // Searching, texts included, builds only the documents it touches, not the id → document map.
+    const state = (cold as unknown as { state: IndexState }).state;
+    expect((await search(cold, { query: 'whale', includeText: true })).hits[0].text).toContain('whale');
+    expect(state.docsIfBuilt).toBeUndefined();
     expect(await observe(cold)).toEqual(want);
+    expect(state.docsIfBuilt?.size).toBe(3); // listing built it
     // Writes on the lazily built documents: an upsert and a delete, then a merge into one segment.
     const merging = new Engine({ store, limits: { maxSegments: 1 } });
     await merging.open();

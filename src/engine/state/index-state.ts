@@ -64,6 +64,11 @@ export class IndexState {
     return this.liveDocs();
   }
 
+  /** The id → document map when it is built (after a cold start from document tables, not before something needed it). */
+  get docsIfBuilt(): ReadonlyMap<string, DocEntry> | undefined {
+    return this._docs;
+  }
+
   /** The id → document map, built from the current view's document tables on first use. */
   private liveDocs(): Map<string, DocEntry> {
     return (this._docs ??= liveDocuments(this.current()));
