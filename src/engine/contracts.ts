@@ -23,6 +23,22 @@ export interface StoredChunk {
   end: number;
   /** Title / heading path prefixed to the indexed text when `contextual` was requested. */
   context?: string;
+  /**
+   * What the int8 code of this chunk's vector left out, for exact rescoring of a dense shortlist
+   * (src/engine/index/vectors/fine.ts). Absent for chunks written without vectors or before it existed.
+   */
+  fine?: FineCodes;
+}
+
+/**
+ * The rounding residual of one int8 row: x ≈ scale · (code + fine / 254), 254 times finer than the
+ * code alone. Valid only next to the row it was computed from (same model identity and scale).
+ */
+export interface FineCodes {
+  identity: string;
+  /** The row's int8 scale (float32 value) when the residual was computed. */
+  scale: number;
+  codes: Int8Array;
 }
 
 /**
@@ -34,7 +50,38 @@ export interface SegmentRecord {
   chunkKeys: Uint32Array;
   lexical: unknown;
   dense?: FloatVectors | QuantizedVectors;
+  /**
+   * Set by a store whose `load()` leaves the vectors out (they are read with `loadVectors`, after
+   * the first sparse answer): whose vectors they are. The engine never writes it.
+   */
+  denseApart?: { identity: string; dimension: number };
+  /**
+   * The documents of the segment's chunks, packed, so that a cold start builds no per-document
+   * object (src/engine/index/doc-table.ts). Absent in segments written before it existed.
+   */
+  docTable?: DocTable;
 }
+
+/**
+ * Per segment: which document each chunk belongs to, with the documents' id, version and meta.
+ * Strings are concatenated with end offsets: a few values per segment, not two per document, so
+ * reading a million documents' tables costs no per-document deserialization or garbage.
+ */
+export interface DocTable {
+  /** Document index of each chunk (local ordinal); −1 for a chunk whose document was already gone. A document's chunks are contiguous. */
+  docOf: Int32Array;
+  /** The ids, concatenated: document i's ends at idEnds[i] (and starts where i − 1's ends). */
+  ids: string;
+  idEnds: Uint32Array;
+  versions: Uint32Array;
+  /** The distinct metas as JSON (what RCP carries), concatenated with their ends; metaOf[i] is document i's. */
+  metas: string;
+  metaEnds: Uint32Array;
+  metaOf: Uint32Array;
+}
+
+/** The segment's stored vectors, read with `IndexStore.loadVectors`. */
+export type SegmentVectors = FloatVectors | QuantizedVectors;
 
 /** Vectors as an embedder returns them (n × dimension); segments written before int8 storage hold these. */
 export interface FloatVectors {
@@ -69,6 +116,8 @@ export interface Manifest {
   segmentIds: number[];
   /** Chunk keys deleted since their segment was written (segments are immutable). */
   tombstones: number[];
+  /** Live documents without chunks (a text with nothing to index): they live only in the document store. */
+  chunkless?: number;
   /** Version of the last clear: older versions' texts are gone, so no engine keeps them pinnable. */
   clearedAt?: number;
 }
@@ -90,13 +139,31 @@ export interface Change {
 export interface LoadedIndex {
   manifest: Manifest;
   segments: SegmentRecord[];
-  /** id → meta and chunk keys, for filters and citations. */
-  documents: { id: string; meta: Record<string, unknown>; chunkKeys: number[]; version: number }[];
+  /**
+   * id → meta and chunk keys, for filters and citations. Undefined when every listed segment has a
+   * `docTable` and the manifest counts no chunkless document: the engine then reads the tables.
+   */
+  documents?: { id: string; meta: Record<string, unknown>; chunkKeys: number[]; version: number }[];
+}
+
+export interface LoadOptions {
+  /**
+   * 'always' (the default) lists every document; 'unless-tabled' leaves `documents` out when every
+   * listed segment has a `docTable` and the manifest counts no chunkless document (a cold start then
+   * reads no per-document record).
+   */
+  documents?: 'always' | 'unless-tabled';
 }
 
 /** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
 export interface IndexStore {
-  load(): Promise<LoadedIndex | undefined>;
+  /**
+   * The manifest, the listed segments and the documents' meta. A store MAY leave segments' vectors
+   * out (marking those records with `denseApart`); it then MUST implement `loadVectors`.
+   */
+  load(options?: LoadOptions): Promise<LoadedIndex | undefined>;
+  /** The vectors of the given segments (by id; a segment without vectors is absent from the map). */
+  loadVectors?(segmentIds: number[]): Promise<Map<number, SegmentVectors>>;
   /** The manifest alone (a cheap read): engines sharing the store compare its version with theirs. */
   readManifest(): Promise<Manifest | undefined>;
   /** Resolves only after the change is durable. */

@@ -113,7 +113,9 @@ export class Engine {
     });
     this.texts = new TextCache(
       this.store,
-      (id) => this.state.docs.get(id)?.version,
+      // Not `docs`: a text read must not build the id map of a lazily opened index (~1 s at 1M);
+      // until something else builds it, texts are read but not cached.
+      (id) => this.state.docsIfBuilt?.get(id)?.version,
       this.coordination && (() => !this.state.needsRefresh),
     );
     if (this.embedder) {
@@ -268,7 +270,7 @@ export class Engine {
         const deleted = this.state.docs.size;
         const m = this.state.manifest;
         const version = m.version + 1;
-        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], clearedAt: version };
+        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();
@@ -290,6 +292,7 @@ export class Engine {
   async exportDocuments(offset: number, limit: number, vectors: boolean): Promise<ExportPage> {
     this.assertOpen();
     await this.state.refresh();
+    if (vectors) await this.state.vectorsLoaded();
     const ids = this.state.sortedDocIds().slice(offset, offset + limit);
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
     const documents = await exportDocuments(this.store, this.state.current(), ids, model);
@@ -302,6 +305,7 @@ export class Engine {
   async corpusMap(o: MapOptions): Promise<CorpusMap> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.vectorsLoaded();
     const e = this.embedder;
     const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
     return corpusMap(this.state.current(), e && denseModel(e), embedQuery, o, this.mapCache);
@@ -386,6 +390,8 @@ export class Engine {
         analyzer: this.analyzer,
         bm25: this.bm25,
         embedder: this.embedder,
+        readChunks: (keys) => this.store.getChunks(keys),
+        vectorsLoaded: () => this.state.vectorsLoaded(),
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,

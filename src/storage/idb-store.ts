@@ -1,6 +1,7 @@
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
-import type { Change, IndexStore, LoadedIndex, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { Change, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import { DEFAULT_OPEN_TIMEOUT_MS, openDatabase } from './open.ts';
+import { needsDocuments } from './load-options.ts';
 import { ALL_STORES, MANIFEST_KEY, type RcpDB, type StoreName } from './schema.ts';
 
 /** Test hooks that make a commit fail the way a full disk would. */
@@ -52,15 +53,23 @@ function compact<T extends ArrayBufferView>(a: T): T {
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : ((a as unknown as Uint8Array).slice() as unknown as T);
 }
 
-/** The record with every typed array of its vectors compacted (they are often views of a larger memory). */
-function compactSegment(s: SegmentRecord): SegmentRecord {
-  const out: SegmentRecord = { ...s, chunkKeys: compact(s.chunkKeys) };
-  if (s.dense) {
-    const d: Record<string, unknown> = { ...s.dense };
-    for (const [k, v] of Object.entries(d)) if (ArrayBuffer.isView(v)) d[k] = compact(v);
-    out.dense = d as unknown as SegmentRecord['dense'];
-  }
-  return out;
+/** Vectors with every typed array compacted (they are often views of a larger memory). */
+function compactVectors(v: SegmentVectors): SegmentVectors {
+  const d: Record<string, unknown> = { ...v };
+  for (const [k, x] of Object.entries(d)) if (ArrayBuffer.isView(x)) d[k] = compact(x);
+  return d as unknown as SegmentVectors;
+}
+
+/**
+ * A segment as the two stores hold it: the record without its vectors (marked `denseApart`) and
+ * the vectors on their own, so `load()` reads postings only.
+ */
+export function splitSegment(s: SegmentRecord): { record: SegmentRecord; vectors?: SegmentVectors } {
+  const { dense, denseApart: _stale, ...rest } = s;
+  const record: SegmentRecord = { ...rest, chunkKeys: compact(s.chunkKeys) };
+  if (!dense) return { record };
+  record.denseApart = { identity: dense.identity, dimension: dense.dimension };
+  return { record, vectors: compactVectors(dense) };
 }
 
 class IdbStore implements IndexStore {
@@ -101,23 +110,32 @@ class IdbStore implements IndexStore {
     this.opts.onConnectionLost?.(reason);
   }
 
-  async load(): Promise<LoadedIndex | undefined> {
+  async load(options?: LoadOptions): Promise<LoadedIndex | undefined> {
     const db = await this.connection();
     const tx = db.transaction(['manifest', 'segments', 'docMeta'], 'readonly');
-    const [manifest, segments, docs] = await Promise.all([
-      tx.objectStore('manifest').get(MANIFEST_KEY),
-      tx.objectStore('segments').getAll(),
-      tx.objectStore('docMeta').getAll(),
-      tx.done,
-    ]);
+    const done = tx.done;
+    done.catch(noop); // awaited below; a failure also rejects the reads
+    const [manifest, all] = await Promise.all([tx.objectStore('manifest').get(MANIFEST_KEY), tx.objectStore('segments').getAll()]);
+    // Only the segments the manifest lists (the IndexStore contract; a stray record is never current).
+    const listed = new Set(manifest?.segmentIds ?? []);
+    const segments = all.filter((s) => listed.has(s.id));
+    // Issued in the same transaction (still active: no other await in between), so one snapshot.
+    const docs = manifest && needsDocuments(manifest, segments, options) ? await tx.objectStore('docMeta').getAll() : undefined;
+    await done;
     if (!manifest) return undefined;
-    const listed = new Set(manifest.segmentIds);
-    return {
-      manifest,
-      // Only the segments the manifest lists (the IndexStore contract; a stray record is never current).
-      segments: segments.filter((s) => listed.has(s.id)),
-      documents: docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version })),
-    };
+    const out: LoadedIndex = { manifest, segments };
+    if (docs) out.documents = docs.map((d) => ({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version }));
+    return out;
+  }
+
+  async loadVectors(segmentIds: number[]): Promise<Map<number, SegmentVectors>> {
+    const db = await this.connection();
+    const tx = db.transaction('vectors', 'readonly');
+    const store = tx.objectStore('vectors');
+    const [got] = await Promise.all([Promise.all(segmentIds.map((id) => store.get(id))), tx.done]);
+    const out = new Map<number, SegmentVectors>();
+    got.forEach((v, i) => v && out.set(segmentIds[i], v));
+    return out;
   }
 
   async readManifest(): Promise<Manifest | undefined> {
@@ -153,15 +171,20 @@ class IdbStore implements IndexStore {
       const text = tx.objectStore('docText');
       const chunks = tx.objectStore('chunks');
       const segments = tx.objectStore('segments');
+      const vectors = tx.objectStore('vectors');
       for (const id of change.deleteDocumentIds) writes.push(meta.delete(id), text.delete(id));
       for (const key of change.deleteChunkKeys) writes.push(chunks.delete(key));
-      for (const id of change.deleteSegmentIds) writes.push(segments.delete(id));
+      for (const id of change.deleteSegmentIds) writes.push(segments.delete(id), vectors.delete(id));
       for (const d of change.putDocuments) {
         writes.push(meta.put({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version }));
         writes.push(text.put(d.text, d.id));
       }
       for (const c of change.putChunks) writes.push(chunks.put(c));
-      for (const s of change.putSegments) writes.push(segments.put(compactSegment(s)));
+      for (const s of change.putSegments) {
+        const split = splitSegment(s);
+        writes.push(segments.put(split.record));
+        writes.push(split.vectors ? vectors.put(split.vectors, s.id) : vectors.delete(s.id));
+      }
       writes.push(tx.objectStore('manifest').put(change.manifest, MANIFEST_KEY));
       if (change.idempotency) {
         const record = { result: change.idempotency.result, at: this.now() };

@@ -8,7 +8,8 @@ import type { IndexStore } from '../engine/contracts.ts';
 export function lazyStore(opening: Promise<IndexStore>): IndexStore {
   opening.catch(() => undefined); // surfaced per call, not as an unhandled rejection
   return {
-    load: () => opening.then((s) => s.load()),
+    load: (options) => opening.then((s) => s.load(options)),
+    loadVectors: (ids) => opening.then((s) => (s.loadVectors ? s.loadVectors(ids) : new Map())),
     readManifest: () => opening.then((s) => s.readManifest()),
     commit: (change) => opening.then((s) => s.commit(change)),
     getDocuments: (ids) => opening.then((s) => s.getDocuments(ids)),

@@ -14,19 +14,21 @@ export interface ReadAheadStore extends IndexStore {
  * after it started; later calls always read the store.
  */
 export function readAhead(store: IndexStore, coordination?: Coordination): ReadAheadStore {
-  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load();
+  // What the engine asks for (`Engine.open`): documents only when some segment has no table.
+  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load({ documents: 'unless-tabled' });
   const unsubscribe = coordination?.subscribe(() => {
     ahead = undefined;
   });
   const firstRead = ahead.then(() => undefined, () => undefined);
   return {
     ...store,
+    loadVectors: store.loadVectors && ((ids) => store.loadVectors!(ids)),
     firstRead,
-    load() {
-      const taken = ahead;
+    load(options) {
+      const taken = options?.documents === 'unless-tabled' ? ahead : undefined;
       ahead = undefined;
       unsubscribe?.();
-      return taken ?? store.load();
+      return taken ?? store.load(options);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreKey, StoreNames, StoreValue } from 'idb';
-import type { Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 
 /**
  * The one IndexedDB schema of the engine. Every key and value type used by the store is derived
@@ -19,6 +19,12 @@ export interface RcpDB extends DBSchema {
   docText: { key: string; value: string };
   /** In-line key `key`. */
   chunks: { key: number; value: StoredChunk };
+  /**
+   * Out-of-line key = segment id: the segment's vectors (v2). Kept apart from `segments` so that a
+   * cold start reads postings only and the first sparse answer does not wait on the vectors.
+   * Segments written by v1 still hold theirs inline (read with the segment, as before).
+   */
+  vectors: { key: number; value: SegmentVectors };
   /** Out-of-line key = the client's `_meta.idempotencyKey`; `at` is ms since the epoch. */
   idempotency: { key: string; value: { result: unknown; at: number }; indexes: { 'by-at': number } };
 }
@@ -33,7 +39,7 @@ export type IdempotencyRecord = Value<'idempotency'>;
 export const MANIFEST_KEY = 'root' as const;
 
 /** Bump together with a new step in {@link upgrade}. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Every store, in the order a full-database transaction lists them. */
 export const ALL_STORES: readonly StoreName[] = Object.freeze([
@@ -42,6 +48,7 @@ export const ALL_STORES: readonly StoreName[] = Object.freeze([
   'docMeta',
   'docText',
   'chunks',
+  'vectors',
   'idempotency',
 ] as const);
 
@@ -62,5 +69,9 @@ export function upgrade(
     db.createObjectStore('docText');
     db.createObjectStore('chunks', { keyPath: 'key' });
     db.createObjectStore('idempotency').createIndex('by-at', 'at');
+  }
+  if (oldVersion < 2) {
+    // v1 segments keep their inline vectors (read as before) until a merge or re-embedding rewrites them.
+    db.createObjectStore('vectors');
   }
 }

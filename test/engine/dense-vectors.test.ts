@@ -132,7 +132,7 @@ describe.each([
     expect(await search(engine, query)).toEqual(want);
     const stored = (await store.load())!.segments;
     expect(stored.length).toBeLessThanOrEqual(2);
-    for (const s of stored) expect((s.dense as QuantizedVectors).format).toBe(2);
+    for (const s of stored) expect(((await storedDense(store, s)) as QuantizedVectors).format).toBe(2);
   });
 
   it('fills k under a restrictive filter', async () => {
@@ -149,7 +149,12 @@ describe.each([
   });
 });
 
-/** A store as an older version wrote it: one segment with float vectors. */
+/** A loaded segment's vectors as the store holds them: inline (older layout) or kept apart. */
+async function storedDense(store: MemoryStore, seg: SegmentRecord): Promise<SegmentRecord['dense']> {
+  return seg.dense ?? (await store.loadVectors([seg.id])).get(seg.id);
+}
+
+/** A store as an older version wrote it: one segment with float vectors, inline in the segment record. */
 async function legacyStore(): Promise<{ store: MemoryStore; live: Map<string, number> }> {
   const store = new MemoryStore();
   const writer = new Engine({ store, embedder: new SeedEmbedder() });
@@ -159,14 +164,11 @@ async function legacyStore(): Promise<{ store: MemoryStore; live: Map<string, nu
   writer.close();
   const loaded = (await store.load())!;
   const seg = loaded.segments[0];
-  const q = seg.dense as QuantizedVectors;
+  const q = (await storedDense(store, seg)) as QuantizedVectors;
   const floats = new Float32Array(60 * DIM);
   docs.forEach((d, i) => floats.set(randomUnit(Number(d.text.slice(2))), i * DIM));
-  const old: SegmentRecord = { ...seg, dense: { identity: q.identity, dimension: q.dimension, vectors: floats } satisfies FloatVectors };
-  await store.commit({
-    putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [],
-    putSegments: [old], deleteSegmentIds: [], manifest: { ...loaded.manifest, version: loaded.manifest.version + 1 },
-  });
+  const { denseApart: _apart, ...plain } = seg;
+  store.putLegacySegment({ ...plain, dense: { identity: q.identity, dimension: q.dimension, vectors: floats } satisfies FloatVectors });
   return { store, live: new Map(docs.map((d) => [d.id, Number(d.text.slice(2))])) };
 }
 
@@ -178,7 +180,9 @@ describe('segments written with float vectors', () => {
     await engine.open();
     expect(await search(engine, 3010)).toEqual(bruteForce(live, randomUnit(3010), 5));
     await engine.whenReembedded(); // the pass may already be over: the store below proves it ran
-    const dense = (await store.load())!.segments[0].dense as QuantizedVectors;
+    const rewritten = (await store.load())!.segments[0];
+    expect(rewritten.dense).toBeUndefined(); // the rewrite keeps them apart (the current layout)
+    const dense = (await storedDense(store, rewritten)) as QuantizedVectors;
     expect(dense.format).toBe(2);
     expect(await search(engine, 3010)).toEqual(bruteForce(live, randomUnit(3010), 5));
   });
@@ -212,5 +216,41 @@ describe('a write that fails (quota) while building vectors', () => {
     const reopened = new Engine({ store, embedder: new SeedEmbedder() });
     await reopened.open();
     expect(await search(reopened, 4003)).toEqual(before);
+  });
+});
+
+describe('fine rescoring of a dense list', () => {
+  /** Near-ties: every vector is one direction plus noise far below the int8 rounding step. */
+  const base = randomUnit(77);
+  const nearTie = (seed: number): Float32Array => {
+    const r = rng(seed);
+    return base.map((x) => x + (r() * 2 - 1) * 2e-3);
+  };
+  const near: Embedder = {
+    identity: 'test/near-40',
+    dimension: DIM,
+    normalized: false,
+    embed: async (texts) => texts.map((t) => nearTie(Number(t.slice(2)))),
+  };
+  const exact = (ids: string[], q: Float32Array): string[] => {
+    const cos = (v: Float32Array) => v.reduce((s, x, i) => s + x * q[i], 0) / (Math.hypot(...v) * Math.hypot(...q));
+    return ids.map((id) => [id, cos(nearTie(Number(id.slice(1))))] as const).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([id]) => id);
+  };
+
+  it('orders near-ties as exact float cosine does, where int8 codes alone cannot', async () => {
+    const store = new MemoryStore();
+    const engine = new Engine({ store, embedder: near });
+    await engine.open();
+    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `n${9000 + i}`, text: `v:${9000 + i}` }));
+    await engine.add(docs);
+    const ids = docs.map((d) => d.id);
+    await engine.delete(['n9000']); // fine codes are read per chunk key: survivors of a rewrite keep theirs
+    const live = ids.filter((id) => id !== 'n9000');
+    const q = 12345;
+    const want = exact(live, nearTie(q));
+    const got = async () => (await retrieveInProcess(engine, { query: `v:${q}`, k: 10, mode: 'dense', includeText: false })).hits.map((h) => String(h.id));
+    expect(await got()).toEqual(want);
+    denseTuning.refine = false;
+    expect(await got()).not.toEqual(want); // the int8 cosines alone mis-order these ties
   });
 });

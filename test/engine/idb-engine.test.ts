@@ -30,7 +30,7 @@ describe('engine over IndexedDB', () => {
     expect(deleted).toBe(2);
     const s = await store(name);
     const loaded = await s.load();
-    expect(loaded).toEqual({ manifest: { version: Number(indexVersion), nextChunkKey: 3, nextSegmentId: 2, segmentIds: [], tombstones: [], clearedAt: Number(indexVersion) }, segments: [], documents: [] });
+    expect(loaded).toEqual({ manifest: { version: Number(indexVersion), nextChunkKey: 3, nextSegmentId: 2, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: Number(indexVersion) }, segments: [], documents: [] });
     expect(await s.getDocuments(['a'])).toEqual([undefined]);
     expect(await s.getChunks([1, 2])).toEqual([undefined, undefined]);
     const cold = new Engine({ store: s });

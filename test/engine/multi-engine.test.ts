@@ -21,10 +21,10 @@ async function tabs(n: number, store = new MemoryStore()) {
 async function checkStore(store: MemoryStore): Promise<void> {
   const loaded = (await store.load())!;
   expect(loaded.segments.map((s) => s.id)).toEqual(loaded.manifest.segmentIds);
-  const keys = loaded.documents.flatMap((d) => d.chunkKeys);
+  const keys = loaded.documents!.flatMap((d) => d.chunkKeys);
   expect(new Set(keys).size).toBe(keys.length);
   const chunks = await store.getChunks(keys);
-  loaded.documents.forEach((d) => d.chunkKeys.forEach((k) => expect(chunks[keys.indexOf(k)]?.docId).toBe(d.id)));
+  loaded.documents!.forEach((d) => d.chunkKeys.forEach((k) => expect(chunks[keys.indexOf(k)]?.docId).toBe(d.id)));
   expect(Math.max(0, ...keys)).toBeLessThan(loaded.manifest.nextChunkKey);
   expect(Math.max(0, ...loaded.manifest.segmentIds)).toBeLessThan(loaded.manifest.nextSegmentId);
 }
@@ -51,7 +51,7 @@ describe('several engines over one store', () => {
     await a.add([{ id: 'w', text: 'the white whale' }]);
     await tick();
     expect(ids(await search(b, { query: 'whale' }))).toEqual(['w']);
-    expect((await b.documents()).total).toBe(1);
+    expect((await b.documents!()).total).toBe(1);
     expect((await b.document('w'))?.text).toBe('the white whale');
     expect(b.indexVersion).toBe(a.indexVersion);
   });
@@ -66,7 +66,7 @@ describe('several engines over one store', () => {
     expect(store.commits).toBe(24);
     await tick();
     for (const e of [a, b]) {
-      const { total, documents } = await e.documents(0, 1000);
+      const { total, documents } = await e.documents!(0, 1000);
       expect(total).toBe(120);
       expect(new Set(documents.map((d) => d.id)).size).toBe(120);
       expect(ids(await search(e, { query: 'harpoons', k: 200 }))).toHaveLength(120);
@@ -85,14 +85,14 @@ describe('several engines over one store', () => {
     await b.add([{ id: 'x', text: 'second version about oars' }]);
     await tick();
     for (const e of [a, b]) {
-      expect((await e.documents()).total).toBe(2);
+      expect((await e.documents!()).total).toBe(2);
       expect(ids(await search(e, { query: 'sails' }))).toEqual([]);
       expect(ids(await search(e, { query: 'oars' }))).toEqual(['x']);
     }
     expect((await b.delete(['y'])).deleted).toBe(1);
     expect((await a.delete(['y'])).deleted).toBe(0);
     await checkStore(store);
-    expect(store.stats().documents).toBe(1);
+    expect(store.stats().documents!).toBe(1);
   });
 
   it('clear() in one engine empties the other; later writes keep keys unique', async () => {
@@ -101,12 +101,12 @@ describe('several engines over one store', () => {
     await b.add([{ id: 'b1', text: 'beta' }]);
     expect((await a.clear()).deleted).toBe(2);
     await tick();
-    expect(await b.documents()).toEqual({ documents: [], total: 0 });
+    expect(await b.documents!()).toEqual({ documents: [], total: 0 });
     expect(ids(await search(b, { query: 'alpha beta' }))).toEqual([]);
     await b.add([{ id: 'b2', text: 'beta again' }]);
     await a.add([{ id: 'a2', text: 'alpha again' }]);
     await tick();
-    expect((await a.documents()).documents.map((d) => d.id)).toEqual(['a2', 'b2']);
+    expect((await a.documents!()).documents!.map((d) => d.id)).toEqual(['a2', 'b2']);
     await checkStore(store);
   });
 
@@ -156,7 +156,7 @@ describe('several engines over one store', () => {
     replace(replacement);
     engine.invalidate();
     expect(ids(await search(engine, { query: 'whale' }))).toEqual(['new']);
-    expect((await engine.documents()).documents.map((d) => d.id)).toEqual(['new']);
+    expect((await engine.documents!()).documents!.map((d) => d.id)).toEqual(['new']);
     await expect(search(engine, { query: 'whale', indexVersion: String(Number(v) - 1) })).rejects.toMatchObject({ code: -32010 });
   });
 
@@ -208,7 +208,7 @@ describe('several engines over one store', () => {
     await expect(second).rejects.toThrow('cancelled by test');
     finish();
     await first;
-    expect(store.stats().documents).toBe(1);
+    expect(store.stats().documents!).toBe(1);
   });
 
   it('a read catches up without waiting for this engine’s own slow preparation (embedding) of a write', async () => {

@@ -12,15 +12,16 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../src/engine/engine.ts';
-import type { StoredDocument } from '../../src/engine/contracts.ts';
+import type { SegmentRecord, StoredDocument } from '../../src/engine/contracts.ts';
 import { validateIndexAdd } from '../../src/protocol/validate.ts';
 import type { MemoryStore } from '../../src/storage/memory-store.ts';
 import { ids, makeEngine, search } from '../support/engine.ts';
 
-/** What an old profile holds: the same documents, with `meta: null` on disk. */
+/** What an old profile holds: the same documents, with `meta: null` on disk (and segments without document tables). */
 function nullMetaOnDisk(store: MemoryStore, id: string): void {
-  const docs = (store as unknown as { documents: Map<string, StoredDocument> }).documents;
-  (docs.get(id) as { meta: unknown }).meta = null;
+  const inside = store as unknown as { documents: Map<string, StoredDocument>; segments: Map<number, SegmentRecord> };
+  (inside.documents.get(id) as { meta: unknown }).meta = null;
+  for (const seg of inside.segments.values()) delete seg.docTable;
 }
 
 describe('stored meta that is null (old profiles)', () => {

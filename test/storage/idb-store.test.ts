@@ -99,9 +99,13 @@ describe('IndexedDB store: round trip', () => {
     expect(seg.id).toBe(0);
     expect(seg.chunkKeys).toBeInstanceOf(Uint32Array);
     expect(Array.from(seg.chunkKeys)).toEqual([0, 1, 2]);
-    expect(seg.dense?.identity).toBe('test-model@abc');
-    expect(seg.dense?.dimension).toBe(2);
-    const dense = seg.dense as FloatVectors;
+    // The vectors are kept apart: load() names them, loadVectors reads them.
+    expect(seg.dense).toBeUndefined();
+    expect(seg.denseApart).toEqual({ identity: 'test-model@abc', dimension: 2 });
+    const apart = (await store.loadVectors!([0])).get(0);
+    expect(apart?.identity).toBe('test-model@abc');
+    expect(apart?.dimension).toBe(2);
+    const dense = apart as FloatVectors;
     expect(dense.vectors).toBeInstanceOf(Float32Array);
     expect(Array.from(dense.vectors)).toEqual(Array.from(big.subarray(2, 8)));
     // The view was compacted: the stored buffer holds only its own 6 floats, not all 12.
@@ -128,11 +132,11 @@ describe('IndexedDB store: round trip', () => {
       } as never);
     }
     const loaded = await store.load();
-    expect(loaded?.documents).toEqual([
+    expect(loaded?.documents!).toEqual([
       { id: 'a', meta: docA.meta, chunkKeys: [0, 1], version: 1 },
       { id: 'b', meta: {}, chunkKeys: [2], version: 1 },
     ]);
-    for (const d of loaded!.documents) expect(d).not.toHaveProperty('text');
+    for (const d of loaded!.documents!) expect(d).not.toHaveProperty('text');
     expect(touched.length).toBeGreaterThan(0);
     expect(new Set(touched)).toEqual(new Set(['manifest', 'segments', 'docMeta']));
   });
@@ -154,7 +158,7 @@ describe('IndexedDB store: round trip', () => {
     const loaded = await store.load();
     expect(loaded?.manifest).toEqual(manifest2);
     expect(loaded?.segments.map((s) => s.id)).toEqual([1]);
-    expect(loaded?.documents.map((d) => d.id)).toEqual(['a']);
+    expect(loaded?.documents!.map((d) => d.id)).toEqual(['a']);
     expect(await store.getDocuments(['a', 'b'])).toEqual([docA2, undefined]);
     expect(await store.getChunks([0, 3])).toEqual([undefined, { key: 3, docId: 'a', index: 0, start: 0, end: 9 }]);
   });
@@ -199,8 +203,8 @@ describe('IndexedDB store: atomic commit', () => {
     );
     expect(err).toBe(injected); // the original error, not wrapped
     // Writes really had landed inside the transaction before it was aborted.
-    expect(seen!.completedWrites).toBe(6);
-    expect(seen!.totalWrites).toBe(13);
+    expect(seen!.completedWrites).toBe(7);
+    expect(seen!.totalWrites).toBe(15);
 
     expect(await snapshot(store)).toEqual(before);
 
@@ -300,7 +304,7 @@ describe('IndexedDB store: idempotency, clear, reopen', () => {
     const { name } = await freshStore();
     const raw = await openDB(name);
     expect(raw.version).toBe(SCHEMA_VERSION);
-    expect([...raw.objectStoreNames].sort()).toEqual(['chunks', 'docMeta', 'docText', 'idempotency', 'manifest', 'segments']);
+    expect([...raw.objectStoreNames].sort()).toEqual(['chunks', 'docMeta', 'docText', 'idempotency', 'manifest', 'segments', 'vectors']);
     raw.close();
   });
 });

@@ -7,7 +7,7 @@ import type { IndexStore } from '../../src/engine/contracts.ts';
 /** Counts `load()` calls of the store underneath. */
 function counting(store: IndexStore): IndexStore & { loads: number } {
   const c = { ...store, loads: 0 };
-  c.load = () => (c.loads++, store.load());
+  c.load = (options) => (c.loads++, store.load(options));
   return c;
 }
 
@@ -22,9 +22,9 @@ describe('readAhead', () => {
     const store = readAhead(base);
     expect(base.loads).toBe(1);
     await store.firstRead;
-    await store.load();
+    await store.load({ documents: 'unless-tabled' }); // what the engine asks for
     expect(base.loads).toBe(1);
-    await store.load();
+    await store.load({ documents: 'unless-tabled' });
     expect(base.loads).toBe(2);
   });
 
@@ -39,7 +39,17 @@ describe('readAhead', () => {
     const announced = new Promise<void>((ok) => mine.subscribe(() => ok()));
     other.announce(1);
     await announced;
-    expect((await store.load())?.manifest.version).toBe(1);
+    expect((await store.load({ documents: 'unless-tabled' }))?.manifest.version).toBe(1);
+    expect(base.loads).toBe(2);
+  });
+
+  it('does not hand the read to a load() that asks for every document (the read may lack them)', async () => {
+    const memory = new MemoryStore();
+    await memory.commit(change(1));
+    const base = counting(memory);
+    const store = readAhead(base);
+    await store.firstRead;
+    expect((await store.load())?.documents).toEqual([]);
     expect(base.loads).toBe(2);
   });
 });

@@ -41,6 +41,14 @@ const first = (): Change =>
     idempotency: { key: 'req-1', result: { ids: ['a', 'b'] } },
   });
 
+/** A loaded segment's vectors: inline, or (`denseApart`) read with `loadVectors`. */
+async function vectorsOf(s: IndexStore, seg: SegmentRecord): Promise<SegmentRecord['dense']> {
+  if (seg.dense) return seg.dense;
+  if (!seg.denseApart) return undefined;
+  check(typeof s.loadVectors === 'function', 'a store that leaves vectors out of load() implements loadVectors');
+  return (await s.loadVectors!([seg.id])).get(seg.id);
+}
+
 export const STORE_CONTRACT: readonly ContractCase[] = [
   {
     name: 'an empty store loads nothing',
@@ -61,9 +69,10 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       check(loaded !== undefined && loaded.manifest.version === 1, 'load() returns the committed manifest');
       check(same((await s.readManifest())?.segmentIds, [1]), 'readManifest() returns the committed manifest');
       const seg = loaded!.segments[0];
-      check(loaded!.segments.length === 1 && seg.chunkKeys instanceof Uint32Array && (seg.dense && 'vectors' in seg.dense ? seg.dense.vectors : undefined) instanceof Float32Array, 'segments keep their typed arrays');
+      const dense = await vectorsOf(s, seg);
+      check(loaded!.segments.length === 1 && seg.chunkKeys instanceof Uint32Array && (dense && 'vectors' in dense ? dense.vectors : undefined) instanceof Float32Array, 'segments keep their typed arrays');
       check(same(Array.from(seg.chunkKeys), [0, 1]), 'segment chunk keys round-trip');
-      const docs = [...loaded!.documents].sort((x, y) => (x.id < y.id ? -1 : 1));
+      const docs = [...loaded!.documents!].sort((x, y) => (x.id < y.id ? -1 : 1));
       check(same(docs, [
         { id: 'a', meta: { year: 1851 }, chunkKeys: [0], version: 1 },
         { id: 'b', meta: {}, chunkKeys: [1], version: 1 },
@@ -96,7 +105,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
         putDocuments: [{ id: 'a', text: 'alpha rewritten', meta: { year: 1900 }, chunkKeys: [0], version: 2 }],
       }));
       const loaded = await s.load();
-      check(same(loaded!.documents.map((d) => d.id), ['a']) && loaded!.documents[0].version === 2, 'the deleted document is gone, the upsert is current');
+      check(same(loaded!.documents!.map((d) => d.id), ['a']) && loaded!.documents![0].version === 2, 'the deleted document is gone, the upsert is current');
       check((await s.getDocuments(['a']))[0]?.text === 'alpha rewritten', 'the upserted text is read');
       check((await s.getChunks([1]))[0] === undefined, 'a deleted chunk is gone');
       check(same(loaded!.manifest.tombstones, [1]), 'tombstones round-trip');
@@ -113,8 +122,31 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       doc!.text = 'changed';
       (await s.load())!.manifest.segmentIds.push(99);
       check((await s.getDocuments(['a']))[0]?.text === 'alpha whale', 'a returned document is a copy');
-      check(same((await s.load())!.documents.find((d) => d.id === 'a')!.meta, { year: 1851 }), 'a committed change is a copy');
+      check(same((await s.load())!.documents!.find((d) => d.id === 'a')!.meta, { year: 1851 }), 'a committed change is a copy');
       check(same((await s.readManifest())!.segmentIds, [1]), 'a returned manifest is a copy');
+    },
+  },
+  {
+    name: 'segment vectors follow their segment: read back, replaced, deleted and cleared with it',
+    async run(fresh) {
+      const s = await fresh();
+      await s.commit(first());
+      const vec = async (id: number) => {
+        const seg = (await s.load())!.segments.find((x) => x.id === id);
+        return seg && (await vectorsOf(s, seg));
+      };
+      const v1 = await vec(1);
+      check(v1 !== undefined && 'vectors' in v1 && same(Array.from(v1.vectors), [0.5, 0.5, 0.5, 0.5]), 'the vectors of a segment are read back');
+      // A merge: segment 1 replaced by segment 2 with other vectors, and segment 3 without any.
+      const s2 = segment(2, [0, 1], true);
+      (s2.dense as { vectors: Float32Array }).vectors.fill(0.25);
+      await s.commit(change(manifest(2, [2, 3]), { putSegments: [s2, segment(3, [5])], deleteSegmentIds: [1] }));
+      const v2 = await vec(2);
+      check(v2 !== undefined && 'vectors' in v2 && v2.vectors[0] === 0.25, 'the new segment has its own vectors');
+      check((await vec(3)) === undefined, 'a segment written without vectors has none');
+      if (s.loadVectors) check((await s.loadVectors([1])).size === 0, 'the vectors of the deleted segment are gone');
+      await s.clear(manifest(3, []));
+      if (s.loadVectors) check((await s.loadVectors([2])).size === 0, 'clear() removes the vectors');
     },
   },
   {
@@ -125,7 +157,7 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       await s.clear(manifest(5, [], { clearedAt: 5 }));
       const loaded = await s.load();
       check(loaded?.manifest.version === 5 && loaded.manifest.clearedAt === 5, 'the next manifest is current');
-      check(loaded!.segments.length === 0 && loaded!.documents.length === 0, 'no segment or document survives');
+      check(loaded!.segments.length === 0 && loaded!.documents!.length === 0, 'no segment or document survives');
       check((await s.getDocuments(['a']))[0] === undefined && (await s.getChunks([0]))[0] === undefined, 'texts and chunks are gone');
       check((await s.getIdempotent('req-1')) === undefined, 'idempotency results are gone');
       await s.clear();

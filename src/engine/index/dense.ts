@@ -14,9 +14,10 @@
  * fewer than k hits, or none. Segments written before int8 storage (float vectors) are quantized in
  * memory on first use and rewritten in the background (`needsUpgrade`).
  */
-import type { QuantizedVectors, SegmentRecord } from '../contracts.ts';
+import type { FineCodes, QuantizedVectors, SegmentRecord } from '../contracts.ts';
 import { selectTop, type SelectOptions } from './select-top.ts';
-import { compareCandidates, type Candidate, type IndexView, type LiveSegment } from './view.ts';
+import { compareCandidates, keyOf, type Candidate, type IndexView, type LiveSegment } from './view.ts';
+import { fineCosine } from './vectors/fine.ts';
 import { VectorBlock } from './vectors/block.ts';
 import { mergeQuantized, quantize } from './vectors/quantize.ts';
 import { denseTuning, type DenseTuning } from './vectors/tuning.ts';
@@ -171,6 +172,35 @@ function collect(view: IndexView, dists: (Uint16Array | undefined)[], cut: numbe
     for (let i = 0; i < d.length; i++) if (d[i] <= cut) at[k++] = base + i;
   });
   return { at, length: k };
+}
+
+/** How many of an int8-ranked dense list are rescored with fine codes: the top `depth` plus a margin for int8 rounding. */
+export const refinePool = (depth: number): number => Math.max(64, 2 * depth);
+
+/**
+ * Rescores `hits` (best first, from {@link denseSearch}) with each chunk's fine codes, read through
+ * `read` (the store's chunk records), and returns them best first. A chunk without usable fine
+ * codes keeps its int8 cosine; one that falls below the model's floor is dropped.
+ */
+export async function refineDense(
+  hits: Candidate[],
+  query: Float32Array,
+  model: DenseModel,
+  read: (keys: number[]) => Promise<({ fine?: FineCodes } | undefined)[]>,
+): Promise<Candidate[]> {
+  if (hits.length === 0) return hits;
+  let qNorm = 0;
+  for (let i = 0; i < model.dimension; i++) qNorm += query[i] * query[i];
+  qNorm = Math.sqrt(qNorm);
+  const records = await read(hits.map(keyOf));
+  const floor = model.minSimilarity ?? -Infinity;
+  const out: Candidate[] = [];
+  hits.forEach((c, i) => {
+    const s = fineCosine(c.seg.vectors!.q, c.local, records[i]?.fine, query, qNorm);
+    if (s !== undefined) c.score = c.scores.dense = s;
+    if (c.score >= floor) out.push(c);
+  });
+  return out.sort(compareCandidates);
 }
 
 /** A candidate's current-model vector (as stored: code · scale), or undefined. */

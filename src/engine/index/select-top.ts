@@ -4,7 +4,7 @@
  * unit "document" only each document's best chunk competes.
  */
 import { TopK } from '../../util/topk.ts';
-import { compareCandidates, type Candidate, type DocEntry, type IndexView } from './view.ts';
+import { compareCandidates, docAt, type Candidate, type DocEntry, type IndexView } from './view.ts';
 
 export interface SelectOptions {
   k: number;
@@ -54,7 +54,7 @@ export function selectTop(
       const w = top.worst; // below the current k-th: out whatever the filter says
       if (w !== undefined && score < w.score) return;
     }
-    const doc = seg.docs[c];
+    const doc = docAt(seg, c);
     if (doc === undefined || !accepts(doc, o)) return;
     if (perDoc) {
       const b = doc.best;

@@ -5,7 +5,8 @@
  * DocEntry objects, its documents' meta). The id → document map exists only for the current
  * version (the engine owns it), so retaining versions costs O(changed segments), not O(corpus).
  */
-import type { SegmentRecord } from '../contracts.ts';
+import type { DocTable, SegmentRecord } from '../contracts.ts';
+import { tableId, tableMeta } from './doc-table-fields.ts';
 import type { LexicalSegmentData } from './segment.ts';
 import type { VectorBlock } from './vectors/block.ts';
 
@@ -31,6 +32,8 @@ export interface LiveSegment {
   readonly docs: (DocEntry | undefined)[];
   /** The segment's current-model vectors as dense search scans them (built on first use, see dense.ts). */
   vectors?: VectorBlock;
+  /** Loaded segments: the packed documents `docs` is filled from on first use (see {@link docAt}). */
+  readonly table?: DocTable;
 }
 
 /** One published index version. */
@@ -118,8 +121,29 @@ export function localOf(seg: LiveSegment, key: number): number {
   return -1;
 }
 
-/** Wraps a segment record for in-memory use. */
-export function liveSegment(record: SegmentRecord, docs: (DocEntry | undefined)[]): LiveSegment {
+/** Wraps a segment record for in-memory use; with `table`, `docs` starts empty and fills on use. */
+export function liveSegment(record: SegmentRecord, docs: (DocEntry | undefined)[], table?: DocTable): LiveSegment {
   const lex = record.lexical as LiveSegment['lex'];
-  return { id: record.id, record, lex, size: record.chunkKeys.length, docs };
+  return { id: record.id, record, lex, size: record.chunkKeys.length, docs, table };
+}
+
+/**
+ * The document of chunk `c` (undefined for a chunk whose document was gone when the segment was
+ * loaded or written). A loaded segment builds its DocEntry objects from its table on first use, one
+ * per document, shared by every view holding the segment.
+ */
+export function docAt(seg: LiveSegment, c: number): DocEntry | undefined {
+  const d = seg.docs[c];
+  if (d !== undefined || seg.table === undefined) return d;
+  const t = seg.table;
+  const i = t.docOf[c];
+  if (i < 0) return undefined;
+  let from = c;
+  while (from > 0 && t.docOf[from - 1] === i) from--;
+  let to = c + 1;
+  while (to < seg.size && t.docOf[to] === i) to++;
+  const keys = Array.from(seg.record.chunkKeys.subarray(from, to));
+  const entry = newDocEntry(tableId(t, i), tableMeta(t, i), t.versions[i], keys);
+  for (let k = from; k < to; k++) seg.docs[k] = entry;
+  return entry;
 }

@@ -5,9 +5,11 @@
  */
 import type { Change, FloatVectors, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
 import { mergeDense } from './dense.ts';
+import { fineCodes } from './vectors/fine.ts';
 import { quantize } from './vectors/quantize.ts';
 import { buildLexical, mergeLexical, type ChunkTerms } from './segment.ts';
-import { liveSegment, localOf, makeView, newDocEntry, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
+import { buildDocTable } from './doc-table.ts';
+import { docAt, liveSegment, localOf, makeView, newDocEntry, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
 
 /** A document analysed and ready to write. */
 export interface PreparedDoc {
@@ -43,10 +45,10 @@ function mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: numb
     remap[pi].forEach((to, c) => {
       if (to < 0) return;
       chunkKeys[to] = seg.record.chunkKeys[c];
-      docs[to] = seg.docs[c];
+      docs[to] = docAt(seg, c);
     });
   });
-  const record: SegmentRecord = { id, chunkKeys, lexical: data };
+  const record: SegmentRecord = { id, chunkKeys, lexical: data, docTable: buildDocTable(docs) };
   const dense = mergeDense(parts.map(({ seg }, pi) => ({ seg, remap: remap[pi] })), n);
   if (dense) record.dense = dense;
   return liveSegment(record, docs);
@@ -90,6 +92,8 @@ export function planWrite(
   const deleteSegmentIds: number[] = [];
   const putSegments: SegmentRecord[] = [];
   let deleted = 0;
+  // Documents without chunks are in no segment's table: the manifest counts them (see LoadOptions).
+  let chunkless = manifest.chunkless ?? 0;
 
   const tombstone = (entry: DocEntry): void => {
     for (const key of entry.chunkKeys) {
@@ -110,6 +114,7 @@ export function planWrite(
   for (const id of deletes) {
     const entry = lookup(id);
     if (!entry) continue;
+    if (entry.chunkKeys.length === 0) chunkless--;
     tombstone(entry);
     overlay.set(id, null);
     deleteDocumentIds.push(id);
@@ -123,6 +128,8 @@ export function planWrite(
   for (const p of puts) {
     const old = lookup(p.id);
     if (old) tombstone(old);
+    if (old && old.chunkKeys.length === 0) chunkless--;
+    if (p.chunks.length === 0) chunkless++;
     const keys = p.chunks.map(() => nextChunkKey++);
     const entry = newDocEntry(p.id, p.meta, version, keys);
     overlay.set(p.id, entry);
@@ -140,8 +147,16 @@ export function planWrite(
       id: nextSegmentId++,
       chunkKeys: Uint32Array.from(segDocs, (_, i) => putChunks[i].key),
       lexical: buildLexical(chunkTerms, o.analyzerId, o.contextWeight),
+      docTable: buildDocTable(segDocs),
     };
-    if (o.dense) record.dense = quantize(o.dense);
+    if (o.dense) {
+      const q = quantize(o.dense);
+      record.dense = q;
+      putChunks.forEach((chunk, r) => {
+        const fine = fineCodes(o.dense!, q, r);
+        if (fine) chunk.fine = fine;
+      });
+    }
     putSegments.push(record);
     segments.push(liveSegment(record, segDocs));
     dead.push(new Uint8Array(chunkTerms.length));
@@ -191,6 +206,7 @@ export function planWrite(
     nextSegmentId,
     segmentIds: segments.map((s) => s.id),
     tombstones,
+    chunkless,
   };
   const change: Change = {
     putDocuments,

@@ -9,7 +9,7 @@ import { checkAborted } from '../../util/abort.ts';
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
 import type { IndexView } from '../index/view.ts';
 import { hitId } from './hits.ts';
-import type { Candidate } from '../index/view.ts';
+import { docAt, type Candidate } from '../index/view.ts';
 
 export const MAP_MAX_SAMPLE = 5000;
 
@@ -37,7 +37,7 @@ export function* passagesWithVectors(view: IndexView, model: DenseModel): Genera
     if (!vecs) continue;
     const dead = view.dead[si];
     for (let local = 0; local < seg.size; local++) {
-      const doc = seg.docs[local];
+      const doc = docAt(seg, local);
       if (!doc || dead?.[local] === 1) continue;
       const id = hitId({ seg, local, doc } as Candidate, 'chunk');
       yield { id, doc: doc.id, vector: vecs.vector(local) }; // as stored (int8 codes · scale)

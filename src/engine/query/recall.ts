@@ -8,8 +8,9 @@ import type { RetrieveParams } from '../../protocol/types.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Bm25 } from '../index/bm25.ts';
 import { nextStamp } from '../index/select-top.ts';
-import type { Embedder } from '../contracts.ts';
-import { denseSearch, missingVectors, segmentVectors, type DenseModel } from '../index/dense.ts';
+import type { Embedder, FineCodes } from '../contracts.ts';
+import { denseSearch, missingVectors, refineDense, refinePool, segmentVectors, type DenseModel } from '../index/dense.ts';
+import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
 import type { Candidate, DocEntry, IndexView } from '../index/view.ts';
@@ -33,6 +34,10 @@ export interface RecallDeps {
   analyzer: Analyzer;
   bm25: Bm25;
   embedder?: Embedder;
+  /** Chunk records by key (the store's): their fine codes rescore the head of a dense-only list. */
+  readChunks?: (keys: number[]) => Promise<({ fine?: FineCodes } | undefined)[]>;
+  /** Settles once the segments' vectors are in memory (a cold start reads them after the first sparse answer). */
+  vectorsLoaded?: () => Promise<void>;
 }
 
 export interface RecallOutput {
@@ -52,7 +57,9 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     (r.exclude.size ? cs.filter((c) => !r.exclude.has(hitId(c, r.unit))) : cs).slice(0, r.depth);
   const sparse = (): Candidate[] =>
     keep(deps.bm25.search(r.view, deps.analyzer.queryTerms(r.text), { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
-  const dense = async (): Promise<Candidate[]> => {
+  // `refine`: dense-only lists are rescored with fine codes (one store read of the head); hybrid
+  // fuses the int8 cosines, whose rounding (~4·10⁻⁴) does not move a fused rank.
+  const dense = async (refine: boolean): Promise<Candidate[]> => {
     const e = deps.embedder!;
     const model = denseModel(e);
     const missing = missingVectors(r.view, model);
@@ -61,14 +68,20 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     if (!r.view.segments.some((seg) => segmentVectors(seg, model))) return [];
     const [q] = await e.embed([r.text], 'query', r.signal);
     checkAborted(r.signal);
-    return keep(denseSearch(r.view, q, model, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+    const read = refine && denseTuning.refine ? deps.readChunks : undefined;
+    const k = read ? refinePool(depth) : depth;
+    const hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
+    if (!read) return keep(hits);
+    const refined = await refineDense(hits, q, model, read);
+    checkAborted(r.signal);
+    return keep(refined);
   };
   if (r.mode === 'sparse') return { candidates: sparse(), floor: FLOOR.sparse, notes };
-  if (r.mode === 'dense') return { candidates: await dense(), floor: FLOOR.dense, notes };
+  if (r.mode === 'dense') return { candidates: await dense(true), floor: FLOOR.dense, notes };
 
   // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
   // load: an error named ModelUnavailableError, src/models/errors.ts); `dense` alone fails instead.
-  const d = await dense().catch((e: unknown) => {
+  const d = await dense(false).catch((e: unknown) => {
     if (!(e instanceof Error && e.name === 'ModelUnavailableError') || r.signal?.aborted) throw e;
     notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
     return [] as Candidate[];

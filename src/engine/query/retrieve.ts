@@ -118,6 +118,12 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
   if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
   const view = resolveView(deps, params, cursor?.version);
+  // A cold start publishes the view before the vectors are read: whatever touches them waits here.
+  const wantsVectors = (params.mode ?? plan.defaultMode ?? deps.defaultMode) !== 'sparse' || params.includeVectors === true || !!params.mmr;
+  if (deps.embedder && wantsVectors && deps.vectorsLoaded) {
+    await deps.vectorsLoaded();
+    checkAborted(signal);
+  }
 
   const unitOut: Unit = params.unit ?? 'chunk';
   const unit = unitOut === 'document' ? 'document' : 'chunk';

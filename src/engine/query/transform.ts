@@ -7,7 +7,7 @@
 import type { Analyzer } from '../analysis/analyzer.ts';
 import { NLTK_STOPWORDS } from '../analysis/stopwords.ts';
 import { findTerm } from '../index/segment.ts';
-import type { IndexView, LiveSegment } from '../index/view.ts';
+import { docAt, type IndexView, type LiveSegment } from '../index/view.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
 
 /** The analysed terms of one index version with their document (chunk) frequencies. */
@@ -219,17 +219,17 @@ async function surfaceForms(forms: Map<string, string>, deps: TransformDeps): Pr
       if (t < 0) continue;
       for (let p = seg.lex.offsets[t]; p < seg.lex.offsets[t + 1] && taken < SURFACE_SAMPLES; p++) {
         const local = seg.lex.postings[p];
-        if (seg.docs[local]) samples.push({ term, seg, local }), taken++;
+        if (docAt(seg, local)) samples.push({ term, seg, local }), taken++;
       }
       if (taken >= SURFACE_SAMPLES) break;
     }
   }
-  const ids = [...new Set(samples.map((s) => s.seg.docs[s.local]!.id))];
+  const ids = [...new Set(samples.map((s) => docAt(s.seg, s.local)!.id))];
   const docs = await deps.texts.getDocuments(ids);
   const byId = new Map(ids.map((id, i) => [id, docs[i]]));
   const counts = new Map<string, Map<string, number>>();
   for (const s of samples) {
-    const doc = byId.get(s.seg.docs[s.local]!.id);
+    const doc = byId.get(docAt(s.seg, s.local)!.id);
     if (!doc) continue;
     const text = doc.text.slice(s.seg.lex.starts[s.local], s.seg.lex.ends[s.local]);
     for (const m of text.matchAll(WORD)) {

@@ -61,13 +61,15 @@ export class BackgroundReembed {
     if (this.running || signal.aborted || (afterWrite && now() < this.retryAt)) return;
     const model = denseModel(embedder);
     if (!state.current().segments.some((seg) => needsVectors(seg, model))) return;
-    const pass = (): Promise<number> =>
-      runReembedPass({
+    const pass = async (): Promise<number> => {
+      await state.vectorsLoaded(); // a cold start reads the vectors after publishing the view
+      return runReembedPass({
         embedder,
         store,
         batch: this.opts.batch,
         signal,
-        sync: () => state.synced(),
+        // A reload publishes its view before reading the vectors: the pass works on loaded ones.
+        sync: async () => (await state.synced(), await state.vectorsLoaded(), state.current()),
         replace: (id, dense) =>
           state.locked(undefined, async () => {
             const view = state.current();
@@ -79,6 +81,7 @@ export class BackgroundReembed {
             return true;
           }),
       });
+    };
     const run = (coordination ? coordination.withLock(LOCKS.reembed, pass, signal) : pass()).then(
       (n) => {
         this.running = undefined;

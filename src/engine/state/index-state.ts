@@ -5,13 +5,17 @@
  * with commits other engines (tabs) announced.
  */
 import { checkAborted } from '../../util/abort.ts';
-import type { Embedder, IndexStore, LoadedIndex, Manifest } from '../contracts.ts';
+import type { Embedder, IndexStore, LoadOptions, LoadedIndex, Manifest } from '../contracts.ts';
+import { liveDocuments } from '../index/doc-table.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import { loadViews } from '../index/load.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
-import { makeView, type DocEntry, type IndexView } from '../index/view.ts';
+import { makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
-const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [] };
+/** Document tables instead of one record per document, where every segment has one. */
+const LOAD: LoadOptions = { documents: 'unless-tabled' };
+
+const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [], chunkless: 0 };
 
 export interface IndexStateOptions {
   store: IndexStore;
@@ -36,7 +40,10 @@ export class IndexState {
   private _manifest: Manifest = EMPTY_MANIFEST;
   /** Retained versions, oldest first; the last is current. */
   private views: IndexView[] = [makeView(0, [], [])];
-  private _docs = new Map<string, DocEntry>();
+  /** Undefined after a cold start from document tables until something needs it (built from the current view). */
+  private _docs: Map<string, DocEntry> | undefined = new Map<string, DocEntry>();
+  /** The read of the current view's vectors kept apart, while one runs. */
+  private vectorsRead: Promise<void> | undefined;
   /** Ids of `docs` in code-unit order, built on first listing after a change. */
   private sortedIds: string[] | undefined;
 
@@ -54,7 +61,17 @@ export class IndexState {
 
   /** Live documents of the current version by id. */
   get docs(): ReadonlyMap<string, DocEntry> {
+    return this.liveDocs();
+  }
+
+  /** The id → document map when it is built (after a cold start from document tables, not before something needed it). */
+  get docsIfBuilt(): ReadonlyMap<string, DocEntry> | undefined {
     return this._docs;
+  }
+
+  /** The id → document map, built from the current view's document tables on first use. */
+  private liveDocs(): Map<string, DocEntry> {
+    return (this._docs ??= liveDocuments(this.current()));
   }
 
   /** True once another engine announced a commit this state has not loaded (cleared by a reload). */
@@ -72,7 +89,7 @@ export class IndexState {
   }
 
   sortedDocIds(): readonly string[] {
-    return (this.sortedIds ??= [...this._docs.keys()].sort());
+    return (this.sortedIds ??= [...this.liveDocs().keys()].sort());
   }
 
   /** Runs `fn` in the state queue (never concurrently with a sync, a planning or a commit). */
@@ -82,8 +99,40 @@ export class IndexState {
 
   /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
   async load(): Promise<string[]> {
-    const loaded = await this.opts.store.load();
-    return loaded ? this.install(loaded, false) : [];
+    const loaded = await this.opts.store.load(LOAD);
+    const warnings = loaded ? this.install(loaded, false) : [];
+    // Sparse search is ready now; the vectors follow in the background (dense waits for them).
+    this.vectorsLoaded().catch(() => undefined);
+    return warnings;
+  }
+
+  /**
+   * Settles once every segment of the current view has its vectors in memory. Stores may leave
+   * them out of `load()` (`denseApart`): they are read here, once, in one go. Rejects with the
+   * store's error (the next call reads again). Writes, dense search, exports and the map wait on it.
+   */
+  async vectorsLoaded(): Promise<void> {
+    for (;;) {
+      const apart = this.current().segments.filter((s) => s.record.denseApart && !s.record.dense);
+      if (apart.length === 0) return;
+      await (this.vectorsRead ??= this.readVectors(apart));
+    }
+  }
+
+  private async readVectors(segments: readonly LiveSegment[]): Promise<void> {
+    try {
+      const read = this.opts.store.loadVectors;
+      if (!read) throw new Error('the store keeps segment vectors apart but cannot read them (no loadVectors)');
+      const got = await read.call(this.opts.store, segments.map((s) => s.id));
+      for (const s of segments) {
+        // Missing in the store: the segment has no vectors (re-embedding fills them in).
+        const d = got.get(s.id);
+        if (d) s.record.dense = d;
+        else delete s.record.denseApart;
+      }
+    } finally {
+      this.vectorsRead = undefined;
+    }
   }
 
   /** Reload at the next use: another engine wrote, or an unpinned query saw a newer commit. */
@@ -118,6 +167,7 @@ export class IndexState {
     const run = (): Promise<T> =>
       this.queue.run(async () => {
         await this.sync();
+        await this.vectorsLoaded(); // merges copy vectors: they must be in memory
         checkAborted(signal);
         return fn();
       });
@@ -129,7 +179,7 @@ export class IndexState {
   publish(manifest: Manifest, view: IndexView, applyDocs?: (docs: Map<string, DocEntry>) => void): void {
     this._manifest = manifest;
     if (applyDocs) {
-      applyDocs(this._docs);
+      applyDocs(this.liveDocs());
       this.sortedIds = undefined;
     }
     this.retain(view);
@@ -166,6 +216,10 @@ export class IndexState {
     if (keep && !clearedSince && view.version > this.current().version) this.retain(view);
     else this.views = [view];
     this._manifest = loaded?.manifest ?? EMPTY_MANIFEST;
+    // Counted here for a manifest written before the count existed; the next commit stores it.
+    if (loaded?.documents && this._manifest.chunkless === undefined) {
+      this._manifest = { ...this._manifest, chunkless: loaded.documents.filter((d) => d.chunkKeys.length === 0).length };
+    }
     this._docs = docs;
     this.sortedIds = undefined;
     return warnings;
@@ -185,7 +239,7 @@ export class IndexState {
         const stored = await this.opts.store.readManifest();
         if ((stored?.version ?? 0) === this._manifest.version) return;
       }
-      this.install(await this.opts.store.load(), !reset);
+      this.install(await this.opts.store.load(LOAD), !reset);
     } catch (e) {
       this.stale = true;
       this.reset ||= reset;

@@ -10,7 +10,8 @@ import { needsUpgrade, segmentVectors, storedVectors, type DenseModel } from '..
 import { quantize } from '../index/vectors/quantize.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
 import { makeView, type IndexView, type LiveSegment } from '../index/view.ts';
-import { liveSegment } from '../index/view.ts';
+import { docAt, liveSegment } from '../index/view.ts';
+import { tableOf } from '../index/doc-table.ts';
 
 /** Live chunks whose texts are read (and embedded) together, bounding memory on large segments. */
 const SLICE = 512;
@@ -20,8 +21,13 @@ const SLICE = 512;
  * the store holds them as floats written before int8 storage (those are served, quantized in
  * memory, until the rewrite, which needs no embedding).
  */
-export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean =>
-  seg.record.dense?.identity !== model.identity || seg.record.dense.dimension !== model.dimension || needsUpgrade(seg, model);
+export const needsVectors = (seg: LiveSegment, model: DenseModel): boolean => {
+  // Vectors kept apart and not read yet are int8 of the model they name (never floats).
+  const d = seg.record.dense ?? seg.record.denseApart;
+  // A segment written before document tables is rewritten too (same vectors, no embedding), so
+  // that cold starts stop reading every document record.
+  return d?.identity !== model.identity || d.dimension !== model.dimension || needsUpgrade(seg, model) || seg.record.docTable === undefined;
+};
 
 /** Thrown when a chunk's document changed after `view` was published: sync and try again. */
 export class ViewOutdated extends Error {
@@ -50,15 +56,15 @@ export async function reembedSegment(
   const dim = embedder.dimension;
   const out = new Float32Array(seg.size * dim);
   const live: number[] = [];
-  for (let c = 0; c < seg.size; c++) if (!dead[c] && seg.docs[c]) live.push(c);
+  for (let c = 0; c < seg.size; c++) if (!dead[c] && docAt(seg, c)) live.push(c);
   const lex = seg.lex;
   for (let i = 0; i < live.length; i += SLICE) {
     const locals = live.slice(i, i + SLICE);
-    const ids = [...new Set(locals.map((c) => seg.docs[c]!.id))];
+    const ids = [...new Set(locals.map((c) => docAt(seg, c)!.id))];
     const docs = await store.getDocuments(ids);
     const byId = new Map(ids.map((id, j) => [id, docs[j]]));
     const texts = locals.map((c) => {
-      const entry = seg.docs[c]!;
+      const entry = docAt(seg, c)!;
       const doc = byId.get(entry.id);
       if (!doc || doc.version !== entry.version) throw new ViewOutdated(entry.id);
       return indexedText(lex.contexts[c], doc.text.slice(lex.starts[c], lex.ends[c]));
@@ -81,9 +87,9 @@ export function planReembed(
   dense: NonNullable<SegmentRecord['dense']>,
 ): { change: Change; view: IndexView } {
   const old = view.segments[s];
-  const record: SegmentRecord = { id: manifest.nextSegmentId, chunkKeys: old.record.chunkKeys, lexical: old.record.lexical, dense };
+  const record: SegmentRecord = { id: manifest.nextSegmentId, chunkKeys: old.record.chunkKeys, lexical: old.record.lexical, dense, docTable: tableOf(old) };
   const segments = [...view.segments];
-  segments[s] = liveSegment(record, old.docs);
+  segments[s] = liveSegment(record, old.docs, old.table);
   const next: Manifest = {
     ...manifest,
     version: manifest.version + 1,
@@ -140,7 +146,7 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
     const id = view.segments[s].id;
     tries.set(id, (tries.get(id) ?? 0) + 1);
     if (segmentVectors(view.segments[s], model)) {
-      // Current model, stored as floats: rewrite as int8 (as they are served already).
+      // Current model, stored as floats or in the layout before document tables: rewrite as int8, with a table.
       if (await host.replace(id, storedVectors(view.segments[s])!)) done++;
       continue;
     }

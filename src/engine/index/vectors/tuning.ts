@@ -18,6 +18,8 @@ export interface DenseTuning {
   minShortlist: number;
   /** Larger indexes crowd more near-ties into the Hamming ranking: the shortlist grows with them. */
   perMillion: number;
+  /** Rescore the head of a dense-only list with the chunks' fine codes (vectors/fine.ts); off = int8 cosines. */
+  refine: boolean;
 }
 
 export const denseTuning: DenseTuning = {
@@ -26,4 +28,5 @@ export const denseTuning: DenseTuning = {
   oversample: 4,
   minShortlist: 400,
   perMillion: 1000,
+  refine: true,
 };
