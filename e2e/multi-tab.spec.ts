@@ -51,10 +51,14 @@ test('two tabs write concurrently to one corpus; each sees the other’s documen
   const expected = 2 * BATCHES * PER_BATCH + 1;
 
   // Each tab retrieves the other's documents, with their text (read from the other tab's writes).
-  const fromA = await call(a, 'retrieve', { query: 'barracuda', k: 1000, mode: 'sparse', includeText: true });
-  const fromB = await call(b, 'retrieve', { query: 'albatross', k: 1000, mode: 'sparse', includeText: true });
-  expect(fromA.result.hits).toHaveLength(BATCHES * PER_BATCH);
-  expect(fromB.result.hits).toHaveLength(BATCHES * PER_BATCH);
+  // The other tab's last commit is visible once its announcement is handled: the announcement
+  // (BroadcastChannel) and the request (MessagePort) are different task sources, so a worker busy
+  // embedding in the background may run the request first. Polled, as for the delete below.
+  const others = async (page: Page, word: string): Promise<Reply> => call(page, 'retrieve', { query: word, k: 1000, mode: 'sparse', includeText: true });
+  await expect.poll(async () => (await others(a, 'barracuda')).result.hits.length).toBe(BATCHES * PER_BATCH);
+  await expect.poll(async () => (await others(b, 'albatross')).result.hits.length).toBe(BATCHES * PER_BATCH);
+  const fromA = await others(a, 'barracuda');
+  const fromB = await others(b, 'albatross');
   expect(fromA.result.hits.every((h: { id: string; text: string }) => h.id.startsWith('b-') && h.text.includes('barracuda'))).toBe(true);
   expect(fromB.result.hits.every((h: { id: string; text: string }) => h.id.startsWith('a-') && h.text.includes('albatross'))).toBe(true);
 
