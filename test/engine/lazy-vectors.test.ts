@@ -156,6 +156,22 @@ describe('when a cold start reads the vectors', () => {
     }
   });
 
+  it('not for a default-mode request served sparse while the model loads', async () => {
+    const store = await populated();
+    store.hold();
+    const loadingModel: Embedder = { ...embedder, ready: () => false };
+    const engine = new Engine({ store, embedder: loadingModel });
+    await engine.open();
+    let released = false;
+    // Everything here settles in microtasks; the read is let go only in a later task.
+    setTimeout(() => ((released = true), store.release()), 0);
+    const r = await retrieveInProcess(engine, { query: 'whale', k: 3, includeText: false });
+    expect(released).toBe(false); // answered while the vector read was still held
+    expect(r.hits).toHaveLength(3);
+    expect(r.usage?.notes?.some((n) => /served as sparse: the dense model is still loading/.test(n))).toBe(true);
+    engine.close();
+  });
+
   it('at once when dense search needs them first', async () => {
     const store = await populated();
     const engine = new Engine({ store, embedder });
