@@ -66,7 +66,9 @@ function queriesFor(size: number): string[] {
 }
 
 /** Time spent inside the store, by method (ms), to split engine work from IndexedDB work. */
-const storeMs = { load: 0, commit: 0, getDocuments: 0, getChunks: 0 };
+const storeMs = { load: 0, commit: 0, getDocuments: 0, getChunks: 0, loadVectors: 0 };
+/** Start and end (performance.now()) of each timed store call, for the cold-start split. */
+let storeSpans: { call: string; start: number; end: number }[] = [];
 
 /** The store with its calls timed into `storeMs` (the engine sees an ordinary IndexStore; other methods pass through). */
 function timed(s: IndexStore): IndexStore {
@@ -79,10 +81,13 @@ function timed(s: IndexStore): IndexStore {
       const key = prop as keyof typeof storeMs;
       return async (...args: unknown[]) => {
         const t0 = performance.now();
+        const span = { call: key, start: t0, end: NaN }; // NaN: still running when reported
+        storeSpans.push(span);
         try {
           return await method.apply(target, args);
         } finally {
-          storeMs[key] += performance.now() - t0;
+          span.end = performance.now();
+          storeMs[key] += span.end - t0;
         }
       };
     },
@@ -90,7 +95,8 @@ function timed(s: IndexStore): IndexStore {
 }
 
 function resetStoreMs(): void {
-  storeMs.load = storeMs.commit = storeMs.getDocuments = storeMs.getChunks = 0;
+  storeMs.load = storeMs.commit = storeMs.getDocuments = storeMs.getChunks = storeMs.loadVectors = 0;
+  storeSpans = [];
 }
 
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
@@ -397,18 +403,23 @@ async function handle(req: WorkerRequest): Promise<unknown> {
           embed: async (texts) => texts.map(() => d.vector),
         };
       }
+      const opened = performance.now();
       const open = await openEngine(req.db, d !== undefined);
       const t0 = performance.now();
       await retrieveInProcess(engine!, { query: req.query, k: req.k, mode: 'sparse' });
       const firstQueryMs = round(performance.now() - t0);
       let firstDenseMs: number | undefined;
+      let t1 = NaN;
       if (d) {
-        const t1 = performance.now();
+        t1 = performance.now();
         await retrieveInProcess(engine!, { query: req.query, k: req.k, mode: 'dense' });
         firstDenseMs = round(performance.now() - t1);
       }
+      // Where the first answer's time went: the store calls since the open (ms after Engine.open began).
+      const at = (t: number) => Math.round(t - opened);
+      const spans = storeSpans.map((x) => `${x.call} ${at(x.start)}–${Number.isNaN(x.end) ? '…' : at(x.end)}`).join(', ') + `; first sparse ${at(t0)}–${at(t0 + firstQueryMs)}` + (d ? `; first dense ${at(t1)}–${at(t1 + firstDenseMs!)}` : '');
       closeEngine();
-      return { ...open, firstQueryMs, firstDenseMs, at: performance.timeOrigin + performance.now() };
+      return { ...open, firstQueryMs, firstDenseMs, spans, at: performance.timeOrigin + performance.now() };
     }
     case 'queries': {
       await openEngine(req.db, false);

@@ -127,7 +127,7 @@ async function scaleColdStart(bench: BenchWorker, size: number, query: string, l
   const dense = await bench.call<{ identity: string; vector: Float32Array }>({ cmd: 'queryVector', query });
   const t0 = performance.now();
   const w = new BenchWorker(log);
-  const r = await w.call<{ openStoreMs: number; loadMs: number; storeLoadMs: number; firstQueryMs: number; firstDenseMs: number; at: number }>({
+  const r = await w.call<{ openStoreMs: number; loadMs: number; storeLoadMs: number; firstQueryMs: number; firstDenseMs: number; spans: string; at: number }>({
     cmd: 'coldOpen',
     db: SCALE_DB,
     query,
@@ -147,6 +147,7 @@ async function scaleColdStart(bench: BenchWorker, size: number, query: string, l
     toFirstDenseMs: round(toDense, 1),
   };
   log(`  cold start at ${size}: first sparse answer ${out.toFirstSparseMs} ms, first dense ${out.toFirstDenseMs} ms after new Worker`);
+  log(`  cold start at ${size}, store calls (ms after Engine.open began): ${r.spans}`);
   return out;
 }
 

@@ -31,6 +31,7 @@ import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVecto
 import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
+import { VectorPrefetch } from './state/vector-prefetch.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
 import { addPages } from './query/pages.ts';
@@ -81,6 +82,8 @@ export class Engine {
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
   /** Re-embeds, in the background, segments the embedder cannot search (absent without an embedder). */
   private readonly reembed?: BackgroundReembed;
+  /** Reads the vectors after the first answer, so a cold start's first sparse query does not wait on them. */
+  private readonly prefetch = new VectorPrefetch(() => this.state.prefetchVectors());
   /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
 
@@ -140,6 +143,7 @@ export class Engine {
         this.opened = true;
       }),
     );
+    this.prefetch.arm();
     this.reembed?.schedule();
   }
 
@@ -163,6 +167,7 @@ export class Engine {
   /** Stops listening to other engines and stops background re-embedding. The store stays open (its owner closes it). */
   close(): void {
     this.state.close();
+    this.prefetch.close();
     this.reembed?.close();
   }
 
@@ -338,7 +343,11 @@ export class Engine {
    * Runs a retrieve (§7.7) over the current or a pinned/cursor version, as planned: validation,
    * gating and clamping happened at the front door (`planRetrieve` in src/server/retrieve-plan.ts).
    */
-  async retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
+  retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
+    return this.prefetch.around(() => this.retrieveNow(plan, ctx));
+  }
+
+  private async retrieveNow(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {
     this.assertOpen();
     await this.state.refresh();
     const { params } = plan;

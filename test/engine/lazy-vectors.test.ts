@@ -1,13 +1,14 @@
 /**
- * Vectors kept apart from the segments (IndexStore.loadVectors): a cold start answers sparse
- * queries before they are read; dense search, writes and re-embedding wait for them; a failed
+ * Vectors kept apart from the segments (IndexStore.loadVectors): a cold start reads them after its
+ * first answer (or an idle time), so sparse queries are answered before they are read; dense search, writes and re-embedding wait for them; a failed
  * read is retried; an older database with inline vectors (IndexedDB v1) is served as it is.
  */
 import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Embedder, Manifest, SegmentRecord, SegmentVectors } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
+import { VECTORS_IDLE_READ_MS } from '../../src/engine/state/vector-prefetch.ts';
 import { retrieveInProcess } from '../../src/server/front-door.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { openIndexedDbStore } from '../../src/storage/index.ts';
@@ -81,7 +82,6 @@ describe('vectors read after the first sparse answer', () => {
     store.hold();
     const engine = new Engine({ store, embedder });
     await engine.open();
-    expect(store.reads).toBe(1); // started in the background at open
     let denseDone = false;
     const pending = dense(engine, 7).then((ids) => ((denseDone = true), ids));
     const sparse = await retrieveInProcess(engine, { query: 'whale', k: 3, mode: 'sparse', includeText: false });
@@ -103,8 +103,8 @@ describe('vectors read after the first sparse answer', () => {
     expect(engine.pendingVectors()).toBe(0);
     const reopened = new Engine({ store, embedder });
     await reopened.open();
+    expect(await dense(reopened, 85, 1)).toEqual(['d85']); // reads the vectors (not read at open)
     expect(reopened.pendingVectors()).toBe(0);
-    expect(await dense(reopened, 85, 1)).toEqual(['d85']);
     expect(await dense(reopened, 3, 1)).toEqual(['d3']);
     expect(await reopened.whenReembedded()).toBe(0); // nothing was lost, so nothing to re-embed
   });
@@ -120,6 +120,65 @@ describe('vectors read after the first sparse answer', () => {
     await expect(first).rejects.toThrow('disk error');
     expect(await dense(engine, 12, 1)).toEqual(['d12']);
     expect(store.reads).toBe(2);
+  });
+});
+
+describe('when a cold start reads the vectors', () => {
+  it('not before the first answer: the first sparse query does not queue behind the read', async () => {
+    const store = await populated();
+    const engine = new Engine({ store, embedder });
+    await engine.open();
+    expect(store.reads).toBe(0);
+    const readsDuring: number[] = [];
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = async (ids) => (readsDuring.push(store.reads), getDocuments(ids));
+    const sparse = await retrieveInProcess(engine, { query: 'whale', k: 3, mode: 'sparse' });
+    expect(sparse.hits).toHaveLength(3);
+    expect(readsDuring).toEqual([0]); // the hits' texts were read with no vector read started
+    expect(store.reads).toBe(1); // started once the answer was ready
+    expect(await dense(engine, 7, 1)).toEqual(['d7']);
+    expect(store.reads).toBe(1);
+    engine.close();
+  });
+
+  it('after a short idle time when no query comes', async () => {
+    const store = await populated();
+    vi.useFakeTimers();
+    try {
+      const engine = new Engine({ store, embedder });
+      await engine.open();
+      expect(store.reads).toBe(0);
+      await vi.advanceTimersByTimeAsync(VECTORS_IDLE_READ_MS);
+      expect(store.reads).toBe(1);
+      engine.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('not for a default-mode request served sparse while the model loads', async () => {
+    const store = await populated();
+    store.hold();
+    const loadingModel: Embedder = { ...embedder, ready: () => false };
+    const engine = new Engine({ store, embedder: loadingModel });
+    await engine.open();
+    let released = false;
+    // Everything here settles in microtasks; the read is let go only in a later task.
+    setTimeout(() => ((released = true), store.release()), 0);
+    const r = await retrieveInProcess(engine, { query: 'whale', k: 3, includeText: false });
+    expect(released).toBe(false); // answered while the vector read was still held
+    expect(r.hits).toHaveLength(3);
+    expect(r.usage?.notes?.some((n) => /served as sparse: the dense model is still loading/.test(n))).toBe(true);
+    engine.close();
+  });
+
+  it('at once when dense search needs them first', async () => {
+    const store = await populated();
+    const engine = new Engine({ store, embedder });
+    await engine.open();
+    expect(await dense(engine, 9, 1)).toEqual(['d9']);
+    expect(store.reads).toBe(1);
+    engine.close();
   });
 });
 

@@ -118,15 +118,6 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
   if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
   const view = resolveView(deps, params, cursor?.version);
-  // A cold start publishes the view before the vectors are read: whatever touches them waits here.
-  const wantsVectors = (params.mode ?? plan.defaultMode ?? deps.defaultMode) !== 'sparse' || params.includeVectors === true || !!params.mmr;
-  if (deps.embedder && wantsVectors && deps.vectorsLoaded) {
-    await deps.vectorsLoaded();
-    checkAborted(signal);
-  }
-
-  const unitOut: Unit = params.unit ?? 'chunk';
-  const unit = unitOut === 'document' ? 'document' : 'chunk';
   // A request that names no mode gets the default only once dense has caught up: while chunks still
   // wait for vectors (background embedding after an import or a model switch), it is served sparse,
   // so first results never wait on the encoder and nothing unembedded is ranked down.
@@ -134,6 +125,16 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   // Likewise while the model's weights still load (a fresh tab over an embedded index).
   const wantsDense = params.mode === undefined && defaultMode !== 'sparse' && deps.embedder !== undefined;
   const loading = wantsDense && deps.embedder?.ready?.() === false;
+  // A cold start publishes the view before the vectors are read: whatever touches them waits here
+  // (not a default-mode request served sparse because the model still loads).
+  const wantsVectors = (loading ? 'sparse' : (params.mode ?? defaultMode)) !== 'sparse' || params.includeVectors === true || !!params.mmr;
+  if (deps.embedder && wantsVectors && deps.vectorsLoaded) {
+    await deps.vectorsLoaded();
+    checkAborted(signal);
+  }
+
+  const unitOut: Unit = params.unit ?? 'chunk';
+  const unit = unitOut === 'document' ? 'document' : 'chunk';
   const pending = wantsDense && !loading && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
   const mode = params.mode ?? (pending > 0 || loading ? 'sparse' : defaultMode);
   if (loading) notes.push(`default mode ${defaultMode} served as sparse: the dense model is still loading`);

@@ -100,10 +100,13 @@ export class IndexState {
   /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
   async load(): Promise<string[]> {
     const loaded = await this.opts.store.load(LOAD);
-    const warnings = loaded ? this.install(loaded, false) : [];
-    // Sparse search is ready now; the vectors follow in the background (dense waits for them).
+    // Sparse search is ready now; the vectors are read later (`prefetchVectors`, or on first need).
+    return loaded ? this.install(loaded, false) : [];
+  }
+
+  /** Starts reading the vectors kept apart in the background, if any are missing (dense waits for them). */
+  prefetchVectors(): void {
     this.vectorsLoaded().catch(() => undefined);
-    return warnings;
   }
 
   /**
