@@ -5,7 +5,7 @@
  * segment's vectors from exactly the text embedded at index time (situating context + chunk body)
  * and plan its replacement by an otherwise identical segment, committed atomically.
  */
-import type { Change, Embedder, IndexStore, Manifest, SegmentRecord } from '../contracts.ts';
+import type { Change, Embedder, IndexStore, Manifest, SegmentRecord, StoredDocument } from '../contracts.ts';
 import { needsUpgrade, segmentVectors, storedVectors, type DenseModel } from '../index/dense.ts';
 import { quantize } from '../index/vectors/quantize.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
@@ -58,11 +58,17 @@ export async function reembedSegment(
   const live: number[] = [];
   for (let c = 0; c < seg.size; c++) if (!dead[c] && docAt(seg, c)) live.push(c);
   const lex = seg.lex;
+  // A document's chunks are contiguous in a segment: one that spans slices (a 30 MB text has
+  // thousands of chunks) is read once and carried over, not re-read for every slice.
+  let carried = new Map<string, StoredDocument | undefined>();
   for (let i = 0; i < live.length; i += SLICE) {
     const locals = live.slice(i, i + SLICE);
     const ids = [...new Set(locals.map((c) => docAt(seg, c)!.id))];
-    const docs = await store.getDocuments(ids);
-    const byId = new Map(ids.map((id, j) => [id, docs[j]]));
+    const missing = ids.filter((id) => !carried.has(id));
+    const docs = missing.length > 0 ? await store.getDocuments(missing) : [];
+    const byId = new Map([...ids.filter((id) => carried.has(id)).map((id) => [id, carried.get(id)] as const), ...missing.map((id, j) => [id, docs[j]] as const)]);
+    const last = ids[ids.length - 1];
+    carried = new Map([[last, byId.get(last)]]);
     const texts = locals.map((c) => {
       const entry = docAt(seg, c)!;
       const doc = byId.get(entry.id);
