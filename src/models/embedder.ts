@@ -18,6 +18,7 @@ import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
 import { withPrefix, type EncoderRecipe } from './recipe.ts';
 import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 import { PriorityLock } from './priority-lock.ts';
+import { yieldToEventLoop } from '../util/abort.ts';
 import { tokenizeTruncated, type TokenizedBatch } from './truncate.ts';
 
 /** The warm-up inference's pooling (only its shape is used). */
@@ -100,6 +101,9 @@ export class TransformersEmbedder implements Embedder {
     const out = new Array<Float32Array>(inputs.length);
     // Each batch takes the lock on its own, so a query can run between two document batches.
     for (let at = 0; at < order.length; at += this.batchSize) {
+      // WASM inference runs on this thread and resolves through microtasks only: without a real
+      // yield, a long run of document batches starves every request and message waiting behind it.
+      if (kind === 'document') await yieldToEventLoop();
       signal?.throwIfAborted();
       const ids = order.slice(at, at + this.batchSize);
       const vectors = await this.lock.run(kind === 'query', () => this.embedBatch(ids.map((i) => inputs[i])));

@@ -16,7 +16,7 @@ describe('re-embedding a long document', () => {
     const engine = new Engine({ store, embedder: new HashEmbedder(), embedInBackground: true, chunkSize: 100, chunkOverlap: 0 });
     await engine.open();
     const words = Array.from({ length: 30_000 }, (_, i) => `word${i % 997}`).join(' ');
-    await engine.add([{ id: 'short', text: 'a short note about whales' }, { id: 'long', text: `${words} narwhal`, chunk: true }], { chunk: true });
+    await engine.add([{ id: 'short', text: 'a short note about whales' }, { id: 'long', text: `${words} narwhal` }], { chunk: true });
     const chunks = engine.stats().chunks;
     expect(chunks).toBeGreaterThan(1500); // more than two slices of 512
     await engine.whenReembedded();
