@@ -45,6 +45,12 @@ import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
 import { missingVectors } from './index/dense.ts';
 import { denseModel } from './query/recall.ts';
+import { ForegroundGate } from './state/foreground.ts';
+
+/** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
+const BACKGROUND_BATCH = 8;
+/** The longest a background batch defers to foreground requests (a steady stream must not stop it). */
+const FOREGROUND_MAX_WAIT_MS = 2_000;
 
 export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
@@ -84,6 +90,8 @@ export class Engine {
   private readonly reembed?: BackgroundReembed;
   /** Reads the vectors after the first answer, so a cold start's first sparse query does not wait on them. */
   private readonly prefetch = new VectorPrefetch(() => this.state.prefetchVectors());
+  /** Requests a person waits for; background embedding lets them go first (state/foreground.ts). */
+  private readonly foreground = new ForegroundGate();
   /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
 
@@ -126,7 +134,9 @@ export class Engine {
         embedder: this.embedder,
         store: this.store,
         state: this.state,
-        batch: this.limits.embedBatch,
+        // Small calls, each after the foreground is idle: a request waits for one batch at most.
+        batch: Math.min(this.limits.embedBatch, BACKGROUND_BATCH),
+        beforeBatch: () => this.foreground.idle(FOREGROUND_MAX_WAIT_MS),
         coordination: this.coordination,
         warnings: this.warnings,
         now: options.now,
@@ -317,7 +327,11 @@ export class Engine {
   }
 
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */
-  async documents(offset = 0, limit = DEFAULT_DOCUMENT_PAGE): Promise<DocumentPage> {
+  documents(offset = 0, limit = DEFAULT_DOCUMENT_PAGE): Promise<DocumentPage> {
+    return this.foreground.track(() => this.documentsNow(offset, limit));
+  }
+
+  private async documentsNow(offset: number, limit: number): Promise<DocumentPage> {
     this.assertOpen();
     await this.state.refresh();
     const ids = this.state.sortedDocIds();
@@ -333,10 +347,12 @@ export class Engine {
   }
 
   /** One live document with its text and chunk ranges, or undefined when there is none with this id. */
-  async document(id: string): Promise<DocumentDetail | undefined> {
-    this.assertOpen();
-    await this.state.refresh();
-    return readDocument(this.store, id);
+  document(id: string): Promise<DocumentDetail | undefined> {
+    return this.foreground.track(async () => {
+      this.assertOpen();
+      await this.state.refresh();
+      return readDocument(this.store, id);
+    });
   }
 
   /**
@@ -344,7 +360,7 @@ export class Engine {
    * gating and clamping happened at the front door (`planRetrieve` in src/server/retrieve-plan.ts).
    */
   retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
-    return this.prefetch.around(() => this.retrieveNow(plan, ctx));
+    return this.foreground.track(() => this.prefetch.around(() => this.retrieveNow(plan, ctx)));
   }
 
   private async retrieveNow(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {

@@ -150,9 +150,12 @@ export async function embedDocuments(
   batch: number,
   signal?: AbortSignal,
   onProgress?: (done: number) => void,
+  /** Awaited before each embedder call (background passes let foreground requests go first). */
+  beforeBatch?: () => Promise<void>,
 ): Promise<Float32Array> {
   const vectors = new Float32Array(texts.length * e.dimension);
   for (let i = 0; i < texts.length; i += batch) {
+    await beforeBatch?.();
     checkAborted(signal);
     const slice = texts.slice(i, i + batch);
     const vs = await e.embed(slice, 'document', signal);

@@ -19,6 +19,8 @@ export interface BackgroundReembedOptions {
   state: IndexState;
   /** Texts per embedder call. */
   batch: number;
+  /** Awaited before each embedder call (the engine lets foreground requests go first). */
+  beforeBatch?: () => Promise<void>;
   coordination?: Coordination;
   /** Where a stopped pass is reported (said once while it keeps stopping for the same reason). */
   warnings: string[];
@@ -68,6 +70,7 @@ export class BackgroundReembed {
         store,
         batch: this.opts.batch,
         signal,
+        ...(this.opts.beforeBatch ? { beforeBatch: this.opts.beforeBatch } : {}),
         // A reload publishes its view before reading the vectors: the pass works on loaded ones.
         sync: async () => (await state.synced(), await state.vectorsLoaded(), state.current()),
         replace: (id, dense) =>

@@ -50,6 +50,7 @@ export async function reembedSegment(
   embedder: Embedder,
   batch: number,
   signal?: AbortSignal,
+  beforeBatch?: () => Promise<void>,
 ): Promise<Float32Array> {
   const seg = view.segments[s];
   const dead = view.dead[s];
@@ -75,7 +76,7 @@ export async function reembedSegment(
       if (!doc || doc.version !== entry.version) throw new ViewOutdated(entry.id);
       return indexedText(lex.contexts[c], doc.text.slice(lex.starts[c], lex.ends[c]));
     });
-    const vectors = await embedDocuments(embedder, texts, batch, signal);
+    const vectors = await embedDocuments(embedder, texts, batch, signal, undefined, beforeBatch);
     locals.forEach((c, j) => out.set(vectors.subarray(j * dim, (j + 1) * dim), c * dim));
   }
   return out;
@@ -122,6 +123,8 @@ export interface ReembedHost {
   readonly batch: number;
   /** Aborted when the engine closes. */
   readonly signal: AbortSignal;
+  /** Awaited before each embedder call: foreground requests go first (foreground.ts). */
+  beforeBatch?(): Promise<void>;
   /** Catches up with the store (other engines' commits) and returns the current view. */
   sync(): Promise<IndexView>;
   /**
@@ -158,7 +161,7 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
     }
     let vectors: Float32Array;
     try {
-      vectors = await reembedSegment(host.store, view, s, e, host.batch, host.signal);
+      vectors = await reembedSegment(host.store, view, s, e, host.batch, host.signal, host.beforeBatch?.bind(host));
     } catch (err) {
       if (err instanceof ViewOutdated) continue; // another engine rewrote a document: sync, then retry
       throw err;
