@@ -1,17 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, STATIC_MODEL, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
-import { watchConsole } from './support/page-health.ts';
+import { openStaticPlayground, search, waitForVectors } from './support/playground.ts';
 
 /** A long document about whaling: many passages that all mention the harpoon. */
 const LOGBOOK = Array.from({ length: 12 }, (_, i) => `Day ${i + 1}. The harpoon flew true and the crew hauled the line; ambergris was found in the whale's belly. `.repeat(12)).join('\n\n');
 
 test.describe('playground: results grouped by document, scores explained', () => {
   test('passages of one document are grouped behind "N more passages"; each result says in words why it is here', async ({ page, context }) => {
-    // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
-    const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
-    const errors = watchConsole(page);
-    await skipSample(page);
-    await openPlayground(page);
+    const { outside, errors } = await openStaticPlayground(page, context);
     await page.locator('#file-input').setInputFiles([
       { name: 'logbook.txt', mimeType: 'text/plain', buffer: Buffer.from(LOGBOOK) },
       { name: 'letter.txt', mimeType: 'text/plain', buffer: Buffer.from('A short letter about a harpoon maker in Nantucket.') },

@@ -1,6 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, STATIC_MODEL, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
-import { watchConsole } from './support/page-health.ts';
+import { openStaticPlayground, search, waitForVectors } from './support/playground.ts';
 
 const SEA = ['The whale breached beside the ship and the harpoon flew.', 'Sailors hauled the sperm whale alongside and cut the blubber.', 'A storm at sea drove the whaling ship toward the ice.'];
 const STATE = ['Congress passed the budget and the tax law this year.', 'The President asked the Senate to ratify the treaty.', 'The union of states depends on the constitution and the courts.'];
@@ -11,11 +10,7 @@ const DOCS = [
 
 test.describe('playground: a map of the corpus', () => {
   test('projects the passages in the worker, colours them by document, and marks the query and its hits', async ({ page, context }) => {
-    // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
-    const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
-    const errors = watchConsole(page);
-    await skipSample(page);
-    await openPlayground(page);
+    const { outside, errors } = await openStaticPlayground(page, context);
     await page.locator('#file-input').setInputFiles({ name: 'two-topics.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(DOCS)) });
     await expect(page.locator('#progress-done')).toContainText('Imported 24 documents', { timeout: 120_000 });
     await waitForVectors(page);

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { guardOrigin, STATIC_MODEL, openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
-import { watchConsole } from './support/page-health.ts';
+import { openStaticPlayground, search, waitForVectors } from './support/playground.ts';
 
 const DOCS = Array.from({ length: 25 }, (_, i) => ({
   id: `log-${String(i).padStart(2, '0')}`,
@@ -25,11 +24,7 @@ const resultOf = async (page: Page) => ({ ids: await page.locator('#hits').getAt
 
 test.describe('playground: your data is yours', () => {
   test('export the whole index with vectors, clear, import it back losslessly (vectors reused), and export results', async ({ page, context }) => {
-    // Not about the encoder: pin the synchronous static model, so vectors exist as soon as a write is acknowledged.
-    const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
-    const errors = watchConsole(page);
-    await skipSample(page);
-    await openPlayground(page);
+    const { outside, errors } = await openStaticPlayground(page, context);
     await page.locator('#file-input').setInputFiles({ name: 'logs.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(DOCS)) });
     await expect(page.locator('#progress-done')).toContainText('Imported 25 documents', { timeout: 120_000 });
     await waitForVectors(page);

@@ -26,6 +26,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { resolveStatic } from '../bridges/static-server.ts';
 import { loadEmbedder } from '../src/models/index.ts';
+import { openTab } from '../e2e/support/rcp-page.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
@@ -81,41 +82,16 @@ async function measureNode(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
   return { ingest, p50: pct(q, 0.5), p90: pct(q, 0.9) };
 }
 
-/** Opens the bridge page with one initialized RCP session; `window.rcp(method, params)` calls it. */
+/** Opens the bridge page with one initialized RCP session, logs on; `window.rcp(method, params)` calls it. */
 async function openSession(page: Page): Promise<void> {
-  await page.goto(`${ORIGIN}/bridge.html`);
-  await page.waitForFunction(() => 'rcpBridge' in window);
-  await page.evaluate(async () => {
-    const w = window as unknown as {
-      rcpBridge: { open(): Promise<number>; send(s: number, f: string): void };
-      __rcpFrame: (s: number, f: string) => void;
-      __logs: { message: string; data?: Record<string, unknown> }[];
-      rcp: (method: string, params: unknown) => Promise<{ result?: unknown; error?: unknown }>;
-    };
-    const pending = new Map<number, (m: { result?: unknown; error?: unknown }) => void>();
-    w.__logs = [];
-    w.__rcpFrame = (_sid, frame) => {
-      const m = JSON.parse(frame);
-      if (m.method === 'notifications/log') w.__logs.push(m.params);
-      else if (typeof m.id === 'number' && !('method' in m)) pending.get(m.id)?.(m), pending.delete(m.id);
-    };
-    const sid = await w.rcpBridge.open();
-    let next = 1;
-    w.rcp = (method, params) =>
-      new Promise((ok) => {
-        const id = next++;
-        pending.set(id, ok);
-        w.rcpBridge.send(sid, JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      });
-    const init = await w.rcp('initialize', { protocolVersion: 1, client: { name: 'measure-encoder', version: '1' }, capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
-    if (init.error) throw new Error(`initialize: ${JSON.stringify(init.error)}`);
-  });
+  const init = await openTab(page, 'measure-encoder', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
+  if (init.error) throw new Error(`initialize: ${JSON.stringify(init.error)}`);
 }
 
 async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figures> {
   const profile = mkdtempSync(join(tmpdir(), 'rcp-measure-encoder-'));
   const server = await serve(() => ({ embedder: MODEL, dtype, device: 'wasm' }));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block' });
+  const context = await chromium.launchPersistentContext(profile, { baseURL: ORIGIN, executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block' });
   try {
     await context.route((url) => url.origin !== ORIGIN && !/^(data|blob):/.test(url.protocol), (route) => route.abort('blockedbyclient'));
     const page = context.pages()[0] ?? (await context.newPage());

@@ -1,5 +1,6 @@
 import { expect, type BrowserContext, type Page, type Request } from '@playwright/test';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { makeZip } from '../../test/support/zip.ts';
+import { watchConsole } from './page-health.ts';
 
 export const ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 4173}`;
 
@@ -77,6 +78,18 @@ export async function skipSample(page: Page): Promise<void> {
   await page.addInitScript(() => localStorage.setItem('rcp-playground:sample-declined', '1'));
 }
 
+/**
+ * Opens an empty playground pinned to the synchronous static model (for specs not about the
+ * encoder: vectors exist as soon as a write is acknowledged), watching the origin and the console.
+ */
+export async function openStaticPlayground(page: Page, context: BrowserContext): Promise<{ outside: string[]; errors: string[] }> {
+  const outside = await guardOrigin(context, { modelConfig: STATIC_MODEL });
+  const errors = watchConsole(page);
+  await skipSample(page);
+  await openPlayground(page);
+  return { outside, errors };
+}
+
 /** A minimal valid one-page PDF with a Helvetica text layer, written by hand (offsets computed). */
 export function makePdf(lines: string[], title = 'A tiny PDF'): Buffer {
   const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
@@ -101,7 +114,7 @@ export function makePdf(lines: string[], title = 'A tiny PDF'): Buffer {
   return Buffer.from(out, 'latin1');
 }
 
-/** A minimal .docx (a ZIP with word/document.xml and docProps/core.xml), stored with deflate. */
+/** A minimal .docx (a ZIP with word/document.xml and docProps/core.xml), deflated. */
 export function makeDocx(paragraphs: string[], title = 'A tiny Word document'): Buffer {
   const esc = (s: string) => s.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!);
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -110,44 +123,7 @@ export function makeDocx(paragraphs: string[], title = 'A tiny Word document'): 
     ['word/document.xml', `<?xml version="1.0"?><w:document xmlns:w="${W}"><w:body>${paragraphs.map((p) => `<w:p><w:r><w:t>${esc(p)}</w:t></w:r></w:p>`).join('')}</w:body></w:document>`],
     ['docProps/core.xml', `<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>${esc(title)}</dc:title></cp:coreProperties>`],
   ];
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of files) {
-    const raw = Buffer.from(text);
-    const body = deflateRawSync(raw);
-    const nameBuf = Buffer.from(name);
-    const crc = crc32(raw);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(nameBuf.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(nameBuf.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBuf, body);
-    centrals.push(central, nameBuf);
-    offset += 30 + nameBuf.length + body.length;
-  }
-  const dir = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
+  return makeZip(files, { deflate: true });
 }
 
 /** Waits until the dense model has embedded every passage (an encoder embeds in the background). */

@@ -89,9 +89,9 @@ export class Engine {
   /** Re-embeds, in the background, segments the embedder cannot search (absent without an embedder). */
   private readonly reembed?: BackgroundReembed;
   /** Reads the vectors after the first answer, so a cold start's first sparse query does not wait on them. */
-  private readonly prefetch = new VectorPrefetch(() => this.state.prefetchVectors());
   /** Requests a person waits for; background embedding lets them go first (state/foreground.ts). */
   private readonly foreground = new ForegroundGate();
+  private readonly prefetch = new VectorPrefetch(() => this.state.prefetchVectors(), () => this.foreground.busy);
   /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
 

@@ -17,12 +17,12 @@ export async function loadOnFirstDevice<T>(
   attempt: (device: EmbedDevice) => Promise<T>,
 ): Promise<{ value: T; device: EmbedDevice }> {
   const candidates = deviceCandidates(settings, support);
+  const skipped = settings.device === 'auto' && support.webgpu && support.webgpuSoftware === true;
   let lastError: unknown;
   for (const [i, device] of candidates.entries()) {
     try {
       if (settings.failDevices?.includes(device)) throw new Error(`simulated ${device} failure (failDevices test setting)`);
       const value = await attempt(device);
-      const skipped = settings.device === 'auto' && support.webgpu && support.webgpuSoftware === true;
       emit({ status: 'device', name, device, ...(i > 0 ? { fallbackFrom: candidates[0], reason: errorMessage(lastError) } : {}), ...(skipped ? { skippedSoftwareGpu: true as const } : {}) });
       return { value, device };
     } catch (e) {

@@ -19,6 +19,11 @@ export class ForegroundGate {
     }
   }
 
+  /** True while foreground work runs. */
+  get busy(): boolean {
+    return this.active > 0;
+  }
+
   /** Settles when no foreground work runs, or after `maxWaitMs` at the latest. */
   idle(maxWaitMs: number): Promise<void> {
     if (this.active === 0) return Promise.resolve();

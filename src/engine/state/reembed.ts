@@ -67,7 +67,8 @@ export async function reembedSegment(
     const ids = [...new Set(locals.map((c) => docAt(seg, c)!.id))];
     const missing = ids.filter((id) => !carried.has(id));
     const docs = missing.length > 0 ? await store.getDocuments(missing) : [];
-    const byId = new Map([...ids.filter((id) => carried.has(id)).map((id) => [id, carried.get(id)] as const), ...missing.map((id, j) => [id, docs[j]] as const)]);
+    const byId = new Map(carried);
+    missing.forEach((id, j) => byId.set(id, docs[j]));
     const last = ids[ids.length - 1];
     carried = new Map([[last, byId.get(last)]]);
     const texts = locals.map((c) => {

@@ -14,12 +14,15 @@ export const VECTORS_IDLE_READ_MS = 250;
 
 export class VectorPrefetch {
   private started = false;
-  private inFlight = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `read` starts the background read (it must not throw; failures are retried by the next need). */
+  /**
+   * `read` starts the background read (it must not throw; failures are retried by the next need);
+   * `busy` says whether a request is running (the engine's ForegroundGate).
+   */
   constructor(
     private readonly read: () => void,
+    private readonly busy: () => boolean,
     private readonly idleMs = VECTORS_IDLE_READ_MS,
   ) {}
 
@@ -28,17 +31,15 @@ export class VectorPrefetch {
     if (this.started || this.timer !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.inFlight === 0) this.start();
+      if (!this.busy()) this.start();
     }, this.idleMs);
   }
 
   /** Wraps a retrieve: the read starts when it has settled (its answer is on its way by then). */
   async around<T>(run: () => Promise<T>): Promise<T> {
-    this.inFlight++;
     try {
       return await run();
     } finally {
-      this.inFlight--;
       this.start();
     }
   }
