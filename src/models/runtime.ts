@@ -3,7 +3,7 @@ import type { ModelStatus } from '../protocol/control.ts';
 import { catalogEntry, type CatalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { errorMessage } from './devices.ts';
-import { ModelUnavailableError, UnembeddableInputError } from './errors.ts';
+import { ModelUnavailableError, UnembeddableInputError } from '../engine/errors.ts';
 import type { TransformersEmbedder } from './embedder.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
