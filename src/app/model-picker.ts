@@ -7,9 +7,7 @@
  * never change under an open session, and the worker re-embeds the index for the new model.
  */
 import { MODEL_CHANNEL } from '../models/model-choice.ts';
-import type { AvailableModel } from '../protocol/control.ts';
-import type { ControlApi } from '../transport/control.ts';
-import type { WorkerStatus } from '../protocol/control.ts';
+import type { AvailableModel, ControlApi, WorkerStatus } from '../protocol/control.ts';
 import { el } from './dom.ts';
 
 const mb = (bytes?: number) => (bytes ? `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB` : 'size unknown');
