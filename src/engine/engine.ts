@@ -43,8 +43,7 @@ import { queryVariants, rewriteQuery, type Correction } from './query/transform.
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
-import { missingVectors } from './index/dense.ts';
-import { denseModel } from './query/recall.ts';
+import { denseModel, missingVectors } from './index/dense.ts';
 import { ForegroundGate } from './state/foreground.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
