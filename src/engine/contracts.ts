@@ -120,6 +120,18 @@ export interface Manifest {
   chunkless?: number;
   /** Version of the last clear: older versions' texts are gone, so no engine keeps them pinnable. */
   clearedAt?: number;
+  /**
+   * Documents held out of every retrieve and graph answer since a `feedback` signal flagged one of
+   * their passages (§7.16, §15.3), until released. A quarantine or a release is a new version.
+   */
+  quarantine?: QuarantineEntry[];
+}
+
+/** One quarantined document: why (which signals flagged it) and since when (ms since the epoch). */
+export interface QuarantineEntry {
+  id: string;
+  reasons: ('poisonSuspected' | 'injectionSuspected')[];
+  at: number;
 }
 
 /** Everything one mutation writes; a store MUST apply it atomically (all or nothing). */

@@ -46,6 +46,9 @@ import { TextCache } from './state/text-cache.ts';
 import { missingVectors } from './index/dense.ts';
 import { denseModel } from './query/recall.ts';
 import { ForegroundGate } from './state/foreground.ts';
+import { GraphService } from './graph/service.ts';
+import type { GraphPlan } from './graph/plan.ts';
+import type { GraphResult } from '../protocol/types.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
@@ -56,6 +59,7 @@ export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
 export type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 export type { RetrievePlan } from './query/plan.ts';
+export type { GraphPlan } from './graph/plan.ts';
 
 /** Page size of `documents()` when none is given. */
 export const DEFAULT_DOCUMENT_PAGE = 100;
@@ -94,6 +98,8 @@ export class Engine {
   private readonly prefetch = new VectorPrefetch(() => this.state.prefetchVectors(), () => this.foreground.busy);
   /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
+  /** The passage graph and its ops (§7.9), built on first use and refreshed after writes. */
+  private readonly graphs: GraphService;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -142,6 +148,18 @@ export class Engine {
         now: options.now,
       });
     }
+    this.graphs = new GraphService({
+      analyzer: this.analyzer,
+      embedder: this.embedder,
+      texts: this.texts,
+      currentView: async () => {
+        await this.state.refresh();
+        await this.state.vectorsLoaded();
+        return this.state.current();
+      },
+      retrieve: (plan, ctx) => this.retrieveNow(plan, ctx),
+      idle: () => this.foreground.idle(FOREGROUND_MAX_WAIT_MS),
+    });
   }
 
   /** Loads manifest, segments and document meta (never document text). Idempotent. */
@@ -177,6 +195,7 @@ export class Engine {
   /** Stops listening to other engines and stops background re-embedding. The store stays open (its owner closes it). */
   close(): void {
     this.state.close();
+    this.graphs.close();
     this.prefetch.close();
     this.reembed?.close();
   }
@@ -289,6 +308,7 @@ export class Engine {
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();
+        this.graphs.reset();
         return { deleted, indexVersion: String(next.version) };
       });
     });
@@ -384,6 +404,18 @@ export class Engine {
   }
 
   /**
+   * §7.9 `graph` over the passage graph of the current version, as planned (validated and bounded at
+   * the front door, src/protocol/validate-graph.ts). The first call builds the graph (seconds on a
+   * large index, yielding to other requests); later writes refresh it in the background.
+   */
+  graph(plan: GraphPlan, ctx: { signal?: AbortSignal } = {}): Promise<GraphResult> {
+    return this.foreground.track(async () => {
+      this.assertOpen();
+      return this.graphs.run(plan, ctx.signal);
+    });
+  }
+
+  /**
    * §7.8 query transformation from the index's own vocabulary: `rewrite` gives the spelling-corrected
    * query, `multi-query` up to `n` variants (transform.ts). `corrections` lists the words changed.
    */
@@ -449,6 +481,7 @@ export class Engine {
   private publish(plan: PlannedWrite): void {
     this.state.publish(plan.change.manifest, plan.view, plan.applyDocs);
     this.reembed?.schedule(true);
+    this.graphs.changed();
   }
 
   /** -32013 when adding `docs` would exceed `maxLiveDocuments`. */
