@@ -5,6 +5,7 @@
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
+ *                  (--mode local, or `local` in a grid: the `graph` op from the default retrieve's hits)
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
  *                  [--grid [CONFIGS]] [--no-cache]
@@ -38,10 +39,13 @@ import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { retrieveInProcess } from '../src/server/front-door.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
+import { graphCapability } from '../src/engine/graph/plan.ts';
+import { validateGraph } from '../src/protocol/validate-graph.ts';
 
 interface Args {
   dirs: string[];
-  mode: 'sparse' | 'dense' | 'hybrid';
+  /** `local`: the `graph` op (personalized PageRank from the default retrieve's hits), for comparison. */
+  mode: 'sparse' | 'dense' | 'hybrid' | 'local';
   fusion?: 'rrf' | 'weighted' | 'convex';
   opts: Record<string, string>;
   flags: Set<string>;
@@ -176,7 +180,8 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
       // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
       const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
-      const params: RetrieveParams = { query: q.text ?? '', k, mode: cfg.mode, includeText: false };
+      const params: RetrieveParams = { query: q.text ?? '', k, includeText: false };
+      if (cfg.mode !== 'local') params.mode = cfg.mode;
       if (cfg.fusion) params.fusion = { method: cfg.fusion };
       if (params.fusion && cfg.weight !== undefined) {
         const w = cfg.weight;
@@ -186,9 +191,13 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       if (o.unit) params.unit = o.unit as 'chunk' | 'document';
       else if (args.flags.has('chunk')) params.unit = 'document';
       const t = performance.now();
-      const res = await retrieveInProcess(engine, params); // validated and clamped as over RCP
+      const res =
+        cfg.mode === 'local'
+          ? await engine.graph(validateGraph({ op: 'local', query: params.query, k }, { graph: graphCapability() }))
+          : await retrieveInProcess(engine, params); // validated and clamped as over RCP
       qms += performance.now() - t;
-      const ranked = res.hits.map((h) => String(h.citation?.source ?? h.id));
+      // Passage hits (graph local) count once per document, at their best rank.
+      const ranked = [...new Set((res.hits ?? []).map((h) => String(h.citation?.source ?? h.id)))];
       scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
       n++;
     }

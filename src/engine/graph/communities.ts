@@ -37,8 +37,10 @@ export interface CommunityLevels {
   modularity: number;
 }
 
-/** Distinctive terms kept per community. */
-export const TERMS_PER_COMMUNITY = 8;
+/** Distinctive terms kept per community (candidates: the labels keep those found as words, ops.ts). */
+export const TERMS_PER_COMMUNITY = 12;
+/** Numbers (chapter and page numbers, years) say little about a topic: never a label. */
+const NUMBER = /^\d+$/;
 /** Levels offered at most (the coarsest ones): Louvain's first passes make many tiny communities. */
 export const MAX_LEVELS = 4;
 
@@ -140,7 +142,7 @@ function distinctiveTerms(terms: TermTable, of: Int32Array, sizes: number[], n: 
   for (let t = 0; t < terms.terms.length; t++) {
     const from = terms.offsets[t];
     const df = terms.offsets[t + 1] - from;
-    if (df < 2 || stop(terms.terms[t])) continue;
+    if (df < 2 || stop(terms.terms[t]) || NUMBER.test(terms.terms[t])) continue;
     for (let i = from; i < from + df; i++) {
       const c = of[terms.nodes[i]];
       if (count[c]++ === 0) touched.push(c);

@@ -39,6 +39,10 @@ export const SEED_HITS = 20;
 const PATH_HOPS = 4;
 /** Members listed per community (most central first). */
 export const MEMBERS_LISTED = 20;
+/** Members whose text gives the distinctive stems their surface form. */
+const SURFACE_MEMBERS = 8;
+/** Distinctive terms shown per community. */
+const LABEL_TERMS = 8;
 /** Characters of the central passage quoted in a summary. */
 const QUOTE_CHARS = 240;
 
@@ -204,7 +208,7 @@ async function describe(list: Community[], deps: GraphOpsDeps): Promise<GraphCom
   const b = deps.built;
   const ids = b.graph.nodes.ids;
   // The centre and the next members give the terms their surface form (the index holds stems).
-  const quoted = list.map((c) => c.members.slice(0, 3));
+  const quoted = list.map((c) => c.members.slice(0, SURFACE_MEMBERS));
   const flat = quoted.flat();
   const texts = await loadTexts(deps.texts, flat.map((n) => candidate(b, n)), 'chunk');
   let at = 0;
@@ -228,7 +232,10 @@ async function describe(list: Community[], deps: GraphOpsDeps): Promise<GraphCom
   });
 }
 
-/** Each stem as the word it most often comes from in `texts` (the stem itself when none does). */
+/**
+ * Each stem as the word it most often comes from in `texts`, most distinctive first; stems no text
+ * spells out (they came from a title, say) only fill up a short list, as themselves.
+ */
 function surfaceForms(analyzer: Analyzer, stems: readonly string[], texts: readonly string[]): string[] {
   const wanted = new Set(stems);
   const seen = new Map<string, Map<string, number>>();
@@ -241,9 +248,10 @@ function surfaceForms(analyzer: Analyzer, stems: readonly string[], texts: reado
       m.set(word, (m.get(word) ?? 0) + 1);
     }
   }
-  return stems.map((s) => {
+  const words = stems.flatMap((s) => {
     const m = seen.get(s);
-    if (!m) return s;
-    return [...m.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0][0];
+    return m ? [[...m.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0][0]] : [];
   });
+  const fill = stems.filter((s) => !seen.has(s));
+  return [...words, ...fill.slice(0, Math.max(0, 4 - words.length))].slice(0, LABEL_TERMS);
 }
