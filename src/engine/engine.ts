@@ -49,6 +49,11 @@ import { ForegroundGate } from './state/foreground.ts';
 import { GraphService } from './graph/service.ts';
 import type { GraphPlan } from './graph/plan.ts';
 import type { GraphResult } from '../protocol/types.ts';
+import type { ValidatedFeedback } from '../protocol/validate-feedback.ts';
+import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
+import { quarantined, released } from './feedback/quarantine.ts';
+import { makeView } from './index/view.ts';
+import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
@@ -60,6 +65,7 @@ export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/docu
 export type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 export type { RetrievePlan } from './query/plan.ts';
 export type { GraphPlan } from './graph/plan.ts';
+export type { FeedbackOutcome } from './feedback/service.ts';
 
 /** Page size of `documents()` when none is given. */
 export const DEFAULT_DOCUMENT_PAGE = 100;
@@ -100,6 +106,9 @@ export class Engine {
   readonly warnings: string[] = [];
   /** The passage graph and its ops (§7.9), built on first use and refreshed after writes. */
   private readonly graphs: GraphService;
+  /** `feedback` (§7.16): counts kept with the index, integrity signals quarantine documents. */
+  private readonly feedbacks: FeedbackService;
+  private readonly now: () => number;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -148,6 +157,17 @@ export class Engine {
         now: options.now,
       });
     }
+    this.now = options.now ?? Date.now;
+    this.feedbacks = new FeedbackService({
+      store: this.store,
+      docs: () => this.state.docs,
+      quarantine: async (add, signal) => {
+        const before = new Set((this.state.manifest.quarantine ?? []).map((e) => e.id));
+        await this.manifestWrite((m) => quarantined(m, add, this.now()), signal);
+        return [...add.keys()].filter((id) => !before.has(id));
+      },
+      now: this.now,
+    });
     this.graphs = new GraphService({
       analyzer: this.analyzer,
       embedder: this.embedder,
@@ -413,6 +433,66 @@ export class Engine {
       this.assertOpen();
       return this.graphs.run(plan, ctx.signal);
     });
+  }
+
+  /** True when `feedback` can be served (the store keeps feedback). */
+  get feedbackAvailable(): boolean {
+    return this.feedbacks.available;
+  }
+
+  /**
+   * §7.16 `feedback`, validated at the front door: counts each signal for its hit, and quarantines
+   * the documents an integrity signal flags (a new index version, committed before this resolves).
+   * Hit ids that name nothing live are counted out (`unknown`), never an error.
+   */
+  async feedback(v: ValidatedFeedback, ctx: { signal?: AbortSignal } = {}): Promise<FeedbackOutcome> {
+    this.assertOpen();
+    await this.state.refresh();
+    return this.feedbacks.record(v, ctx.signal);
+  }
+
+  /** What feedback one document's hits got. */
+  async documentFeedback(id: string): Promise<FeedbackRecord | undefined> {
+    this.assertOpen();
+    return this.feedbacks.forDocument(id);
+  }
+
+  /** Documents in quarantine (whether or not they still exist), oldest first. */
+  async quarantine(): Promise<QuarantineEntry[]> {
+    this.assertOpen();
+    await this.state.refresh();
+    return [...(this.state.manifest.quarantine ?? [])].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Takes documents out of quarantine (a new version when any was in it); returns how many were. */
+  async release(ids: readonly string[], opts: { signal?: AbortSignal } = {}): Promise<{ released: number; indexVersion: string }> {
+    this.assertOpen();
+    let count = 0;
+    const indexVersion = await this.manifestWrite((m) => {
+      const held = new Set((m.quarantine ?? []).map((e) => e.id));
+      count = new Set(ids.filter((id) => held.has(id))).size;
+      return released(m, ids);
+    }, opts.signal);
+    return { released: count, indexVersion };
+  }
+
+  /**
+   * A write that changes only the manifest (a quarantine, a release): one atomic commit of the
+   * next manifest under the write lock, published as a new version over the same segments.
+   */
+  private manifestWrite(next: (m: Manifest) => Manifest | undefined, signal?: AbortSignal): Promise<string> {
+    return this.writeQueue.run(() =>
+      this.state.locked(signal, async () => {
+        const m = next(this.state.manifest);
+        if (!m) return String(this.state.manifest.version);
+        const v = this.state.current();
+        const view = makeView(m.version, [...v.segments], [...v.dead]);
+        await this.store.commit({ putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [], putSegments: [], deleteSegmentIds: [], manifest: m });
+        this.state.publish(m, view);
+        this.graphs.changed();
+        return String(m.version);
+      }),
+    );
   }
 
   /**

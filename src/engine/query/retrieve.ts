@@ -21,7 +21,7 @@ import { suspectInjection } from './injection.ts';
 import { denseModel, recallVariants, type RecallDeps } from './recall.ts';
 import { queryVariants, rewriteQuery } from './transform.ts';
 import type { Sessions } from './dedup-sessions.ts';
-import { compareCandidates, type Candidate, type IndexView } from '../index/view.ts';
+import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
 
 export interface RetrieveDeps extends RecallDeps {
   /** Where hit texts are read (the store, through the engine's TextCache). */
@@ -103,6 +103,28 @@ function makeMonotonic(list: Candidate[]): void {
   }
 }
 
+/**
+ * The recall filter: the request's metadata filter, and the documents this version quarantines
+ * (§15.3, after a `feedback` integrity signal), which are recorded in `heldOut` when they compete.
+ */
+function acceptOf(view: IndexView, filter: ((meta: Record<string, unknown>) => boolean) | undefined, heldOut: Set<string>): ((doc: DocEntry) => boolean) | undefined {
+  const held = view.quarantined;
+  if (!held?.size) return filter && ((doc) => filter(doc.meta));
+  return (doc) => {
+    if (held.has(doc.id)) {
+      heldOut.add(doc.id);
+      return false;
+    }
+    return filter ? filter(doc.meta) : true;
+  };
+}
+
+function quarantineNote(ids: ReadonlySet<string>): string {
+  const list = [...ids].sort();
+  const shown = list.slice(0, 5).map((id) => `'${id.slice(0, 64)}'`).join(', ');
+  return `quarantined after a feedback integrity signal, left out: ${shown}${list.length > 5 ? ` and ${list.length - 5} more` : ''} (release with x-inpage/release)`;
+}
+
 /** σ(x) = 1 / (1 + e^−x): monotone, in [0, 1]. */
 const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
 
@@ -156,18 +178,20 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   }
 
   ctx.onStage?.('recall', 0);
+  const heldOut = new Set<string>();
   const rec = await recallVariants(deps, {
     view,
     text,
     mode,
     unit,
     depth: plan.candidateK,
-    accept: filter && ((doc) => filter(doc.meta)),
+    accept: acceptOf(view, filter, heldOut),
     exclude: session?.exclude ?? new Set(),
     fusion: params.fusion,
     signal,
   }, variants);
   notes.push(...rec.notes);
+  if (heldOut.size > 0) notes.push(quarantineNote(heldOut));
   checkAborted(signal);
   let list = rec.candidates;
   const candidates = list.length;
