@@ -37,7 +37,7 @@ import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
-import { retrieveInProcess } from '../src/server/front-door.ts';
+import { inProcessCapabilities, retrieveInProcess } from '../src/server/front-door.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
@@ -193,7 +193,7 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       const t = performance.now();
       const res =
         cfg.mode === 'local'
-          ? await engine.graph(validateGraph({ op: 'local', query: params.query, k }, { graph: graphCapability() }))
+          ? await engine.graph(validateGraph({ op: 'local', query: params.query, k }, { ...inProcessCapabilities(engine), graph: graphCapability() }))
           : await retrieveInProcess(engine, params); // validated and clamped as over RCP
       qms += performance.now() - t;
       // Passage hits (graph local) count once per document, at their best rank.

@@ -24,6 +24,7 @@ import { catalogEntry } from '../src/models/catalog.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { decodePrecomputed, lookupPrecomputed } from '../src/models/precomputed.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
+import { inProcessCapabilities } from '../src/server/front-door.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   await engine.add(docs.map((d, i) => ({ ...d, id: d.id ?? `d${i}` })), { chunk: true, contextual: true });
   const stats = engine.stats();
   console.log(`# corpus: ${stats.documents} documents, ${stats.chunks} passages`);
-  const caps = { graph: graphCapability() };
+  const caps = { ...inProcessCapabilities(engine), graph: graphCapability() };
   const g = (p: Record<string, unknown>) => engine.graph(validateGraph(p, caps));
 
   // The hit id of every passage, for seeds.

@@ -1,6 +1,6 @@
 import { optionUnsupported, invalidParams, payloadTooLarge } from './errors.ts';
 import { echo } from './limits.ts';
-import type { Capabilities } from './types.ts';
+import type { Capabilities, RetrieveMode } from './types.ts';
 import { isRecord, optArray, optBool, optInt, optString, paramsObject, read, reqString, stringArray } from './validate-kit.ts';
 
 /** The ops a server may serve (§7.9); `graph.ops` says which it does. */
@@ -18,6 +18,8 @@ export interface ValidatedGraph {
   hops: number;
   level: number;
   text: boolean;
+  /** The mode seed hits are retrieved in: the session's advertised default (§3.3), as for a retrieve naming none. */
+  seedMode: RetrieveMode;
   /** Clamps applied, for `usage.notes`. */
   notes: string[];
 }
@@ -59,5 +61,6 @@ export function validateGraph(raw: unknown, caps: Capabilities): ValidatedGraph 
   const level = optInt(o, 'level', 'level', { min: 0 }) ?? 0;
   const meta = read(o, '_meta');
   const text = isRecord(meta) ? (optBool(meta, GRAPH_TEXT_FIELD, `_meta.${GRAPH_TEXT_FIELD}`) ?? false) : false;
-  return { op: valid, ...(query !== undefined ? { query } : {}), k, seedIds, hops, level, text, notes };
+  const seedMode = caps.retrieve?.defaultMode ?? 'sparse';
+  return { op: valid, ...(query !== undefined ? { query } : {}), k, seedIds, hops, level, text, seedMode, notes };
 }

@@ -5,6 +5,7 @@ import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
 import { validateFeedback } from '../../src/protocol/validate-feedback.ts';
 import { validateGraph } from '../../src/protocol/validate-graph.ts';
+import { inProcessCapabilities } from '../../src/server/front-door.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { ids, makeEngine, search } from '../support/engine.ts';
 
@@ -123,7 +124,7 @@ describe('feedback', () => {
   it('leaves a quarantined document out of the graph', async () => {
     const { engine } = await makeEngine();
     await engine.add([{ id: 'x', text: 'harpoon line harpoon' }, { id: 'y', text: 'harpoon rope line' }, { id: 'z', text: 'rope knots' }]);
-    const caps = { graph: graphCapability() };
+    const caps = { ...inProcessCapabilities(engine), graph: graphCapability() };
     const g = (p: Record<string, unknown>) => engine.graph(validateGraph(p, caps));
     expect((await g({ op: 'local', query: 'harpoon' })).hits!.map((h) => h.id)).toContain('y');
     await feedback(engine, { signals: [{ hitId: 'y', poisonSuspected: true }] });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { graphCapability } from '../../src/engine/graph/plan.ts';
 import { validateGraph } from '../../src/protocol/validate-graph.ts';
+import { inProcessCapabilities } from '../../src/server/front-door.ts';
 import type { Capabilities, GraphResult } from '../../src/protocol/types.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import { HashEmbedder, makeEngine } from '../support/engine.ts';
@@ -13,7 +14,9 @@ async function expectRcpError(p: Promise<unknown>, code: number, data: Record<st
 }
 
 const caps: Capabilities = { graph: graphCapability() };
-const graph = (engine: Engine, params: Record<string, unknown>): Promise<GraphResult> => engine.graph(validateGraph(params, caps));
+/** As a session would: the engine's advertised capabilities (its default mode seeds the walks) plus `graph`. */
+const graph = async (engine: Engine, params: Record<string, unknown>): Promise<GraphResult> =>
+  engine.graph(validateGraph(params, { ...inProcessCapabilities(engine), graph: graphCapability() }));
 
 /** Two topics, each over several multi-passage documents, plus a bridge document mentioning both. */
 const WHALES = ['whale harpoon ship sea voyage', 'harpoon whale boat crew sea', 'ship sea whale oil voyage', 'crew boat harpoon whale captain'];

@@ -58,7 +58,8 @@ export class GraphService {
       signal,
       seedHits: async (query, k, sig) => {
         const params = { query, k, indexVersion: String(view.version), includeText: false };
-        const r = await this.deps.retrieve({ params, k, candidateK: k, notes: [] }, { signal: sig });
+        // The session's default mode, served sparse (as any request naming none) while dense is not ready.
+        const r = await this.deps.retrieve({ params, k, candidateK: k, mode: plan.seedMode, modeDefaulted: true, notes: [] }, { signal: sig });
         return r.hits.map((h) => ({ id: String(h.id), score: h.score }));
       },
     });
