@@ -51,7 +51,7 @@ import type { GraphPlan } from './graph/plan.ts';
 import type { GraphResult } from '../protocol/types.ts';
 import type { ValidatedFeedback } from '../protocol/validate-feedback.ts';
 import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
-import { quarantined, released } from './feedback/quarantine.ts';
+import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
 import { makeView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
 
@@ -323,7 +323,8 @@ export class Engine {
       checkAborted(opts.signal);
       return this.state.locked(opts.signal, async () => {
         const deleted = this.state.docs.size;
-        const m = this.state.manifest;
+        // Everything goes, the quarantine list with the documents it names.
+        const { quarantine: _gone, ...m } = this.state.manifest;
         const version = m.version + 1;
         const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
         await this.store.clear(next);
@@ -351,7 +352,7 @@ export class Engine {
     if (vectors) await this.state.vectorsLoaded();
     const ids = this.state.sortedDocIds().slice(offset, offset + limit);
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
-    const documents = await exportDocuments(this.store, this.state.current(), ids, model);
+    const documents = await exportDocuments(this.store, this.state.current(), ids, model, this.state.manifest.quarantine);
     return { documents, total: this.state.docs.size, model: model && { identity: model.identity, dimension: model.dimension } };
   }
 
@@ -463,6 +464,18 @@ export class Engine {
     this.assertOpen();
     await this.state.refresh();
     return [...(this.state.manifest.quarantine ?? [])].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * After an index file's documents were added: their feedback (replacing what they had, when the
+   * file carries some) and their quarantine (added, with the file's reasons and time). Re-importing
+   * the same file changes nothing more.
+   */
+  async restoreExtras(docs: readonly { id: string; feedback?: FeedbackRecord['hits']; quarantine?: Omit<QuarantineEntry, 'id'> }[], opts: { signal?: AbortSignal } = {}): Promise<void> {
+    this.assertOpen();
+    if (this.feedbacks.available) await this.feedbacks.replace(docs.flatMap((d) => (d.feedback ? [{ docId: d.id, hits: d.feedback }] : [])));
+    const held = docs.flatMap((d) => (d.quarantine ? [{ id: d.id, ...d.quarantine }] : []));
+    if (held.length) await this.manifestWrite((m) => restoredQuarantine(m, held), opts.signal);
   }
 
   /** Takes documents out of quarantine (a new version when any was in it); returns how many were. */

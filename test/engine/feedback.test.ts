@@ -144,4 +144,28 @@ describe('feedback', () => {
     await engine.clear();
     expect(await engine.documentFeedback('good')).toBeUndefined();
   });
+
+  it('travels with an index export: re-imported after a clear, counts and quarantine are back, and again changes nothing', async () => {
+    const engine = await corpus();
+    await feedback(engine, { signals: [{ hitId: 'good', helpful: true, reward: 1 }, { hitId: 'bad', poisonSuspected: true }] });
+    const page = await engine.exportDocuments(0, 10, false);
+    const bad = page.documents.find((d) => d.id === 'bad')!;
+    expect(bad.quarantine).toEqual({ reasons: ['poisonSuspected'], at: expect.any(Number) });
+    expect(page.documents.find((d) => d.id === 'good')!.feedback?.good).toMatchObject({ helpful: 1, rewardSum: 1 });
+    const held = await engine.quarantine();
+    await engine.clear();
+    expect(await engine.quarantine()).toEqual([]);
+    const restore = async () => {
+      await engine.add(page.documents.map((d) => ({ id: d.id, text: d.text, meta: d.meta })), { chunk: true });
+      await engine.restoreExtras(page.documents);
+    };
+    await restore();
+    expect(await engine.quarantine()).toEqual(held);
+    expect((await engine.documentFeedback('good'))?.hits.good.helpful).toBe(1);
+    expect(ids(await search(engine, { query: 'whale oil' }))).not.toContain('bad');
+    const version = engine.indexVersion;
+    await engine.restoreExtras(page.documents);
+    expect(engine.indexVersion).toBe(version); // the quarantine was already there: no new version
+    expect((await engine.documentFeedback('good'))?.hits.good.helpful).toBe(1); // replaced, not added
+  });
 });

@@ -36,3 +36,14 @@ export function released(m: Manifest, ids: readonly string[]): Manifest | undefi
   if (kept.length === list.length) return undefined;
   return { ...m, version: m.version + 1, quarantine: kept };
 }
+
+/** The next manifest with `entries` (from an index file) in quarantine as given, or undefined when all already are. */
+export function restoredQuarantine(m: Manifest, entries: readonly QuarantineEntry[]): Manifest | undefined {
+  const list = [...(m.quarantine ?? [])];
+  const have = new Set(list.map((e) => e.id));
+  const fresh = entries.filter((e) => !have.has(e.id));
+  if (fresh.length === 0) return undefined;
+  list.push(...fresh.map((e) => ({ id: e.id, reasons: [...e.reasons].sort(), at: e.at })));
+  list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { ...m, version: m.version + 1, quarantine: list };
+}
