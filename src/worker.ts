@@ -21,6 +21,7 @@ import { mapBackendError } from './server/backend-errors.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
+import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
@@ -91,12 +92,15 @@ async function start(config: EngineConfig): Promise<Runtime> {
       engine: ready,
       capabilities: models ? () => (models.loadFailed ? degraded : capabilities) : capabilities,
       rerankers,
-      extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
+      extraHandlers: {
+        ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
+        ...createGraphFeedbackHandlers({ engine: ready, mapError: mapBackendError }),
+      },
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
       mapError: mapBackendError,
     }),
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
-    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
+    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
   };
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }

@@ -459,11 +459,17 @@ export class Engine {
     return this.feedbacks.forDocument(id);
   }
 
-  /** Documents in quarantine (whether or not they still exist), oldest first. */
-  async quarantine(): Promise<QuarantineEntry[]> {
+  /** Documents in quarantine, oldest first, with whether they still exist and their title. */
+  async quarantine(): Promise<(QuarantineEntry & { exists: boolean; title?: string })[]> {
     this.assertOpen();
     await this.state.refresh();
-    return [...(this.state.manifest.quarantine ?? [])].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
+    const docs = this.state.docs;
+    return [...(this.state.manifest.quarantine ?? [])]
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+      .map((e) => {
+        const title = docs.get(e.id)?.meta.title;
+        return { ...e, exists: docs.has(e.id), ...(typeof title === 'string' ? { title } : {}) };
+      });
   }
 
   /**
@@ -562,6 +568,7 @@ export class Engine {
       limits: this.limits,
       fields: this.fields,
       defaultMode: this.defaultMode,
+      feedback: this.feedbacks.available,
     });
   }
 

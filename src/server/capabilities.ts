@@ -9,7 +9,7 @@ import type { Capabilities } from '../protocol/types.ts';
 import { LOG_LEVELS } from './log-levels.ts';
 
 /** What the engine serves (src/engine's `engineCapabilities`). */
-export type EngineCapabilityPart = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations'>;
+export type EngineCapabilityPart = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'transform' | 'graph' | 'feedback'>;
 /** What the models serve: the `embed`, `embed/multi` and `rerank` methods. */
 export type ModelCapabilityPart = Pick<Capabilities, 'embed' | 'multiVector' | 'rerank'>;
 /** What every RcpSession serves for every method (§9 progress, §17.1 logs). */

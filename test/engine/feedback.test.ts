@@ -78,7 +78,7 @@ describe('feedback', () => {
     expect(after.usage?.notes?.join(' ')).toMatch(/quarantined.*'bad'/);
     // Every mode and unit leaves it out.
     expect(ids(await search(engine, { query: 'whale oil', unit: 'document' }))).not.toContain('bad');
-    expect(await engine.quarantine()).toEqual([{ id: 'bad', reasons: ['poisonSuspected'], at: expect.any(Number) }]);
+    expect(await engine.quarantine()).toEqual([{ id: 'bad', reasons: ['poisonSuspected'], at: expect.any(Number), exists: true }]);
     // A pinned earlier version is that snapshot, as it was (§7.7.1).
     expect(ids(await search(engine, { query: 'whale oil', indexVersion: before.indexVersion }))[0]).toBe('bad');
     // A second signal on it adds its reason, not a second entry.
