@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
+import { federateQuery, type FederateArgs } from './federate-args.ts';
 import { routeApp } from './static-server.ts';
 import type { RcpBridge } from '../src/protocol/control.ts';
 
@@ -40,6 +41,11 @@ export interface HostOptions {
   /** The built app (default: dist/ at the repository root). */
   distDir?: string;
   log?(line: string): void;
+  /**
+   * Remote RCP engines the worker federates (bridges/federate-args.ts): passed to the bridge page,
+   * and the only requests outside the origin that are let through.
+   */
+  federate?: FederateArgs;
   /** The page to open, relative to the served root (default bridge.html). */
   pagePath?: string;
   /** A `window` property that is defined once the page is ready (default rcpBridge). */
@@ -75,13 +81,14 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
     args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
-  await routeApp(context, origin, dist, { isolated: opts.isolated === true });
+  await routeApp(context, origin, dist, { isolated: opts.isolated === true, allow: opts.federate?.urls });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  await page.goto(`${origin}/${pagePath}`);
+  const query = opts.federate?.urls.length ? `?${federateQuery(opts.federate)}` : '';
+  await page.goto(`${origin}/${pagePath}${query}`);
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {
     page,

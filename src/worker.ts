@@ -22,6 +22,7 @@ import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withou
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
+import { withFederation } from './server/aggregator.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
@@ -86,7 +87,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   });
   // A session initialized once the model is known broken is not offered what needs it.
   const degraded = withoutDenseModel(capabilities);
-  const backend: Backend = {
+  const plain: Backend = {
     ...createEngineBackend({
       serverInfo: SERVER_INFO,
       engine: ready,
@@ -102,6 +103,11 @@ async function start(config: EngineConfig): Promise<Runtime> {
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
   };
+  const f = config.federation;
+  // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).
+  const backend = f?.engines.length
+    ? withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
+    : plain;
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }
 
