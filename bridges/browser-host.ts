@@ -22,6 +22,14 @@ export const CHROMIUM_ARGS = [
   '--enable-unsafe-webgpu',
 ];
 
+/**
+ * With --federate: the app is served by interception, so Chromium does not see it come from
+ * loopback and treats the worker's requests to the (loopback) remote engines as a public page
+ * reaching the local network, which it refuses without a permission prompt. The engines were
+ * named explicitly on the command line, so those checks are turned off for this browser.
+ */
+const FEDERATE_ARGS = ['--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights'];
+
 export interface BrowserHost {
   page: Page;
   /** Opens a fresh worker session port; frames from the worker go to `onFrame`. */
@@ -78,7 +86,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
-    args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
+    args: [...CHROMIUM_ARGS, ...(opts.federate?.urls.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
   await routeApp(context, origin, dist, { isolated: opts.isolated === true, allow: opts.federate?.urls });

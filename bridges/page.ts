@@ -23,7 +23,7 @@ const search = new URLSearchParams(location.search);
 const urls = search.getAll('federate');
 const identity = search.get('identity') ?? undefined;
 const federation = urls.length
-  ? { engines: urls.map((url, i) => ({ id: `remote-${i + 1}`, url })), federateByDefault: search.get('federateDefault') === '1', ...(identity ? { identity } : {}) }
+  ? { engines: urls.map((url) => ({ id: new URL(url).host, url })), federateByDefault: search.get('federateDefault') === '1', ...(identity ? { identity } : {}) }
   : undefined;
 const config = { ...(Object.keys(deadlines).length ? { deadlines } : {}), ...(federation ? { federation } : {}) };
 const configured = Object.keys(config).length ? worker.control.configure(config) : Promise.resolve();

@@ -10,8 +10,6 @@
  * with the most edge weight inside it, and its distinctive terms are those most over-represented
  * in it relative to the corpus (term frequency × log-lift, terms in ≥ 2 members).
  */
-import Graph from 'graphology';
-import louvain from 'graphology-communities-louvain';
 import type { TermTable } from './nodes.ts';
 import type { PassageGraph } from './passage-graph.ts';
 
@@ -56,10 +54,14 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** Runs Louvain on `g` and describes every level; `stop(term)` filters out stopword stems. */
-export function detectCommunities(g: PassageGraph, terms: TermTable, stop: (term: string) => boolean): CommunityLevels {
+/**
+ * Runs Louvain on `g` and describes every level; `stop(term)` filters out stopword stems. The
+ * graph library is loaded on first use (its own chunk): a worker that never asks pays nothing.
+ */
+export async function detectCommunities(g: PassageGraph, terms: TermTable, stop: (term: string) => boolean): Promise<CommunityLevels> {
   const n = g.nodes.ids.length;
   if (n === 0) return { levels: [], of: [], modularity: 0 };
+  const [{ default: Graph }, { default: louvain }] = await Promise.all([import('graphology'), import('graphology-communities-louvain')]);
   const graph = new Graph({ type: 'undirected', multi: false, allowSelfLoops: false });
   for (let a = 0; a < n; a++) graph.addNode(String(a));
   for (let a = 0; a < n; a++) {

@@ -33,7 +33,7 @@ export class GraphIndex {
   readonly knn = new DenseNeighbors();
   private built: BuiltGraph | undefined;
   private building: { version: number; done: Promise<BuiltGraph> } | undefined;
-  private communityCache: { version: number; levels: CommunityLevels } | undefined;
+  private communityCache: { version: number; levels: Promise<CommunityLevels> } | undefined;
 
   constructor(private readonly deps: GraphIndexDeps) {}
 
@@ -64,10 +64,13 @@ export class GraphIndex {
     return this.built;
   }
 
-  /** Louvain over the graph of `built`, once per version. */
-  communities(built: BuiltGraph): CommunityLevels {
+  /** Louvain over the graph of `built`, once per version (a failed run is retried next time). */
+  communities(built: BuiltGraph): Promise<CommunityLevels> {
     if (this.communityCache?.version !== built.version) {
-      this.communityCache = { version: built.version, levels: detectCommunities(built.graph, built.terms, this.deps.isStopTerm) };
+      const levels = detectCommunities(built.graph, built.terms, this.deps.isStopTerm);
+      const entry = { version: built.version, levels };
+      this.communityCache = entry;
+      levels.catch(() => void (this.communityCache === entry && (this.communityCache = undefined)));
     }
     return this.communityCache.levels;
   }

@@ -23,7 +23,7 @@ import { neighbourhood, pathTo, personalizedPageRank, strongestPaths } from './w
 
 export interface GraphOpsDeps {
   built: BuiltGraph;
-  communities(): CommunityLevels;
+  communities(): Promise<CommunityLevels>;
   texts: DocumentReader;
   analyzer: Analyzer;
   /** The query's hits at this version (the engine's default retrieve), best first. */
@@ -159,8 +159,8 @@ async function local(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResult> 
   return { hits, usage: { candidates: ranked.length, notes: [`personalized PageRank from ${seedWeights.size} seed passages`, ...notes] } };
 }
 
-function levelOf(plan: GraphPlan, deps: GraphOpsDeps): { levels: CommunityLevels; list: Community[] } {
-  const levels = deps.communities();
+async function levelOf(plan: GraphPlan, deps: GraphOpsDeps): Promise<{ levels: CommunityLevels; list: Community[] }> {
+  const levels = await deps.communities();
   if (levels.levels.length === 0) return { levels, list: [] };
   const list = levels.levels[plan.level];
   if (!list) throw invalidParams('level', `this index has levels 0..${levels.levels.length - 1}`);
@@ -168,7 +168,7 @@ function levelOf(plan: GraphPlan, deps: GraphOpsDeps): { levels: CommunityLevels
 }
 
 async function communities(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResult> {
-  const { levels, list } = levelOf(plan, deps);
+  const { levels, list } = await levelOf(plan, deps);
   const shown = list.slice(0, plan.k);
   const n = deps.built.graph.nodes.ids.length;
   const out = await describe(shown, deps);
@@ -177,7 +177,7 @@ async function communities(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphRe
 }
 
 async function global(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResult> {
-  const { levels, list } = levelOf(plan, deps);
+  const { levels, list } = await levelOf(plan, deps);
   const g = deps.built.graph.nodes;
   const hits = await deps.seedHits(plan.query ?? '', SEED_HITS * 5, deps.signal);
   // Each hit votes for its community with a rank-discounted weight (RRF's 1 / (60 + rank)).
