@@ -6,19 +6,19 @@
  * received is answered first, and nothing received after the shutdown answer is forwarded (§13.1).
  */
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
-import { diag, parseArgs } from '../scripts/lib/args.ts';
+import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { federateArgs } from './federate-args.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
-const { flags, values } = parseArgs(process.argv.slice(2));
-const verbose = flags.has('verbose');
+const args = bridgeArgs(process.argv.slice(2), {});
+const verbose = args.verbose === true;
 const started = Date.now();
 
 await ensureBuilt(diag);
 const federate = federateArgs(process.argv.slice(2));
-const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: verbose ? diag : undefined, federate });
+const host = await launchHost({ profile: typeof args.profile === 'string' ? args.profile : undefined, headed: args.headed === true, log: verbose ? diag : undefined, federate });
 if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
 const tracker = new RequestTracker();
 let exiting = false;

@@ -12,7 +12,7 @@
  * that rewrite recovers, and word-level figures: misspelled words restored to their original term,
  * and clean words changed by mistake.
  */
-import { retrieveInProcess } from '../src/server/front-door.ts';
+import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 // mulberry32, seeded: the misspellings are the same on every run.
 import { rng as prng } from './lib/prng.ts';
 import { readFileSync } from 'node:fs';

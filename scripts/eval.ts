@@ -1,6 +1,6 @@
 /**
  * Retrieval quality on BEIR-format collections, through the real Engine (in-memory store) and the
- * server's front door (the same validation and clamps as a `retrieve` over RCP).
+ * server's `retrieveInProcess` (the same validation and clamps as a `retrieve` over RCP).
  *
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
@@ -40,7 +40,7 @@ import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { Hit, RetrieveParams } from '../src/protocol/types.ts';
-import { inProcessCapabilities, retrieveInProcess } from '../src/server/front-door.ts';
+import { inProcessCapabilities, retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';

@@ -18,13 +18,12 @@ import { Engine } from '../src/engine/engine.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';
 import { KNN_DEFAULTS } from '../src/engine/graph/knn.ts';
-import { segmentVectors } from '../src/engine/index/dense.ts';
-import { denseModel } from '../src/engine/query/recall.ts';
+import { denseModel, segmentVectors } from '../src/engine/index/dense.ts';
 import { catalogEntry } from '../src/models/catalog.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { decodePrecomputed, lookupPrecomputed } from '../src/models/precomputed.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
-import { inProcessCapabilities } from '../src/server/front-door.ts';
+import { inProcessCapabilities } from '../src/server/retrieve-plan.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 

@@ -15,21 +15,18 @@ import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
 import { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
-import type { WorkerStatus } from './protocol/control.ts';
-import type { Backend } from './server/backend.ts';
-import { mapBackendError } from './server/backend-errors.ts';
+import type { ControlApi, EngineConfig, WorkerStatus } from './protocol/control.ts';
+import { SERVER_INFO, type Backend } from './server/backend.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
-import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { withFederation } from './server/aggregator.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
-import { serve } from './server/serve.ts';
-import { SERVER_INFO } from './server/server-info.ts';
+import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
-import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
@@ -95,13 +92,13 @@ async function start(config: EngineConfig): Promise<Runtime> {
       rerankers,
       extraHandlers: {
         ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
-        ...createGraphFeedbackHandlers({ engine: ready, mapError: mapBackendError }),
+        ...createGraphFeedbackHandlers({ engine: ready }),
       },
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
-      mapError: mapBackendError,
     }),
-    vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
+    vendorHandlers: createInpageHandlers({ engine: ready }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
+    deadlines: INPAGE_DEADLINES,
   };
   const f = config.federation;
   // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).

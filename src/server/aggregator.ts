@@ -19,7 +19,7 @@ import { paramsObject } from '../protocol/validate-kit.ts';
 import { validateRetrieve } from '../protocol/validate.ts';
 import { createLinkedPair } from '../transport/memory-transport.ts';
 import type { Backend, HandlerContext } from './backend.ts';
-import { serve } from './serve.ts';
+import { serve } from './rcp-session.ts';
 
 export interface AggregatorConfig {
   /** This aggregator's identity in `_meta.federation.path` (§16.2); unique among aggregators that may reach each other. */

@@ -1,16 +1,13 @@
 import type { Reranker } from '../engine/contracts.ts';
-import type { RcpError } from '../protocol/errors.ts';
 import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult, TransformResult } from '../protocol/types.ts';
 import { validateIndexAdd, validateIndexDelete, validateTransform } from '../protocol/validate.ts';
-import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
-import type { RetrievalEngine } from './retrieval-engine.ts';
-import { engineReady } from './engine-ready.ts';
+import { engineReady, type Backend, type HandlerContext, type HandlerTable, type ServedEngine } from './backend.ts';
 import { planRetrieve } from './retrieve-plan.ts';
 
 export interface EngineBackendOptions {
   serverInfo: PeerInfo;
   /** Resolves to the opened engine; rejects (→ -32010) if storage could not be opened. */
-  engine: Promise<RetrievalEngine>;
+  engine: Promise<ServedEngine>;
   /**
    * Capabilities known before the engine opens (from configuration, not data). A function is asked
    * at each `initialize`, whose session then keeps that answer (§13.2).
@@ -20,7 +17,6 @@ export interface EngineBackendOptions {
   rerankers?: readonly Reranker[];
   /** Extra handlers (embed, rerank…) contributed by the models runtime. */
   extraHandlers?: HandlerTable;
-  mapError?(e: unknown): RcpError | undefined;
   subscribe?: Backend['subscribe'];
 }
 
@@ -33,7 +29,7 @@ const PROGRESS_SLICE = 64;
  * plan); retrieval semantics live in the engine.
  */
 export function createEngineBackend(opts: EngineBackendOptions): Backend {
-  const ready = engineReady(opts.engine, opts.mapError);
+  const ready = engineReady(opts.engine);
 
   const handlers: HandlerTable = {
     ...opts.extraHandlers,
@@ -88,6 +84,5 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     capabilities: typeof opts.capabilities === 'function' ? opts.capabilities : () => opts.capabilities as Capabilities,
     handlers,
     subscribe: opts.subscribe,
-    mapError: opts.mapError,
   };
 }

@@ -3,31 +3,20 @@
  * x-inpage methods feedback, quarantine and release, inpage-handlers.ts). Validation happens here,
  * once, against the session's capabilities; the engine carries out plans.
  */
-import type { GraphPlan } from '../engine/graph/plan.ts';
-import type { FeedbackOutcome } from '../engine/feedback/service.ts';
 import type { FeedbackResult, GraphResult } from '../protocol/types.ts';
-import type { RcpError } from '../protocol/errors.ts';
-import { validateFeedback, type ValidatedFeedback } from '../protocol/validate-feedback.ts';
+import { validateFeedback } from '../protocol/validate-feedback.ts';
 import { validateGraph } from '../protocol/validate-graph.ts';
-import type { HandlerTable } from './backend.ts';
-import { engineReady } from './engine-ready.ts';
-
-/** What these handlers need from the engine (src/engine's Engine implements it). */
-export interface GraphFeedbackEngine {
-  graph(plan: GraphPlan, ctx: { signal?: AbortSignal }): Promise<GraphResult>;
-  feedback(v: ValidatedFeedback, ctx: { signal?: AbortSignal }): Promise<FeedbackOutcome>;
-}
+import { engineReady, type HandlerTable, type ServedEngine } from './backend.ts';
 
 /** `feedback` writes (a quarantine is a new version): it joins the session's write ordering. */
 export const FEEDBACK_WRITES: readonly string[] = Object.freeze(['feedback']);
 
 export interface GraphFeedbackOptions {
-  engine: Promise<GraphFeedbackEngine>;
-  mapError?(e: unknown): RcpError | undefined;
+  engine: Promise<Pick<ServedEngine, 'graph' | 'feedback'>>;
 }
 
 export function createGraphFeedbackHandlers(opts: GraphFeedbackOptions): HandlerTable {
-  const ready = engineReady(opts.engine, opts.mapError);
+  const ready = engineReady(opts.engine);
   const handlers: HandlerTable = {
     async graph(raw, ctx): Promise<GraphResult> {
       const plan = validateGraph(raw, ctx.caps);

@@ -5,7 +5,7 @@ import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
 import { validateFeedback } from '../../src/protocol/validate-feedback.ts';
 import { validateGraph } from '../../src/protocol/validate-graph.ts';
-import { inProcessCapabilities } from '../../src/server/front-door.ts';
+import { inProcessCapabilities } from '../../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { ids, makeEngine, search } from '../support/engine.ts';
 

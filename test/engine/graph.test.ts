@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { graphCapability } from '../../src/engine/graph/plan.ts';
 import { validateGraph } from '../../src/protocol/validate-graph.ts';
-import { inProcessCapabilities } from '../../src/server/front-door.ts';
+import { inProcessCapabilities } from '../../src/server/retrieve-plan.ts';
 import type { Capabilities, GraphResult } from '../../src/protocol/types.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import { HashEmbedder, makeEngine } from '../support/engine.ts';

@@ -5,7 +5,7 @@ import { Engine } from '../../src/engine/engine.ts';
 import { withFederation } from '../../src/server/aggregator.ts';
 import type { Backend } from '../../src/server/backend.ts';
 import { createEngineBackend } from '../../src/server/engine-backend.ts';
-import { serve } from '../../src/server/serve.ts';
+import { serve } from '../../src/server/rcp-session.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { connect } from '../support/rcp-harness.ts';

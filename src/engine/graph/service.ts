@@ -9,7 +9,7 @@ import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Embedder } from '../contracts.ts';
 import type { IndexView } from '../index/view.ts';
 import type { RetrievePlan } from '../query/plan.ts';
-import { denseModel } from '../query/recall.ts';
+import { denseModel } from '../index/dense.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
 import { GraphIndex } from './graph-index.ts';
 import { runGraphOp } from './ops.ts';

@@ -9,7 +9,8 @@ import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Bm25 } from '../index/bm25.ts';
 import { nextStamp } from '../index/select-top.ts';
 import type { Embedder, FineCodes } from '../contracts.ts';
-import { denseSearch, missingVectors, refineDense, refinePool, segmentVectors, type DenseModel } from '../index/dense.ts';
+import { ModelUnavailableError } from '../errors.ts';
+import { denseModel, denseSearch, missingVectors, refineDense, refinePool, segmentVectors } from '../index/dense.ts';
 import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
@@ -45,8 +46,6 @@ export interface RecallOutput {
   notes: string[];
 }
 
-export const denseModel = (e: Embedder): DenseModel => ({ identity: e.identity, dimension: e.dimension, normalized: e.normalized, minSimilarity: e.minSimilarity });
-
 /** Runs recall; returns candidates best first (deterministic order). */
 export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOutput> {
   const notes: string[] = [];
@@ -78,9 +77,9 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   if (r.mode === 'dense') return { candidates: await dense(true), floor: STAGE_FLOOR.dense, notes };
 
   // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
-  // load: an error named ModelUnavailableError, src/models/errors.ts); `dense` alone fails instead.
+  // load: a ModelUnavailableError, ../errors.ts); `dense` alone fails instead.
   const d = await dense(false).catch((e: unknown) => {
-    if (!(e instanceof Error && e.name === 'ModelUnavailableError') || r.signal?.aborted) throw e;
+    if (!(e instanceof ModelUnavailableError) || r.signal?.aborted) throw e;
     notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
     return [] as Candidate[];
   });
