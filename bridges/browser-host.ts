@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
+import { federateQuery, type FederateArgs } from './federate-args.ts';
 import { routeApp } from './static-server.ts';
 import type { RcpBridge } from '../src/protocol/control.ts';
 
@@ -20,6 +21,14 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
   '--enable-unsafe-webgpu',
 ];
+
+/**
+ * With --federate: the app is served by interception, so Chromium does not see it come from
+ * loopback and treats the worker's requests to the (loopback) remote engines as a public page
+ * reaching the local network, which it refuses without a permission prompt. The engines were
+ * named explicitly on the command line, so those checks are turned off for this browser.
+ */
+const FEDERATE_ARGS = ['--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights'];
 
 export interface BrowserHost {
   page: Page;
@@ -40,6 +49,11 @@ export interface HostOptions {
   /** The built app (default: dist/ at the repository root). */
   distDir?: string;
   log?(line: string): void;
+  /**
+   * Remote RCP engines the worker federates (bridges/federate-args.ts): passed to the bridge page,
+   * and the only requests outside the origin that are let through.
+   */
+  federate?: FederateArgs;
   /** The page to open, relative to the served root (default bridge.html). */
   pagePath?: string;
   /** A `window` property that is defined once the page is ready (default rcpBridge). */
@@ -72,16 +86,17 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
-    args: [...CHROMIUM_ARGS, ...(opts.extraArgs ?? [])],
+    args: [...CHROMIUM_ARGS, ...(opts.federate?.urls.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
-  await routeApp(context, origin, dist, { isolated: opts.isolated === true });
+  await routeApp(context, origin, dist, { isolated: opts.isolated === true, allow: opts.federate?.urls });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  await page.goto(`${origin}/${pagePath}`);
+  const query = opts.federate?.urls.length ? `?${federateQuery(opts.federate)}` : '';
+  await page.goto(`${origin}/${pagePath}${query}`);
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {
     page,

@@ -18,7 +18,15 @@ const worker = bootWorker();
 const deadlines = Object.fromEntries(
   [...new URLSearchParams(location.search)].flatMap(([k, v]) => (k.startsWith('deadline.') && Number(v) > 0 ? [[k.slice('deadline.'.length), Number(v)]] : [])),
 );
-const configured = Object.keys(deadlines).length ? worker.control.configure({ deadlines }) : Promise.resolve();
+// The bridges' --federate flags (bridges/federate-args.ts): the worker becomes an aggregator.
+const search = new URLSearchParams(location.search);
+const urls = search.getAll('federate');
+const identity = search.get('identity') ?? undefined;
+const federation = urls.length
+  ? { engines: urls.map((url) => ({ id: new URL(url).host, url })), federateByDefault: search.get('federateDefault') === '1', ...(identity ? { identity } : {}) }
+  : undefined;
+const config = { ...(Object.keys(deadlines).length ? { deadlines } : {}), ...(federation ? { federation } : {}) };
+const configured = Object.keys(config).length ? worker.control.configure(config) : Promise.resolve();
 const ports = new Map<number, MessagePort>();
 let nextSid = 1;
 

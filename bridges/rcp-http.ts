@@ -1,6 +1,6 @@
 /**
  * `npm run --silent rcp:http -- [--port 8787] [--base /rcp] [--token T] [--allow-origin O]…
- * [--profile DIR] [--headed] [--verbose]`: the worker's RCP/1 server over HTTP (§5.2).
+ * [--profile DIR] [--headed] [--verbose] [--federate URL]… [--federate-default] [--identity NAME]`: the worker's RCP/1 server over HTTP (§5.2).
  *
  * `POST <base>/<method>` with one JSON-RPC object (or `POST <base>` with a batch). Every
  * well-formed JSON-RPC answer, errors included, is HTTP 200 with `Content-Length`; notifications
@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
+import { federateArgs } from './federate-args.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
 import { corsHeaders, originAllowed, refuse, type GuardOptions } from './http-guard.ts';
@@ -35,7 +36,9 @@ const SESSION_PATH = /^session\/([A-Za-z0-9._~-]{1,128})(?:\/(.*))?$/;
 const SESSION_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 
 await ensureBuilt(diag);
-const host = await launchHost({ profile: text(args.profile), headed: args.headed === true, log: args.verbose === true ? diag : undefined });
+const federate = federateArgs(process.argv.slice(2));
+const host = await launchHost({ profile: text(args.profile), headed: args.headed === true, log: args.verbose === true ? diag : undefined, federate });
+if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
 const sessions = new HttpSessions((onFrame) => host.openSession(onFrame));
 
 /** A complete response with `Content-Length` (never chunked: clients that read only Content-Length work). */

@@ -8,6 +8,7 @@
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
 import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
+import { federateArgs } from './federate-args.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
@@ -16,7 +17,9 @@ const verbose = args.verbose === true;
 const started = Date.now();
 
 await ensureBuilt(diag);
-const host = await launchHost({ profile: typeof args.profile === 'string' ? args.profile : undefined, headed: args.headed === true, log: verbose ? diag : undefined });
+const federate = federateArgs(process.argv.slice(2));
+const host = await launchHost({ profile: typeof args.profile === 'string' ? args.profile : undefined, headed: args.headed === true, log: verbose ? diag : undefined, federate });
+if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
 const tracker = new RequestTracker();
 let exiting = false;
 /** A successful shutdown was answered: forward nothing more, answer what is in flight, exit. */

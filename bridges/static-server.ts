@@ -38,14 +38,17 @@ export async function resolveStatic(root: string, pathname: string): Promise<str
 /**
  * Serves the built app to `context` at `origin` through request interception: no port is opened,
  * so the origin (and with it the IndexedDB index, which belongs to the origin) never depends on a
- * free port. Every request outside the origin is aborted: the app makes no network request.
+ * free port. Every request outside the origin is aborted (the app makes no network request), but
+ * those to the remote engines given in `allow` (the bridges' --federate).
  */
-export async function routeApp(context: BrowserContext, origin: string, root: string, opts: { isolated?: boolean } = {}): Promise<void> {
+export async function routeApp(context: BrowserContext, origin: string, root: string, opts: { isolated?: boolean; allow?: readonly string[] } = {}): Promise<void> {
   // COOP + COEP make the page cross-origin isolated, which enables WASM threads (see HostOptions.isolated).
   const isolation: Record<string, string> = opts.isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const prefix = `${origin}/`;
+  // The remote engines named with --federate (and only they) are reached as they are.
+  const allowed = (href: string): boolean => (opts.allow ?? []).some((a) => href.startsWith(a.replace(/\/?$/, '/')) || href === a);
   await context.route(
-    (url) => !url.href.startsWith(prefix),
+    (url) => !url.href.startsWith(prefix) && !allowed(url.href),
     (route) => route.abort('blockedbyclient'),
   );
   await context.route(

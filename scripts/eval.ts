@@ -5,6 +5,10 @@
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
+ *                  (--mode local, or `local` in a grid: the `graph` op from the default retrieve's hits)
+ *                  [--feedback-split]  (the top 10 default hits of every even query get `feedback` from the
+ *                  qrels — helpful when relevant, else not — and only odd queries are evaluated; `prior::β`
+ *                  rescores the default retrieve by score × (1 + β·(helpful − unhelpful)/(helpful + unhelpful + 1)))
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
  *                  [--grid [CONFIGS]] [--no-cache]
@@ -35,15 +39,22 @@ import { Engine, type EngineOptions } from '../src/engine/engine.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
-import type { RetrieveParams } from '../src/protocol/types.ts';
-import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
+import type { Hit, RetrieveParams } from '../src/protocol/types.ts';
+import { inProcessCapabilities, retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 import { hasRelevant, mrrAt, ndcgAt, recallAt, type Judgments } from '../src/eval/metrics.ts';
-import { readBeir } from './lib/beir.ts';
+import { readBeir, type BeirQuery } from './lib/beir.ts';
+import { graphCapability } from '../src/engine/graph/plan.ts';
+import { validateGraph } from '../src/protocol/validate-graph.ts';
+import { validateFeedback } from '../src/protocol/validate-feedback.ts';
 
 interface Args {
   dirs: string[];
-  mode: 'sparse' | 'dense' | 'hybrid';
+  /**
+   * `local`: the `graph` op (personalized PageRank from the default retrieve's hits), for comparison.
+   * `prior`: the default retrieve rescored by a feedback prior (needs --feedback-split; `prior::β`).
+   */
+  mode: 'sparse' | 'dense' | 'hybrid' | 'local' | 'prior';
   fusion?: 'rrf' | 'weighted' | 'convex';
   opts: Record<string, string>;
   flags: Set<string>;
@@ -56,7 +67,7 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) dirs.push(a);
-    else if (['--chunk', '--no-title', '--json', '--no-cache'].includes(a)) flags.add(a.slice(2));
+    else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split'].includes(a)) flags.add(a.slice(2));
     else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
     else opts[a.slice(2)] = argv[++i];
   }
@@ -144,17 +155,22 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
   const indexMs = performance.now() - t0;
   const out: Metrics[] = [];
   const floor0 = embedder?.minSimilarity;
+  const split = args.flags.has('feedback-split');
+  if (split) await simulateFeedback(engine, queries.filter((_, i) => i % 2 === 0), qrels);
+  const evaluated = split ? queries.filter((_, i) => i % 2 === 1) : queries;
+  const priors = new Map<string, number>();
   for (const cfg of configs) {
     if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
     const sums = [0, 0, 0];
     let n = 0;
     let qms = 0;
-    for (const q of queries) {
+    for (const q of evaluated) {
       const rel = qrels.get(q._id);
       if (!hasRelevant(rel)) continue;
       // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
       const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
-      const params: RetrieveParams = { query: q.text ?? '', k, mode: cfg.mode, includeText: false };
+      const params: RetrieveParams = { query: q.text ?? '', k, includeText: false };
+      if (cfg.mode !== 'local' && cfg.mode !== 'prior') params.mode = cfg.mode;
       if (cfg.fusion) params.fusion = { method: cfg.fusion };
       if (params.fusion && cfg.weight !== undefined) {
         const w = cfg.weight;
@@ -164,15 +180,47 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       if (o.unit) params.unit = o.unit as 'chunk' | 'document';
       else if (args.flags.has('chunk')) params.unit = 'document';
       const t = performance.now();
-      const res = await retrieveInProcess(engine, params); // validated and clamped as over RCP
+      const res =
+        cfg.mode === 'local'
+          ? await engine.graph(validateGraph({ op: 'local', query: params.query, k }, { ...inProcessCapabilities(engine), graph: graphCapability() }))
+          : await retrieveInProcess(engine, params); // validated and clamped as over RCP
+      if (cfg.mode === 'prior') await rescoreByFeedback(engine, res.hits ?? [], cfg.weight ?? 0.25, priors);
       qms += performance.now() - t;
-      const ranked = res.hits.map((h) => String(h.citation?.source ?? h.id));
+      // Passage hits (graph local) count once per document, at their best rank.
+      const ranked = [...new Set((res.hits ?? []).map((h) => String(h.citation?.source ?? h.id)))];
       scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
       n++;
     }
     out.push({ ndcg10: sums[0] / n, recall100: sums[1] / n, mrr10: sums[2] / n, queries: n, docs: corpus.length, indexMs, queryMs: qms / n });
   }
   return out;
+}
+
+/** Feedback from the qrels on `queries`' top 10 default hits: helpful when relevant, else not. */
+async function simulateFeedback(engine: Engine, queries: BeirQuery[], qrels: Map<string, Map<string, number>>): Promise<void> {
+  for (const q of queries) {
+    const rel = qrels.get(q._id);
+    if (!rel) continue;
+    const res = await retrieveInProcess(engine, { query: q.text ?? '', k: 10, includeText: false });
+    const signals = res.hits.map((h) => ({ hitId: String(h.id), helpful: (rel.get(String(h.citation?.source ?? h.id)) ?? 0) > 0 }));
+    if (signals.length) await engine.feedback(validateFeedback({ query: q.text, signals }));
+  }
+}
+
+/** Sorts `hits` by score × (1 + β·prior), prior = (helpful − unhelpful) / (helpful + unhelpful + 1) of the document. */
+async function rescoreByFeedback(engine: Engine, hits: Hit[], beta: number, priors: Map<string, number>): Promise<void> {
+  for (const h of hits) {
+    const doc = String(h.citation?.source ?? h.id);
+    if (!priors.has(doc)) {
+      const f = await engine.documentFeedback(doc);
+      let up = 0;
+      let down = 0;
+      for (const x of Object.values(f?.hits ?? {})) (up += x.helpful), (down += x.unhelpful);
+      priors.set(doc, (up - down) / (up + down + 1));
+    }
+    h.score *= 1 + beta * priors.get(doc)!;
+  }
+  hits.sort((a, b) => b.score - a.score);
 }
 
 /** The reranker a `--rerank` method names: colbert = MaxSim over the embedder's token vectors; cross-encoder from public/models/config.json. */

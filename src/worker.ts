@@ -20,6 +20,8 @@ import { SERVER_INFO, type Backend } from './server/backend.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
+import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
+import { withFederation } from './server/aggregator.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
@@ -82,19 +84,27 @@ async function start(config: EngineConfig): Promise<Runtime> {
   });
   // A session initialized once the model is known broken is not offered what needs it.
   const degraded = withoutDenseModel(capabilities);
-  const backend: Backend = {
+  const plain: Backend = {
     ...createEngineBackend({
       serverInfo: SERVER_INFO,
       engine: ready,
       capabilities: models ? () => (models.loadFailed ? degraded : capabilities) : capabilities,
       rerankers,
-      extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
+      extraHandlers: {
+        ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
+        ...createGraphFeedbackHandlers({ engine: ready }),
+      },
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
     }),
     vendorHandlers: createInpageHandlers({ engine: ready }),
-    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
+    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
     deadlines: INPAGE_DEADLINES,
   };
+  const f = config.federation;
+  // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).
+  const backend = f?.engines.length
+    ? withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
+    : plain;
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }
 

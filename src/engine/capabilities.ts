@@ -4,9 +4,10 @@ import type { Capabilities, FilterFieldType, RetrieveMode } from '../protocol/ty
 import { retrieveServing } from './serving.ts';
 import type { EngineLimits } from './config.ts';
 import type { Embedder, Reranker } from './contracts.ts';
+import { graphCapability } from './graph/plan.ts';
 
 /** The engine's keys; `embed`, `multiVector` and `rerank` belong to the models' part (src/server/capabilities.ts). */
-export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'transform'>;
+export type EngineCapabilities = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations' | 'transform' | 'graph' | 'feedback'>;
 
 export interface CapabilityInputs {
   embedder?: Embedder;
@@ -16,6 +17,8 @@ export interface CapabilityInputs {
   fields: Readonly<Record<string, FilterFieldType>>;
   /** The configured default mode (EngineOptions.defaultMode); served only when its mode is (serving.ts). */
   defaultMode?: RetrieveMode;
+  /** The store keeps feedback (IndexStore.updateFeedback): `feedback` is served. */
+  feedback?: boolean;
 }
 
 /**
@@ -46,6 +49,10 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     // §7.8: the two methods that need no language model (spelling correction and variants from the
     // index's own vocabulary, src/engine/query/transform.ts); hyde, decompose, step-back need one.
     transform: { methods: ['rewrite', 'multi-query'] },
+    // §7.9 over the passage graph (src/engine/graph/plan.ts says which ops and bounds).
+    graph: graphCapability(),
   };
+  // §7.16: counted, stored with the index, integrity signals quarantine (src/engine/feedback).
+  if (i.feedback) caps.feedback = {};
   return caps;
 }

@@ -121,6 +121,18 @@ export interface Manifest {
   chunkless?: number;
   /** Version of the last clear: older versions' texts are gone, so no engine keeps them pinnable. */
   clearedAt?: number;
+  /**
+   * Documents held out of every retrieve and graph answer since a `feedback` signal flagged one of
+   * their passages (§7.16, §15.3), until released. A quarantine or a release is a new version.
+   */
+  quarantine?: QuarantineEntry[];
+}
+
+/** One quarantined document: why (which signals flagged it) and since when (ms since the epoch). */
+export interface QuarantineEntry {
+  id: string;
+  reasons: ('poisonSuspected' | 'injectionSuspected')[];
+  at: number;
 }
 
 /** Everything one mutation writes; a store MUST apply it atomically (all or nothing). */
@@ -159,6 +171,35 @@ export interface LoadOptions {
 /** What the engine's `open` asks of the store (state/index-state.ts); a read started ahead of it asks the same (src/storage/read-ahead.ts). */
 export const ENGINE_LOAD: Readonly<LoadOptions> = Object.freeze({ documents: 'unless-tabled' });
 
+/**
+ * What `feedback` (§7.16) recorded about one document's hits, by hit id: counts of each signal
+ * (`helpful: false` counts as `unhelpful`), the sum and number of rewards, and when the last came.
+ * Kept with the index (exported and imported with it) until the document is deleted.
+ */
+export interface FeedbackRecord {
+  docId: string;
+  hits: Record<string, HitFeedback>;
+}
+
+export interface HitFeedback {
+  helpful: number;
+  unhelpful: number;
+  used: number;
+  cited: number;
+  rewardSum: number;
+  rewards: number;
+  poisonSuspected: number;
+  injectionSuspected: number;
+  /** ms since the epoch of the last signal. */
+  last: number;
+}
+
+/** One read-modify-write of a document's feedback; `apply` returns the new record (undefined deletes it). */
+export interface FeedbackUpdate {
+  docId: string;
+  apply(old: FeedbackRecord | undefined): FeedbackRecord | undefined;
+}
+
 /** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
 export interface IndexStore {
   /**
@@ -175,8 +216,15 @@ export interface IndexStore {
   getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]>;
   getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]>;
   getIdempotent(key: string): Promise<unknown | undefined>;
+  /** Feedback records by document id (a store without them serves no `feedback`). */
+  getFeedback?(docIds: string[]): Promise<(FeedbackRecord | undefined)[]>;
   /**
-   * Deletes everything (documents, chunks, segments, idempotency results) in one atomic step; when
+   * Applies every update as ONE atomic read-modify-write (concurrent engines never lose a count).
+   * A committed `Change` that deletes a document deletes its feedback in the same step.
+   */
+  updateFeedback?(updates: FeedbackUpdate[]): Promise<void>;
+  /**
+   * Deletes everything (documents, chunks, segments, idempotency results, feedback) in one atomic step; when
    * `next` is given it becomes the manifest in that same step, so no reader sees a gap. Resolves
    * only after the step is durable.
    */

@@ -45,6 +45,14 @@ import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
 import { denseModel, missingVectors } from './index/dense.ts';
 import { ForegroundGate } from './state/foreground.ts';
+import { GraphService } from './graph/service.ts';
+import type { GraphPlan } from './graph/plan.ts';
+import type { GraphResult } from '../protocol/types.ts';
+import type { ValidatedFeedback } from '../protocol/validate-feedback.ts';
+import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
+import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
+import { makeView } from './index/view.ts';
+import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
@@ -55,6 +63,8 @@ export type { EngineCapabilities } from './capabilities.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from './query/documents.ts';
 export type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 export type { RetrievePlan } from './query/plan.ts';
+export type { GraphPlan } from './graph/plan.ts';
+export type { FeedbackOutcome } from './feedback/service.ts';
 
 /** Page size of `documents()` when none is given. */
 export const DEFAULT_DOCUMENT_PAGE = 100;
@@ -94,6 +104,11 @@ export class Engine {
   private readonly prefetch = new VectorPrefetch(() => this.state.prefetchVectors(), () => this.foreground.busy);
   /** Warnings from `open()` (stale vectors, analyzer changes) and from background re-embedding. */
   readonly warnings: string[] = [];
+  /** The passage graph and its ops (§7.9), built on first use and refreshed after writes. */
+  private readonly graphs: GraphService;
+  /** `feedback` (§7.16): counts kept with the index, integrity signals quarantine documents. */
+  private readonly feedbacks: FeedbackService;
+  private readonly now: () => number;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -142,6 +157,29 @@ export class Engine {
         now: options.now,
       });
     }
+    this.now = options.now ?? Date.now;
+    this.feedbacks = new FeedbackService({
+      store: this.store,
+      docs: () => this.state.docs,
+      quarantine: async (add, signal) => {
+        const before = new Set((this.state.manifest.quarantine ?? []).map((e) => e.id));
+        await this.manifestWrite((m) => quarantined(m, add, this.now()), signal);
+        return [...add.keys()].filter((id) => !before.has(id));
+      },
+      now: this.now,
+    });
+    this.graphs = new GraphService({
+      analyzer: this.analyzer,
+      embedder: this.embedder,
+      texts: this.texts,
+      currentView: async () => {
+        await this.state.refresh();
+        await this.state.vectorsLoaded();
+        return this.state.current();
+      },
+      retrieve: (plan, ctx) => this.retrieveNow(plan, ctx),
+      idle: () => this.foreground.idle(FOREGROUND_MAX_WAIT_MS),
+    });
   }
 
   /** Loads manifest, segments and document meta (never document text). Idempotent. */
@@ -177,6 +215,7 @@ export class Engine {
   /** Stops listening to other engines and stops background re-embedding. The store stays open (its owner closes it). */
   close(): void {
     this.state.close();
+    this.graphs.close();
     this.prefetch.close();
     this.reembed?.close();
   }
@@ -283,12 +322,14 @@ export class Engine {
       checkAborted(opts.signal);
       return this.state.locked(opts.signal, async () => {
         const deleted = this.state.docs.size;
-        const m = this.state.manifest;
+        // Everything goes, the quarantine list with the documents it names.
+        const { quarantine: _gone, ...m } = this.state.manifest;
         const version = m.version + 1;
         const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();
+        this.graphs.reset();
         return { deleted, indexVersion: String(next.version) };
       });
     });
@@ -310,7 +351,7 @@ export class Engine {
     if (vectors) await this.state.vectorsLoaded();
     const ids = this.state.sortedDocIds().slice(offset, offset + limit);
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
-    const documents = await exportDocuments(this.store, this.state.current(), ids, model);
+    const documents = await exportDocuments(this.store, this.state.current(), ids, model, this.state.manifest.quarantine);
     return { documents, total: this.state.docs.size, model: model && { identity: model.identity, dimension: model.dimension } };
   }
 
@@ -384,6 +425,96 @@ export class Engine {
   }
 
   /**
+   * §7.9 `graph` over the passage graph of the current version, as planned (validated and bounded at
+   * the front door, src/protocol/validate-graph.ts). The first call builds the graph (seconds on a
+   * large index, yielding to other requests); later writes refresh it in the background.
+   */
+  graph(plan: GraphPlan, ctx: { signal?: AbortSignal } = {}): Promise<GraphResult> {
+    return this.foreground.track(async () => {
+      this.assertOpen();
+      return this.graphs.run(plan, ctx.signal);
+    });
+  }
+
+  /** True when `feedback` can be served (the store keeps feedback). */
+  get feedbackAvailable(): boolean {
+    return this.feedbacks.available;
+  }
+
+  /**
+   * §7.16 `feedback`, validated at the front door: counts each signal for its hit, and quarantines
+   * the documents an integrity signal flags (a new index version, committed before this resolves).
+   * Hit ids that name nothing live are counted out (`unknown`), never an error.
+   */
+  async feedback(v: ValidatedFeedback, ctx: { signal?: AbortSignal } = {}): Promise<FeedbackOutcome> {
+    this.assertOpen();
+    await this.state.refresh();
+    return this.feedbacks.record(v, ctx.signal);
+  }
+
+  /** What feedback one document's hits got. */
+  async documentFeedback(id: string): Promise<FeedbackRecord | undefined> {
+    this.assertOpen();
+    return this.feedbacks.forDocument(id);
+  }
+
+  /** Documents in quarantine, oldest first, with whether they still exist and their title. */
+  async quarantine(): Promise<(QuarantineEntry & { exists: boolean; title?: string })[]> {
+    this.assertOpen();
+    await this.state.refresh();
+    const docs = this.state.docs;
+    return [...(this.state.manifest.quarantine ?? [])]
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+      .map((e) => {
+        const title = docs.get(e.id)?.meta.title;
+        return { ...e, exists: docs.has(e.id), ...(typeof title === 'string' ? { title } : {}) };
+      });
+  }
+
+  /**
+   * After an index file's documents were added: their feedback (replacing what they had, when the
+   * file carries some) and their quarantine (added, with the file's reasons and time). Re-importing
+   * the same file changes nothing more.
+   */
+  async restoreExtras(docs: readonly { id: string; feedback?: FeedbackRecord['hits']; quarantine?: Omit<QuarantineEntry, 'id'> }[], opts: { signal?: AbortSignal } = {}): Promise<void> {
+    this.assertOpen();
+    if (this.feedbacks.available) await this.feedbacks.replace(docs.flatMap((d) => (d.feedback ? [{ docId: d.id, hits: d.feedback }] : [])));
+    const held = docs.flatMap((d) => (d.quarantine ? [{ id: d.id, ...d.quarantine }] : []));
+    if (held.length) await this.manifestWrite((m) => restoredQuarantine(m, held), opts.signal);
+  }
+
+  /** Takes documents out of quarantine (a new version when any was in it); returns how many were. */
+  async release(ids: readonly string[], opts: { signal?: AbortSignal } = {}): Promise<{ released: number; indexVersion: string }> {
+    this.assertOpen();
+    let count = 0;
+    const indexVersion = await this.manifestWrite((m) => {
+      const held = new Set((m.quarantine ?? []).map((e) => e.id));
+      count = new Set(ids.filter((id) => held.has(id))).size;
+      return released(m, ids);
+    }, opts.signal);
+    return { released: count, indexVersion };
+  }
+
+  /**
+   * A write that changes only the manifest (a quarantine, a release): one atomic commit of the
+   * next manifest under the write lock, published as a new version over the same segments.
+   */
+  private manifestWrite(next: (m: Manifest) => Manifest | undefined, signal?: AbortSignal): Promise<string> {
+    return this.writeQueue.run(() =>
+      this.state.locked(signal, async () => {
+        const m = next(this.state.manifest);
+        if (!m) return String(this.state.manifest.version);
+        const v = this.state.current();
+        const view = makeView(m.version, [...v.segments], [...v.dead]);
+        await this.store.commit({ putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [], putSegments: [], deleteSegmentIds: [], manifest: m });
+        this.state.publish(m, view);
+        this.graphs.changed();
+        return String(m.version);
+      }),
+    );
+  }
+
+  /**
    * §7.8 query transformation from the index's own vocabulary: `rewrite` gives the spelling-corrected
    * query, `multi-query` up to `n` variants (transform.ts). `corrections` lists the words changed.
    */
@@ -436,6 +567,7 @@ export class Engine {
       limits: this.limits,
       fields: this.fields,
       defaultMode: this.defaultMode,
+      feedback: this.feedbacks.available,
     });
   }
 
@@ -448,6 +580,7 @@ export class Engine {
   private publish(plan: PlannedWrite): void {
     this.state.publish(plan.change.manifest, plan.view, plan.applyDocs);
     this.reembed?.schedule(true);
+    this.graphs.changed();
   }
 
   /** -32013 when adding `docs` would exceed `maxLiveDocuments`. */

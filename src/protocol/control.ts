@@ -90,6 +90,18 @@ export interface EngineConfig {
   deadlines?: Record<string, number>;
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
+  /**
+   * Remote RCP engines (over HTTP) this worker federates (src/server/aggregator.ts): a `retrieve`
+   * with `_meta.federate: true` (or every one, with `federateByDefault`) is fanned out to them and
+   * fused with the local answer; `catalog/list` lists them. Default: none (no `catalog`).
+   */
+  federation?: {
+    engines: { id: string; url: string; weight?: number; required?: boolean; headers?: Record<string, string> }[];
+    federateByDefault?: boolean;
+    /** This aggregator's identity in `_meta.federation.path` (default: a random one per worker). */
+    identity?: string;
+    deadlineMs?: number;
+  };
 }
 
 export interface ControlApi {

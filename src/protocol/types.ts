@@ -82,7 +82,7 @@ export interface Capabilities {
   rerank?: { methods: RerankMethod[]; maxCandidates?: number; models?: string[] };
   retrieve?: RetrieveCapability;
   transform?: { methods: string[] };
-  graph?: { ops: string[] };
+  graph?: GraphCapability;
   index?: { writable: boolean; chunking?: boolean; contextual?: boolean; maxDocuments?: number; maxBytes?: number };
   session?: { dedup?: boolean; ttlSeconds?: number };
   feedback?: Record<string, never>;
@@ -204,6 +204,8 @@ export interface Hit {
   dimension?: number;
   scores?: { dense?: number; sparse?: number; rerank?: number; [stage: string]: number | undefined };
   citation?: Citation;
+  /** §7.7.2 graph/tree lineage behind a hit (`graph local` gives the walk's path from a seed). */
+  provenance?: Provenance;
   trust?: { level: 'trusted' | 'community' | 'untrusted'; score?: number; injectionSuspected?: boolean; sanitized?: boolean };
   chunk?: { docId: string; index: number; context?: string };
 }
@@ -217,6 +219,56 @@ export interface RetrieveResult {
   usage?: Usage;
   rewrittenQuery?: string;
 }
+
+// ── graph (§7.9) ─────────────────────────────────────────────────────────
+/** §6 `graph`: `ops` served, plus this server's bounds (informational keys, §6). */
+export interface GraphCapability {
+  ops: string[];
+  /** Largest `hops` of `neighbors`, `k` of every op and number of `seedIds`. */
+  maxHops?: number;
+  maxK?: number;
+  maxSeeds?: number;
+  [key: string]: unknown;
+}
+export type GraphOp = 'local' | 'global' | 'drift' | 'communities' | 'neighbors';
+export interface GraphParams { op: string; query?: string; k?: number; seedIds?: string[]; hops?: number; level?: number; sessionId?: string; _meta?: Meta }
+export interface Provenance { path?: string[]; nodes?: string[]; edges?: { src: string; dst: string }[]; leaves?: string[] }
+export interface GraphNode { id: string; score: number; [key: `x-${string}`]: unknown }
+export interface GraphEdge { src: string; dst: string; weight: number; [key: `x-${string}`]: unknown }
+export interface GraphCommunity { id: string; level: number; summary: string; score?: number; [key: `x-${string}`]: unknown }
+/** §7.9: op-specific; `indexVersion` and `usage` as on `retrieve`. */
+export interface GraphResult {
+  hits?: Hit[];
+  nodes?: GraphNode[];
+  edges?: GraphEdge[];
+  communities?: GraphCommunity[];
+  summary?: string;
+  indexVersion?: string;
+  usage?: Usage;
+  _meta?: Meta;
+}
+
+// ── feedback (§7.16) ─────────────────────────────────────────────────────
+export interface FeedbackSignal {
+  hitId: string | number;
+  used?: boolean;
+  cited?: boolean;
+  helpful?: boolean;
+  reward?: number;
+  poisonSuspected?: boolean;
+  injectionSuspected?: boolean;
+}
+export interface FeedbackParams { sessionId?: string; query?: string; signals: FeedbackSignal[]; _meta?: Meta }
+export interface FeedbackResult { accepted: number; _meta?: Meta }
+
+// ── catalog/list (§7.13) ─────────────────────────────────────────────────
+export interface CatalogEngine {
+  id: string;
+  server: PeerInfo;
+  capabilities: Capabilities;
+  endpoint?: { transport: 'stdio' | 'http'; url?: string; command?: string[] };
+}
+export interface CatalogListResult { engines: CatalogEngine[] }
 
 export interface IndexDocument { id?: string; text: string; meta?: Record<string, unknown> }
 export interface IndexAddParams { documents: IndexDocument[]; chunk?: boolean; contextual?: boolean; _meta?: Meta }
@@ -249,11 +301,11 @@ export interface MethodMap {
   rerank: [RerankParams, RerankResult];
   retrieve: [RetrieveParams, RetrieveResult];
   'query/transform': [{ query: string; method: string; n?: number }, TransformResult];
-  graph: [{ op: string; query?: string; k?: number; seedIds?: string[]; hops?: number }, Record<string, unknown>];
+  graph: [GraphParams, GraphResult];
   'index/add': [IndexAddParams, IndexAddResult];
   'index/delete': [IndexDeleteParams, IndexDeleteResult];
-  'catalog/list': [Record<string, unknown>, { engines: unknown[] }];
-  feedback: [{ sessionId?: string; query?: string; signals: unknown[] }, { accepted: number }];
+  'catalog/list': [Record<string, unknown>, CatalogListResult];
+  feedback: [FeedbackParams, FeedbackResult];
   'memory/build': [Record<string, unknown>, { memoryId: string; tokens?: number }];
   'memory/recall': [Record<string, unknown>, { clues: unknown[]; hits?: Hit[] }];
 }

@@ -57,6 +57,7 @@ export type ServedEngine = Pick<
   Engine,
   | 'embedder' | 'rerankers' | 'capabilities' | 'retrieve' | 'transform' | 'add' | 'delete' | 'clear'
   | 'documents' | 'document' | 'facets' | 'exportDocuments' | 'stats' | 'corpusMap'
+  | 'graph' | 'feedback' | 'documentFeedback' | 'quarantine' | 'release' | 'restoreExtras'
 >;
 
 /**

@@ -19,6 +19,9 @@
  *                       exported: chunked unless its one chunk is the whole text, with a context when
  *                       `contextual`; the given vectors are reused only when `model` is the running model
  *                       and every chunk's range matches, else the documents are embedded again)
+ *   x-inpage/feedback   { id: string } → { id, hits: { [hitId]: counts } }   (what `feedback` recorded about a document's hits; {} when nothing)
+ *   x-inpage/quarantine {} → { documents: [{ id, reasons, at, exists, title? }] }   (held out after an integrity signal, oldest first)
+ *   x-inpage/release    { ids: string[] } → { released: int, indexVersion }   (back in answers; a write, a new version when any was held)
  *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string }
  *                       → { points: [{ id, doc, x, y }], total, withVectors, model?, explained?, query?: { x, y } }
  *                       (a PCA projection of the stored vectors, computed here in the worker)
@@ -31,12 +34,16 @@ import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
 import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
 import { engineReady, type ServedEngine, type VendorHandler } from './backend.ts';
 import { presetKey } from '../engine/index/prepare.ts';
+import type { FeedbackRecord, QuarantineEntry } from '../engine/contracts.ts';
+import { importExtras } from './import-extras.ts';
 
 /** The capability advertising the extension's methods. */
-export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true }) });
+export const INPAGE_CAPABILITIES = Object.freeze({
+  'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true, feedback: true, quarantine: true, release: true }),
+});
 
 /** The `x-inpage` methods that write (they join the session's write ordering). */
-export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear', 'x-inpage/import']);
+export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear', 'x-inpage/import', 'x-inpage/release']);
 
 /** Deadlines of the extension's long methods (`Backend.deadlines`): an import re-embeds when its vectors are from another model, as long as index/add. */
 export const INPAGE_DEADLINES: Readonly<Record<string, number>> = Object.freeze({ 'x-inpage/import': 600_000 });
@@ -117,6 +124,8 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       const vectors = new Map<string, Float32Array>();
       /** Documents by how they were indexed ("chunk|contextual"): one engine add per way. */
       const groups = new Map<string, { chunk: boolean; contextual: boolean; docs: { id: string; text: string; meta?: Record<string, unknown> }[] }>();
+      /** Each document's feedback and quarantine from the file, put back once its text is in. */
+      const extras: NonNullable<ReturnType<typeof importExtras>>[] = [];
       docs.forEach((d, i) => {
         const o = expectObject(d, `documents[${i}]`);
         const id = reqString(o, 'id', `documents[${i}].id`, { nonEmpty: true });
@@ -139,6 +148,8 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
         const key = `${chunk}|${contextual}`;
         if (!groups.has(key)) groups.set(key, { chunk, contextual, docs: [] });
         groups.get(key)!.docs.push(meta ? { id, text, meta } : { id, text });
+        const extra = importExtras(o, id, `documents[${i}]`);
+        if (extra) extras.push(extra);
       });
       const engine = await ready();
       const out: InpageImportResult = { ids: [], chunks: 0, vectorsReused: 0, indexVersion: '' };
@@ -149,7 +160,8 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
         out.vectorsReused += r.vectorsReused ?? 0;
         out.indexVersion = r.indexVersion;
       }
-      if (groups.size === 0) out.indexVersion = engine.stats().indexVersion;
+      if (extras.length) await engine.restoreExtras(extras, { signal: ctx.signal });
+      if (groups.size === 0 || extras.length) out.indexVersion = engine.stats().indexVersion;
       ctx.log('info', `x-inpage/import: ${out.ids.length} documents, ${out.chunks} chunks, ${out.vectorsReused} vectors reused`);
       return out;
     },
@@ -162,6 +174,24 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       const include = includeRaw ? stringArray(includeRaw, 'include') : undefined;
       const query = optString(p, 'query');
       return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, signal: ctx.signal });
+    },
+
+    async 'x-inpage/feedback'(raw) {
+      const id = reqString(paramsObject(raw), 'id', 'id', { nonEmpty: true });
+      const record = await (await ready()).documentFeedback(id);
+      return { id, hits: record?.hits ?? {} };
+    },
+
+    async 'x-inpage/quarantine'(raw) {
+      paramsObject(raw);
+      return { documents: await (await ready()).quarantine() };
+    },
+
+    async 'x-inpage/release'(raw, ctx) {
+      const ids = stringArray(optArray(paramsObject(raw), 'ids') ?? [], 'ids');
+      const out = await (await ready()).release(ids, { signal: ctx.signal });
+      ctx.log('info', `x-inpage/release: ${out.released} document(s) back in answers`);
+      return out;
     },
 
     async 'x-inpage/clear'(raw, ctx): Promise<InpageClearResult> {

@@ -1,5 +1,5 @@
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
-import type { Change, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { Change, FeedbackRecord, FeedbackUpdate, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import { DEFAULT_OPEN_TIMEOUT_MS, openDatabase } from './open.ts';
 import { needsDocuments } from './load-options.ts';
 import { ALL_STORES, MANIFEST_KEY, type RcpDB, type StoreName } from './schema.ts';
@@ -172,7 +172,8 @@ class IdbStore implements IndexStore {
       const chunks = tx.objectStore('chunks');
       const segments = tx.objectStore('segments');
       const vectors = tx.objectStore('vectors');
-      for (const id of change.deleteDocumentIds) writes.push(meta.delete(id), text.delete(id));
+      const feedback = tx.objectStore('feedback');
+      for (const id of change.deleteDocumentIds) writes.push(meta.delete(id), text.delete(id), feedback.delete(id));
       for (const key of change.deleteChunkKeys) writes.push(chunks.delete(key));
       for (const id of change.deleteSegmentIds) writes.push(segments.delete(id), vectors.delete(id));
       for (const d of change.putDocuments) {
@@ -257,6 +258,43 @@ class IdbStore implements IndexStore {
     const record = await db.get('idempotency', key);
     if (!record || this.now() - record.at > this.ttlMs) return undefined;
     return record.result;
+  }
+
+  async getFeedback(docIds: string[]): Promise<(FeedbackRecord | undefined)[]> {
+    const db = await this.connection();
+    const tx = db.transaction('feedback', 'readonly');
+    const store = tx.objectStore('feedback');
+    const [got] = await Promise.all([Promise.all(docIds.map((id) => store.get(id))), tx.done]);
+    return got;
+  }
+
+  /**
+   * Reads, merges and writes every update in ONE readwrite transaction: IndexedDB runs readwrite
+   * transactions over a store one at a time, so two tabs' feedback never overwrite each other.
+   */
+  async updateFeedback(updates: FeedbackUpdate[]): Promise<void> {
+    const db = await this.connection();
+    const tx = db.transaction('feedback', 'readwrite', { durability: 'default' });
+    const store = tx.objectStore('feedback');
+    const done = tx.done;
+    done.catch(noop); // awaited below
+    try {
+      const olds = await Promise.all(updates.map((u) => store.get(u.docId)));
+      // Every merge before any write: one that throws leaves nothing half-applied.
+      const nexts = updates.map((u, i) => u.apply(olds[i]));
+      const writes = nexts.map((next, i) => (next ? store.put(next) : store.delete(updates[i].docId)));
+      for (const w of writes) w.catch(noop); // a failure rejects tx.done, awaited below
+      await Promise.all(writes);
+    } catch (e) {
+      try {
+        tx.abort();
+      } catch {
+        // already finished
+      }
+      await done.catch(noop);
+      throw e;
+    }
+    await done;
   }
 
   /** Clears every store and writes `next` (if any) in ONE readwrite transaction; resolves once committed. */

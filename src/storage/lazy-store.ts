@@ -15,6 +15,12 @@ export function lazyStore(opening: Promise<IndexStore>): IndexStore {
     getDocuments: (ids) => opening.then((s) => s.getDocuments(ids)),
     getChunks: (keys) => opening.then((s) => s.getChunks(keys)),
     getIdempotent: (key) => opening.then((s) => s.getIdempotent(key)),
+    getFeedback: (ids) => opening.then((s) => (s.getFeedback ? s.getFeedback(ids) : ids.map(() => undefined))),
+    updateFeedback: (updates) =>
+      opening.then((s) => {
+        if (!s.updateFeedback) throw new Error('this store keeps no feedback');
+        return s.updateFeedback(updates);
+      }),
     clear: (next) => opening.then((s) => s.clear(next)),
     close: () => void opening.then((s) => s.close(), () => undefined),
   };

@@ -3,7 +3,7 @@
  * `structuredClone`, as they would through IndexedDB, so neither side can alias the other's objects.
  */
 import { needsDocuments } from './load-options.ts';
-import type { Change, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { Change, FeedbackRecord, FeedbackUpdate, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 
 export class MemoryStore implements IndexStore {
   private manifest: Manifest | undefined;
@@ -13,6 +13,7 @@ export class MemoryStore implements IndexStore {
   /** Segment vectors, apart from the segments as in IndexedDB: `load()` leaves them out. */
   private readonly vectors = new Map<number, SegmentVectors>();
   private readonly idempotency = new Map<string, unknown>();
+  private readonly feedback = new Map<string, FeedbackRecord>();
   /** Number of successful commits (tests use it to assert one atomic write per mutation). */
   commits = 0;
   /** When set, the next commit rejects with this error and changes nothing (tests of atomicity). */
@@ -58,7 +59,7 @@ export class MemoryStore implements IndexStore {
       throw fail;
     }
     const c = structuredClone(change);
-    for (const id of c.deleteDocumentIds) this.documents.delete(id);
+    for (const id of c.deleteDocumentIds) this.documents.delete(id), this.feedback.delete(id);
     for (const key of c.deleteChunkKeys) this.chunks.delete(key);
     for (const id of c.deleteSegmentIds) this.segments.delete(id), this.vectors.delete(id);
     for (const d of c.putDocuments) this.documents.set(d.id, d);
@@ -97,7 +98,24 @@ export class MemoryStore implements IndexStore {
     return r === undefined ? undefined : structuredClone(r);
   }
 
+  async getFeedback(docIds: string[]): Promise<(FeedbackRecord | undefined)[]> {
+    return docIds.map((id) => {
+      const r = this.feedback.get(id);
+      return r && structuredClone(r);
+    });
+  }
+
+  async updateFeedback(updates: FeedbackUpdate[]): Promise<void> {
+    // All computed before any is applied: an update that throws changes nothing.
+    const next = updates.map((u) => [u.docId, u.apply(structuredClone(this.feedback.get(u.docId)))] as const);
+    for (const [id, r] of next) {
+      if (r) this.feedback.set(id, structuredClone(r));
+      else this.feedback.delete(id);
+    }
+  }
+
   async clear(next?: Manifest): Promise<void> {
+    this.feedback.clear();
     this.manifest = next && structuredClone(next);
     this.documents.clear();
     this.chunks.clear();

@@ -23,6 +23,8 @@ export function readAhead(store: IndexStore, coordination?: Coordination): ReadA
   return {
     ...store,
     loadVectors: store.loadVectors && ((ids) => store.loadVectors!(ids)),
+    getFeedback: store.getFeedback && ((ids) => store.getFeedback!(ids)),
+    updateFeedback: store.updateFeedback && ((updates) => store.updateFeedback!(updates)),
     firstRead,
     load(options) {
       const taken = options?.documents === ENGINE_LOAD.documents ? ahead : undefined;

@@ -1,5 +1,5 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreKey, StoreNames, StoreValue } from 'idb';
-import type { Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { FeedbackRecord, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 
 /**
  * The one IndexedDB schema of the engine. Every key and value type used by the store is derived
@@ -27,6 +27,8 @@ export interface RcpDB extends DBSchema {
   vectors: { key: number; value: SegmentVectors };
   /** Out-of-line key = the client's `_meta.idempotencyKey`; `at` is ms since the epoch. */
   idempotency: { key: string; value: { result: unknown; at: number }; indexes: { 'by-at': number } };
+  /** In-line key `docId` (v3): what `feedback` recorded about a document's hits. */
+  feedback: { key: string; value: FeedbackRecord };
 }
 
 export type StoreName = StoreNames<RcpDB>;
@@ -39,7 +41,7 @@ export type IdempotencyRecord = Value<'idempotency'>;
 export const MANIFEST_KEY = 'root' as const;
 
 /** Bump together with a new step in {@link upgrade}. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Every store, in the order a full-database transaction lists them. */
 export const ALL_STORES: readonly StoreName[] = Object.freeze([
@@ -50,6 +52,7 @@ export const ALL_STORES: readonly StoreName[] = Object.freeze([
   'chunks',
   'vectors',
   'idempotency',
+  'feedback',
 ] as const);
 
 /**
@@ -73,5 +76,8 @@ export function upgrade(
   if (oldVersion < 2) {
     // v1 segments keep their inline vectors (read as before) until a merge or re-embedding rewrites them.
     db.createObjectStore('vectors');
+  }
+  if (oldVersion < 3) {
+    db.createObjectStore('feedback', { keyPath: 'docId' });
   }
 }

@@ -24,7 +24,7 @@ describe('x-inpage vendor methods over a session (§6.2)', () => {
     const { backend } = await inpageBackend();
     const t = connect(backend);
     const init = await t.init();
-    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true });
+    expect(init.result.capabilities['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true, feedback: true, quarantine: true, release: true });
     const add = await t.call(1, 'index/add', {
       documents: [
         { id: 'moby', text: 'Call me Ishmael. Some years ago, never mind how long precisely.', meta: { title: 'Moby-Dick' } },

@@ -203,8 +203,8 @@ describe('IndexedDB store: atomic commit', () => {
     );
     expect(err).toBe(injected); // the original error, not wrapped
     // Writes really had landed inside the transaction before it was aborted.
-    expect(seen!.completedWrites).toBe(7);
-    expect(seen!.totalWrites).toBe(15);
+    expect(seen!.completedWrites).toBe(8);
+    expect(seen!.totalWrites).toBe(16); // a deleted document's feedback goes with it
 
     expect(await snapshot(store)).toEqual(before);
 
@@ -304,7 +304,7 @@ describe('IndexedDB store: idempotency, clear, reopen', () => {
     const { name } = await freshStore();
     const raw = await openDB(name);
     expect(raw.version).toBe(SCHEMA_VERSION);
-    expect([...raw.objectStoreNames].sort()).toEqual(['chunks', 'docMeta', 'docText', 'idempotency', 'manifest', 'segments', 'vectors']);
+    expect([...raw.objectStoreNames].sort()).toEqual(['chunks', 'docMeta', 'docText', 'feedback', 'idempotency', 'manifest', 'segments', 'vectors']);
     raw.close();
   });
 });

@@ -164,4 +164,27 @@ export const STORE_CONTRACT: readonly ContractCase[] = [
       check((await s.load()) === undefined, 'clear() without a manifest leaves an empty store');
     },
   },
+  {
+    name: 'feedback: read-modify-write per document, deleted with its document, cleared with the store',
+    async run(fresh) {
+      const s = await fresh();
+      if (!s.updateFeedback || !s.getFeedback) return; // a store without feedback serves no `feedback`
+      await s.commit(first());
+      const hit = (helpful: number) => ({ helpful, unhelpful: 0, used: 0, cited: 0, rewardSum: 0, rewards: 0, poisonSuspected: 0, injectionSuspected: 0, last: 1 });
+      const bump = (docId: string) => ({ docId, apply: (old?: { docId: string; hits: Record<string, ReturnType<typeof hit>> }) => ({ docId, hits: { [docId]: hit((old?.hits[docId]?.helpful ?? 0) + 1) } }) });
+      await Promise.all([s.updateFeedback([bump('a'), bump('b')]), s.updateFeedback([bump('a')])]);
+      const [a, b, none] = await s.getFeedback(['a', 'b', 'zz']);
+      check(a?.hits.a.helpful === 2 && b?.hits.b.helpful === 1 && none === undefined, 'concurrent updates both count');
+      let threw = false;
+      await s.updateFeedback([bump('b'), { docId: 'a', apply: () => { throw new Error('boom'); } }]).catch(() => void (threw = true));
+      check(threw && (await s.getFeedback(['b']))[0]?.hits.b.helpful === 1, 'an update that throws changes nothing');
+      await s.commit(change(manifest(2, [1]), { deleteDocumentIds: ['b'] }));
+      check((await s.getFeedback(['b']))[0] === undefined && (await s.getFeedback(['a']))[0] !== undefined, 'a deleted document takes its feedback along');
+      await s.updateFeedback([{ docId: 'a', apply: () => undefined }]);
+      check((await s.getFeedback(['a']))[0] === undefined, 'an update returning undefined deletes the record');
+      await s.updateFeedback([bump('a')]);
+      await s.clear();
+      check((await s.getFeedback(['a']))[0] === undefined, 'clear() removes feedback');
+    },
+  },
 ];

@@ -235,6 +235,25 @@ export class Federation {
     return result;
   }
 
+  /**
+   * Each engine's identity and capabilities from its `initialize` (connecting it within the
+   * deadline), or why it could not be reached: what an aggregator's `catalog/list` reports (§7.13).
+   */
+  async describe(options: FederatedCallOptions = {}): Promise<{ id: string; url?: string; local: boolean; server?: PeerInfo; capabilities?: Capabilities; error?: string }[]> {
+    const deadline = Date.now() + (options.deadlineMs ?? this.options.deadlineMs ?? DEFAULT_FEDERATION_DEADLINE_MS);
+    return Promise.all(
+      this.members.map(async (m) => {
+        const base = { id: m.id, local: m.local, ...(m.url ? { url: m.url } : {}) };
+        try {
+          const c = await this.connected(m, deadline, options.signal);
+          return { ...base, server: c.serverInfo?.server, capabilities: c.capabilities };
+        } catch (e) {
+          return { ...base, error: asRcpError(e).rawMessage };
+        }
+      }),
+    );
+  }
+
   /** Closes the clients this federation opened (HTTP engines); clients it was given stay open. */
   close(): void {
     for (const m of this.members) {

@@ -5,7 +5,7 @@
  * DocEntry objects, its documents' meta). The id → document map exists only for the current
  * version (the engine owns it), so retaining versions costs O(changed segments), not O(corpus).
  */
-import type { DocTable, SegmentRecord } from '../contracts.ts';
+import type { DocTable, Manifest, SegmentRecord } from '../contracts.ts';
 import { tableId, tableMeta } from './doc-table-fields.ts';
 import type { LexicalSegmentData } from './segment.ts';
 import type { VectorBlock } from './vectors/block.ts';
@@ -48,6 +48,8 @@ export interface IndexView {
   readonly live: number;
   /** Sum of BM25 lengths of live chunks. */
   readonly liveLength: number;
+  /** Documents this version holds out of answers (the manifest's quarantine); absent = none. */
+  readonly quarantined?: ReadonlySet<string>;
 }
 
 /** A scored chunk flowing through the pipeline. */
@@ -91,6 +93,13 @@ export function makeView(
     }
   });
   return { version, segments, dead, bases, total, live, liveLength };
+}
+
+/** `view` carrying the quarantine of the manifest it was published with. */
+export function withQuarantine(view: IndexView, manifest: Manifest | undefined): IndexView {
+  const q = manifest?.quarantine;
+  if (!q?.length) return view.quarantined ? { ...view, quarantined: undefined } : view;
+  return { ...view, quarantined: new Set(q.map((e) => e.id)) };
 }
 
 /** A fresh document entry (its per-query scratch fields cleared). */

@@ -4,7 +4,7 @@
  * are read from the live segments (no embedding); a chunk whose segment has none for this model
  * (not embedded yet) goes out without one and is embedded again on import.
  */
-import type { IndexStore } from '../contracts.ts';
+import type { HitFeedback, IndexStore, QuarantineEntry } from '../contracts.ts';
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
 import { localOf, type IndexView } from '../index/view.ts';
 
@@ -22,6 +22,10 @@ export interface ExportedDocument {
   chunks: ExportedChunk[];
   /** Its chunks were indexed with a situating context (title › headings), which import rebuilds. */
   contextual?: true;
+  /** What `feedback` recorded about its hits, by hit id (absent: nothing). */
+  feedback?: Record<string, HitFeedback>;
+  /** Held out of answers since an integrity signal (absent: not quarantined). */
+  quarantine?: Omit<QuarantineEntry, 'id'>;
 }
 
 export interface ExportPage {
@@ -42,11 +46,16 @@ function vectorOf(view: IndexView, key: number, model: DenseModel): Float32Array
   return undefined;
 }
 
-/** `ids` read from the store (in order; ids deleted meanwhile are skipped), vectors from `view`. */
-export async function exportDocuments(store: IndexStore, view: IndexView, ids: readonly string[], model?: DenseModel): Promise<ExportedDocument[]> {
+/**
+ * `ids` read from the store (in order; ids deleted meanwhile are skipped), vectors from `view`,
+ * with each document's feedback and, from `quarantine`, whether it is held out.
+ */
+export async function exportDocuments(store: IndexStore, view: IndexView, ids: readonly string[], model?: DenseModel, quarantine: readonly QuarantineEntry[] = []): Promise<ExportedDocument[]> {
   const docs = await store.getDocuments([...ids]);
+  const feedback = store.getFeedback ? await store.getFeedback([...ids]) : [];
+  const held = new Map(quarantine.map((e) => [e.id, e]));
   const out: ExportedDocument[] = [];
-  for (const doc of docs) {
+  for (const [i, doc] of docs.entries()) {
     if (!doc) continue;
     let contextual = false;
     const chunks = (await store.getChunks(doc.chunkKeys)).flatMap((c) => {
@@ -60,6 +69,10 @@ export async function exportDocuments(store: IndexStore, view: IndexView, ids: r
     chunks.sort((a, b) => a.index - b.index);
     const d: ExportedDocument = { id: doc.id, text: doc.text, meta: doc.meta, chunks };
     if (contextual) d.contextual = true;
+    const f = feedback[i];
+    if (f && Object.keys(f.hits).length) d.feedback = f.hits;
+    const q = held.get(doc.id);
+    if (q) d.quarantine = { reasons: [...q.reasons], at: q.at };
     out.push(d);
   }
   return out;

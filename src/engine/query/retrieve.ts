@@ -25,7 +25,7 @@ import { suspectInjection } from './injection.ts';
 import { recallVariants, type RecallDeps } from './recall.ts';
 import { queryVariants, rewriteQuery } from './transform.ts';
 import type { Sessions } from './dedup-sessions.ts';
-import { compareCandidates, type Candidate, type IndexView } from '../index/view.ts';
+import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
 
 export interface RetrieveDeps extends RecallDeps {
   /** Where hit texts are read (the store, through the engine's TextCache). */
@@ -231,22 +231,46 @@ async function recallStage(run: Run): Promise<void> {
   const { params, deps } = run;
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
   run.ctx.onStage?.('recall', 0);
+  const heldOut = new Set<string>();
   const rec = await recallVariants(deps, {
     view: run.view,
     text: contentText(params.query),
     mode: run.mode,
     unit: run.unit,
     depth: run.plan.candidateK,
-    accept: filter && ((doc) => filter(doc.meta)),
+    accept: acceptOf(run.view, filter, heldOut),
     exclude: run.session?.exclude ?? new Set(),
     fusion: params.fusion,
     signal: run.ctx.signal,
   }, run.variants);
   run.notes.push(...rec.notes);
+  if (heldOut.size > 0) run.notes.push(quarantineNote(heldOut));
   checkAborted(run.ctx.signal);
   run.list = rec.candidates;
   run.candidates = rec.candidates.length;
   run.floor = rec.floor;
+}
+
+/**
+ * The recall filter: the request's metadata filter, and the documents this version quarantines
+ * (§15.3, after a `feedback` integrity signal), which are recorded in `heldOut` when they compete.
+ */
+function acceptOf(view: IndexView, filter: ((meta: Record<string, unknown>) => boolean) | undefined, heldOut: Set<string>): ((doc: DocEntry) => boolean) | undefined {
+  const held = view.quarantined;
+  if (!held?.size) return filter && ((doc) => filter(doc.meta));
+  return (doc) => {
+    if (held.has(doc.id)) {
+      heldOut.add(doc.id);
+      return false;
+    }
+    return filter ? filter(doc.meta) : true;
+  };
+}
+
+function quarantineNote(ids: ReadonlySet<string>): string {
+  const list = [...ids].sort();
+  const shown = list.slice(0, 5).map((id) => `'${id.slice(0, 64)}'`).join(', ');
+  return `quarantined after a feedback integrity signal, left out: ${shown}${list.length > 5 ? ` and ${list.length - 5} more` : ''} (release with x-inpage/release)`;
 }
 
 /** Recency multiplier relative to the newest dated candidate, mapped around the stage floor. */

@@ -10,7 +10,7 @@ import { liveDocuments } from '../index/doc-table.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import { loadViews } from '../index/load.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
-import { makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
+import { makeView, withQuarantine, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
 /** Document tables instead of one record per document, where every segment has one. */
 
@@ -184,7 +184,7 @@ export class IndexState {
       applyDocs(this.liveDocs());
       this.sortedIds = undefined;
     }
-    this.retain(view);
+    this.retain(withQuarantine(view, manifest));
     this.opts.coordination?.announce(view.version);
   }
 
@@ -211,9 +211,10 @@ export class IndexState {
    * otherwise (the database was replaced or cleared) they are dropped and pins on them are -32010.
    */
   private install(loaded: LoadedIndex | undefined, keep: boolean): string[] {
-    const { view, docs, warnings } = loaded
+    const { view: loadedView, docs, warnings } = loaded
       ? loadViews(loaded, this.opts.analyzerId, this.opts.embedder)
       : { view: makeView(0, [], []), docs: new Map<string, DocEntry>(), warnings: [] };
+    const view = withQuarantine(loadedView, loaded?.manifest);
     const clearedSince = (loaded?.manifest.clearedAt ?? 0) > this.current().version;
     if (keep && !clearedSince && view.version > this.current().version) this.retain(view);
     else this.views = [view];

@@ -1,0 +1,104 @@
+/**
+ * The engine's `graph` (§7.9): the passage graph of the current version (graph-index.ts), its ops
+ * (ops.ts), and a background refresh after writes once the graph has been asked for, so the next
+ * request finds it built. Seeds come from the engine's own retrieve, pinned to the graph's version.
+ */
+import type { GraphResult, RetrieveResult } from '../../protocol/types.ts';
+import { NLTK_STOPWORDS } from '../analysis/stopwords.ts';
+import type { Analyzer } from '../analysis/analyzer.ts';
+import type { Embedder } from '../contracts.ts';
+import type { IndexView } from '../index/view.ts';
+import type { RetrievePlan } from '../query/plan.ts';
+import { denseModel } from '../index/dense.ts';
+import type { DocumentReader } from '../state/text-cache.ts';
+import { GraphIndex } from './graph-index.ts';
+import { runGraphOp } from './ops.ts';
+import type { GraphPlan } from './plan.ts';
+
+export interface GraphServiceDeps {
+  analyzer: Analyzer;
+  embedder?: Embedder;
+  texts: DocumentReader;
+  /** The current view once its vectors are in memory. */
+  currentView(): Promise<IndexView>;
+  /** The engine's retrieve, as planned (no foreground tracking of its own). */
+  retrieve(plan: RetrievePlan, ctx: { signal?: AbortSignal }): Promise<RetrieveResult>;
+  /** Settles when no request waits (background work goes after them). */
+  idle(): Promise<void>;
+}
+
+/** After a write, the graph is refreshed this long after the last one (a burst of imports builds once). */
+const REFRESH_DELAY_MS = 1000;
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+export class GraphService {
+  private readonly index: GraphIndex;
+  private used = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(private readonly deps: GraphServiceDeps) {
+    const stops = new Set(NLTK_STOPWORDS.flatMap((w) => deps.analyzer.indexTerms(w)));
+    this.index = new GraphIndex({ model: deps.embedder && denseModel(deps.embedder), isStopTerm: (t) => stops.has(t) });
+  }
+
+  async run(plan: GraphPlan, signal?: AbortSignal): Promise<GraphResult> {
+    const t0 = performance.now();
+    this.used = true;
+    const view = await this.deps.currentView();
+    const skipped = view.quarantined ?? EMPTY;
+    const built = await this.index.at(view, skipped, signal);
+    const result = await runGraphOp(plan, {
+      built,
+      communities: () => this.index.communities(built),
+      texts: this.deps.texts,
+      analyzer: this.deps.analyzer,
+      skipped,
+      signal,
+      seedHits: async (query, k, sig) => {
+        const params = { query, k, indexVersion: String(view.version), includeText: false };
+        // The session's default mode, served sparse (as any request naming none) while dense is not ready.
+        const r = await this.deps.retrieve({ params, k, candidateK: k, mode: plan.seedMode, modeDefaulted: true, notes: [] }, { signal: sig });
+        return r.hits.map((h) => ({ id: String(h.id), score: h.score }));
+      },
+    });
+    const notes = [...plan.notes, ...(result.usage?.notes ?? [])];
+    if (skipped.size > 0) notes.push(`${skipped.size} quarantined document${skipped.size === 1 ? ' is' : 's are'} left out of the graph`);
+    result.indexVersion = String(view.version);
+    result.usage = { ...result.usage, latencyMs: Math.round((performance.now() - t0) * 100) / 100, ...(notes.length ? { notes } : {}) };
+    result._meta = { ...result._meta, graph: { passages: built.graph.nodes.ids.length, edges: built.graph.edges, buildMs: Math.round(built.buildMs) } };
+    return result;
+  }
+
+  /** A write was published: once the graph is in use, rebuild it in the background (debounced). */
+  changed(): void {
+    if (!this.used || this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.refresh();
+    }, REFRESH_DELAY_MS);
+  }
+
+  /** The index was cleared: nothing of the old graph applies. */
+  reset(): void {
+    this.index.reset();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      await this.deps.idle();
+      if (this.closed) return;
+      const view = await this.deps.currentView();
+      await this.index.at(view, view.quarantined ?? EMPTY);
+    } catch {
+      // A background refresh that fails (a store error) is retried by the next request.
+    }
+  }
+}
