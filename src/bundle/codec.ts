@@ -2,7 +2,7 @@
  * The byte form of every bundle file but the manifest: a structured-clone-able value (objects,
  * arrays, strings, numbers, booleans, null and typed arrays — what the engine hands its store) as
  *
- *   magic "RCPB" | u32 header length | header JSON (UTF-8) | zero padding to 8 | typed-array bytes
+ *   magic "RCPB" | u32 header length | u32 data length | header JSON (UTF-8) | zero padding to 8 | typed-array bytes
  *
  * The header is the value with each typed array replaced by `{"$t": type, "o": offset, "n": length}`
  * into the byte area (little-endian, each array 8-aligned), so a file describes itself and decodes
@@ -27,6 +27,8 @@ export class BundleFormatError extends Error {
   override readonly name = 'BundleFormatError';
 }
 
+/** Bytes before the header JSON: magic, header length, data length. */
+const HEAD = 12;
 const align8 = (n: number): number => (n + 7) & ~7;
 
 function typedName(v: unknown): TypedName | undefined {
@@ -52,12 +54,13 @@ export function encodeValue(value: unknown): Uint8Array {
     return v;
   });
   const head = new TextEncoder().encode(header);
-  const start = align8(8 + head.length);
+  const start = align8(HEAD + head.length);
   const out = new Uint8Array(start + bytes);
   const view = new DataView(out.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, head.length, true);
-  out.set(head, 8);
+  view.setUint32(8, bytes, true);
+  out.set(head, HEAD);
   let at = start;
   for (const a of arrays) {
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
@@ -68,18 +71,18 @@ export function encodeValue(value: unknown): Uint8Array {
 
 /** Decodes what `encodeValue` wrote; typed arrays are views of `bytes` (copied first when misaligned). */
 export function decodeValue(bytes: Uint8Array): unknown {
-  if (bytes.byteLength < 8) throw new BundleFormatError('truncated bundle file (no header)');
+  if (bytes.byteLength < HEAD) throw new BundleFormatError('truncated bundle file (no header)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new BundleFormatError('not a bundle file (bad magic number)');
   const length = view.getUint32(4, true);
-  if (8 + length > bytes.byteLength) throw new BundleFormatError('truncated bundle file (header cut short)');
-  const start = align8(8 + length);
+  const start = align8(HEAD + length);
+  if (start + view.getUint32(8, true) !== bytes.byteLength) throw new BundleFormatError(`truncated bundle file (${bytes.byteLength} bytes, its header says ${start + view.getUint32(8, true)})`);
   // Typed arrays need their element alignment: decode from an aligned copy if the input is not.
   const own = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
   const area = own.byteOffset + start;
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder().decode(own.subarray(8, 8 + length)));
+    header = JSON.parse(new TextDecoder().decode(own.subarray(HEAD, HEAD + length)));
   } catch {
     throw new BundleFormatError('damaged bundle file (header is not JSON)');
   }

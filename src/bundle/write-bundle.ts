@@ -12,8 +12,12 @@ import {
 } from './format.ts';
 import { sha256Hex } from './hash.ts';
 
-/** About this many characters of document text per text shard: one shard is what a hit's text costs. */
-const SHARD_CHARS = 200_000;
+/**
+ * About this many characters of document text per text shard. Every answer reads its hits' texts
+ * (the injection screen needs them even without includeText), so a first answer costs up to k
+ * shards: small shards keep that to tens of KB, at a few files per hundred pages.
+ */
+const SHARD_CHARS = 24_000;
 
 export interface WriteBundleInput {
   store: IndexStore;

@@ -129,7 +129,7 @@ export class Engine {
       (id) => this.state.docsIfBuilt?.get(id)?.version,
       this.coordination && (() => !this.state.needsRefresh),
     );
-    if (this.embedder) {
+    if (this.embedder && options.readOnly !== true) {
       this.reembed = new BackgroundReembed({
         embedder: this.embedder,
         store: this.store,

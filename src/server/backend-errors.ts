@@ -57,6 +57,8 @@ export function mapBackendError(e: unknown): RcpError | undefined {
     return new RcpError(ErrorCode.PayloadTooLarge, `payload too large: ${detail}`, { detail, retryable: false });
   }
   if (name === 'ModelUnavailableError') return backendUnavailable(message);
+  // src/bundle: a bundle file missing, damaged or from another build (the message names it).
+  if (name === 'BundleError') return backendUnavailable(message);
   if (name === 'UnembeddableInputError') return invalidParams(String((e as { field?: unknown }).field ?? 'inputs'), message);
   if (name !== undefined && UNAVAILABLE.has(name)) return backendUnavailable(`IndexedDB ${name}: ${message}`);
   if (name !== undefined && DETERMINISTIC.has(name)) {
