@@ -18,7 +18,10 @@ const worker = bootWorker();
 const deadlines = Object.fromEntries(
   [...new URLSearchParams(location.search)].flatMap(([k, v]) => (k.startsWith('deadline.') && Number(v) > 0 ? [[k.slice('deadline.'.length), Number(v)]] : [])),
 );
-const configured = Object.keys(deadlines).length ? worker.control.configure({ deadlines }) : Promise.resolve();
+// bridge.html?bundle=/docs/search/ serves a static index bundle (src/bundle) instead of the IndexedDB index.
+const bundle = new URLSearchParams(location.search).get('bundle');
+const config = { ...(Object.keys(deadlines).length ? { deadlines } : {}), ...(bundle ? { bundle: new URL(bundle, location.href).href } : {}) };
+const configured = Object.keys(config).length ? worker.control.configure(config) : Promise.resolve();
 const ports = new Map<number, MessagePort>();
 let nextSid = 1;
 

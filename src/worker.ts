@@ -27,6 +27,8 @@ import { SERVER_INFO } from './server/server-info.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
+import { BundleStore } from './bundle/bundle-store.ts';
+import { bundleInpageCapabilities, withoutWrites } from './bundle/serve-bundle.ts';
 import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
@@ -47,20 +49,22 @@ const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(O
 
 async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
+  // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
+  const bundle = config.bundle === undefined ? undefined : await BundleStore.open(config.bundle);
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
-  const coordination = browserCoordination(database);
+  const coordination = bundle ? undefined : browserCoordination(database);
   const connectionLost = new EventTarget();
   const store = readAhead(
-    lazyStore(openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
+    lazyStore(bundle ? Promise.resolve(bundle) : openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
     coordination,
   );
   const models =
-    config.models === false
+    config.models === false || (bundle && !bundle.manifest.model)
       ? undefined
       : await ModelRuntime.open({
           loadAfter: store.firstRead,
-          choice: await readModelChoice(),
+          choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
@@ -72,6 +76,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     coordination,
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
     embedInBackground: models?.catalog?.backgroundEmbedding === true,
+    ...(bundle ? { readOnly: true, fields: bundle.manifest.fields } : {}),
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
@@ -81,7 +86,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     engine: engine.capabilities(),
     models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
     session: SESSION_CAPABILITIES,
-    extensions: [INPAGE_CAPABILITIES],
+    extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],
   });
   // A session initialized once the model is known broken is not offered what needs it.
   const degraded = withoutDenseModel(capabilities);
@@ -95,8 +100,8 @@ async function start(config: EngineConfig): Promise<Runtime> {
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
       mapError: mapBackendError,
     }),
-    vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
-    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
+    vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready, mapError: mapBackendError }), bundle ? INPAGE_WRITES : []),
+    writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }
