@@ -9,7 +9,7 @@ import { loadEmbedder } from '../src/models/index.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
 import { writeSite } from '../test/bundle/site-fixture.ts';
 import { call, openTab } from './support/rcp-page.ts';
-import { ORIGIN, STATIC_MODEL, watchOrigin } from './support/playground.ts';
+import { ORIGIN, search, STATIC_MODEL, watchOrigin } from './support/playground.ts';
 
 /**
  * A site built ahead with `rcp-in-page index` and opened by the worker over HTTP (bridge.html?bundle=):
@@ -126,5 +126,30 @@ test.describe('a static bundle opened over HTTP', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(errors[0]).toContain(missing);
     expect(served).toBeGreaterThan(0);
+  });
+
+  test('the playground opens a bundle by URL, read-only, and searches it offline on the next visit', async ({ context, page }) => {
+    const { external } = await watchOrigin(context);
+    await serveBundle(context);
+    await page.goto('/index.html');
+    await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
+    await page.locator('#bundle-url').fill(`${ORIGIN}/site-search/rcp-bundle.json`);
+    await page.locator('#bundle-form button').click();
+    await expect(page.locator('#bundle-note')).toContainText('read-only');
+    await expect(page.locator('#drop-zone')).toBeHidden();
+    await expect(page.locator('#index-stats')).toContainText(`${docs.length} documents`, { timeout: 60_000 });
+    await search(page, 'white whale');
+    await expect(page.locator('#hits li').first()).toContainText(/whale/i);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+    // Nothing serves the bundle any more (the preview server has none): only the service worker's cache can.
+    await context.unroute(`${ORIGIN}/site-search/**`);
+    await context.setOffline(true);
+    await page.reload();
+    await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
+    await search(page, 'white whale');
+    await expect(page.locator('#hits li').first()).toContainText(/whale/i);
+    await context.setOffline(false);
+    expect(external).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
  * Every file is checked against the manifest's sha256, so a truncated upload, a file from another
  * build or a proxy's error page is refused by name instead of answering wrongly.
  *
+ * Files are kept in the Cache API (http-cache.ts), so a visited site's search works offline.
  * Writes throw: the server never advertises them for a bundle (src/bundle/serve-bundle.ts).
  */
 import type {
@@ -15,12 +16,18 @@ import { tableId } from '../engine/index/doc-table-fields.ts';
 import { BundleFormatError, decodeValue } from './codec.ts';
 import { BundleError, checkManifest, MANIFEST_FILE, textShardOf, type BundleFile, type BundleManifest, type TextShard } from './format.ts';
 import { sha256Hex } from './hash.ts';
+import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
 
 export interface BundleStoreOptions {
   /** Default: the global fetch. */
   fetch?: FetchLike;
+  /**
+   * Keep the bundle's files in the Cache API, so a second visit searches offline (http-cache.ts).
+   * Default true where the Cache API exists.
+   */
+  cache?: boolean;
 }
 
 /** A write to a bundle: bundles are built by `rcp-in-page index`, never changed in place. */
@@ -68,9 +75,15 @@ export class BundleStore implements IndexStore {
 
   /** Reads the manifest at `url` (the bundle's folder or its rcp-bundle.json) and returns the store. */
   static async open(url: string, options: BundleStoreOptions = {}): Promise<BundleStore> {
-    const fetchFn = options.fetch ?? ((u, init) => fetch(u, init));
     const base = bundleBase(url);
-    return new BundleStore(base, await fetchManifest(base, fetchFn), fetchFn);
+    const manifestUrl = `${base}${MANIFEST_FILE}`;
+    const plain: FetchLike = options.fetch ?? ((u, init) => fetch(u, init));
+    const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
+    const manifest = await fetchManifest(base, fetchFn);
+    const listed = [manifest.segments.flatMap((s) => (s.vectors ? [s.lexical, s.vectors] : [s.lexical])), manifest.texts].flat();
+    // The cache keeps this build only; done in the background (it never delays the first answer).
+    if (options.cache !== false) void pruneBundleCache(base, new Set([manifestUrl, ...listed.map((f) => new URL(f.path, base).href)])).catch(() => undefined);
+    return new BundleStore(base, manifest, fetchFn);
   }
 
   /** Fetches one listed file and checks its length and hash. */
