@@ -33,7 +33,8 @@ function workerBesideIndex(): Plugin {
 }
 
 /**
- * `npm run build:lib` → `lib/`: `index.js` (client, federation; ESM), `worker.js` (the engine) and
+ * `npm run build:lib` → `lib/`: `index.js` (client, federation; ESM), `search.js` (the `<rcp-search>`
+ * element), `worker.js` (the engine) and
  * the chunks they share. onnxruntime-web resolves to its build without an embedded wasm
  * (`onnxruntime-web-use-extern-wasm`): the runtime is fetched from `wasmPaths` at run time, so the
  * package carries no copy of it.
@@ -51,7 +52,7 @@ export default defineConfig({
     modulePreload: false,
     copyPublicDir: false,
     rollupOptions: {
-      input: { index: resolve(root, 'src/lib/index.ts'), worker: resolve(root, 'src/worker.ts') },
+      input: { index: resolve(root, 'src/lib/index.ts'), search: resolve(root, 'src/element/index.ts'), worker: resolve(root, 'src/worker.ts') },
       preserveEntrySignatures: 'strict',
       output: {
         format: 'es',

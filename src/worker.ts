@@ -27,7 +27,6 @@ import { SERVER_INFO } from './server/server-info.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
-import { BundleStore } from './bundle/bundle-store.ts';
 import { bundleInpageCapabilities, withoutWrites } from './bundle/serve-bundle.ts';
 import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
@@ -50,7 +49,8 @@ const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(O
 async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
   // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
-  const bundle = config.bundle === undefined ? undefined : await BundleStore.open(config.bundle);
+  // Imported only then: a worker serving its own index carries no bundle reader.
+  const bundle = config.bundle === undefined ? undefined : await (await import('./bundle/bundle-store.ts')).BundleStore.open(config.bundle);
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = bundle ? undefined : browserCoordination(database);

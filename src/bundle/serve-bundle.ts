@@ -5,10 +5,10 @@
  * `index/add` and `index/delete` with -32003, `x-inpage/clear` and `x-inpage/import` with -32004.
  */
 import type { VendorHandler } from '../server/backend.ts';
-import type { BundleStore } from './bundle-store.ts';
+import type { BundleManifest } from './format.ts';
 
 /** The `x-inpage` capability of a worker serving `bundle`. */
-export function bundleInpageCapabilities(bundle: BundleStore): { 'x-inpage': Record<string, unknown> } {
+export function bundleInpageCapabilities(bundle: { base: string; manifest: BundleManifest }): { 'x-inpage': Record<string, unknown> } {
   const m = bundle.manifest;
   return {
     'x-inpage': {
