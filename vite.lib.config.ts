@@ -26,7 +26,10 @@ function workerBesideIndex(): Plugin {
     // After minification, so the URL stays a plain double-quoted string (webpack, too, wants that).
     generateBundle(_options, bundle) {
       for (const out of Object.values(bundle)) {
-        if (out.type === 'chunk' && out.code.includes(PLACEHOLDER)) out.code = out.code.replaceAll(PLACEHOLDER, '"./worker.js"');
+        // boot.ts may land in a chunk shared by index.js and search.js (chunks/…): the URL is relative to that file.
+        const up = out.fileName.split('/').length - 1;
+        const url = up === 0 ? './worker.js' : `${'../'.repeat(up)}worker.js`;
+        if (out.type === 'chunk' && out.code.includes(PLACEHOLDER)) out.code = out.code.replaceAll(PLACEHOLDER, `"${url}"`);
       }
     },
   };

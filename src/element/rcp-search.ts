@@ -32,7 +32,7 @@ export class RcpSearchElement extends HTMLElement {
   static readonly observedAttributes = ['placeholder'];
   private readonly root: ShadowRoot;
   private readonly input: HTMLInputElement;
-  private readonly list: HTMLUListElement;
+  private readonly list: HTMLElement;
   private readonly status: HTMLElement;
   private readonly filters: HTMLElement;
   private readonly box: HTMLElement;
@@ -78,7 +78,7 @@ export class RcpSearchElement extends HTMLElement {
     this.status.setAttribute('part', 'status');
     this.status.setAttribute('role', 'status');
     this.status.setAttribute('aria-live', 'polite');
-    this.list = document.createElement('ul');
+    this.list = document.createElement('div');
     this.list.id = `${this.idBase}-list`;
     this.list.setAttribute('role', 'listbox');
     this.list.setAttribute('aria-label', 'Search results');
@@ -154,15 +154,13 @@ export class RcpSearchElement extends HTMLElement {
     if (!this.engine) {
       const bundle = this.getAttribute('bundle');
       const mode = this.mode();
-      this.engine = bundle
-        ? createInPageEngine({
-            bundle,
-            models: mode !== 'sparse',
-            ...(this.getAttribute('models') ? { modelBase: this.getAttribute('models')! } : {}),
-            ...(this.getAttribute('wasm') ? { wasmPaths: this.getAttribute('wasm')! } : {}),
-            client: { clientInfo: { name: 'rcp-search', version: '1' } },
-          })
-        : Promise.reject(new Error('the element has no bundle attribute'));
+      const options = {
+        bundle: bundle ?? '',
+        models: mode !== 'sparse',
+        ...(this.getAttribute('models') ? { modelBase: this.getAttribute('models')! } : {}),
+        ...(this.getAttribute('wasm') ? { wasmPaths: this.getAttribute('wasm')! } : {}),
+      };
+      this.engine = bundle ? sharedEngine(options) : Promise.reject(new Error('the element has no bundle attribute'));
       this.engine.then((e) => this.loadFilters(e), (e: unknown) => this.say(`Search is unavailable: ${reason(e)}`));
     }
     return this.engine;
@@ -268,7 +266,11 @@ export class RcpSearchElement extends HTMLElement {
       if (this.active >= 0) this.go(this.active);
       else if (this.shown.length > 0) this.go(0);
       else void this.run();
-    } else if (ev.key === 'Escape' && !this.dialogEl && this.input.value) {
+    } else if (ev.key === 'Escape' && this.dialogEl?.open) {
+      // A search input would spend the first Esc on clearing itself: in the dialog, Esc closes.
+      ev.preventDefault();
+      this.dialogEl.close();
+    } else if (ev.key === 'Escape' && this.input.value) {
       ev.preventDefault();
       this.input.value = '';
       this.clear();
@@ -292,6 +294,19 @@ export class RcpSearchElement extends HTMLElement {
     const ev = new CustomEvent('rcp-search-navigate', { detail: { href }, cancelable: true, bubbles: true, composed: true });
     if (this.dispatchEvent(ev)) location.assign(href);
   }
+}
+
+/** Elements of one page with the same bundle and models share one engine (one worker). */
+const engines = new Map<string, Promise<InPageEngine>>();
+function sharedEngine(o: { bundle: string; models: boolean; modelBase?: string; wasmPaths?: string }): Promise<InPageEngine> {
+  const key = JSON.stringify(o);
+  let e = engines.get(key);
+  if (!e) {
+    e = createInPageEngine({ ...o, client: { clientInfo: { name: 'rcp-search', version: '1' } } });
+    e.catch(() => engines.delete(key)); // a failed start is tried again on the next use
+    engines.set(key, e);
+  }
+  return e;
 }
 
 function reason(e: unknown): string {

@@ -77,7 +77,7 @@ export function renderResults(list: HTMLElement, hits: readonly Hit[], prefix: s
   for (const [source, group] of groups) {
     const first = group[0];
     const url = hitUrl(first) ?? '';
-    const g = doc.createElement('li');
+    const g = doc.createElement('div');
     g.setAttribute('role', 'group');
     g.setAttribute('part', 'group');
     const title = doc.createElement('div');
