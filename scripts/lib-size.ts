@@ -29,6 +29,8 @@ export function printLibSize(lib: string): number {
     if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
     const file = join(entry.parentPath, entry.name);
     const name = relative(lib, file);
+    // The Node CLI (lib/cli/) is never served to a page.
+    if (name.startsWith('cli/')) continue;
     const size = gz(file);
     const apart = name.startsWith(ML_RUNTIME_PREFIX) ? 'model runtime' : name === ELEMENT_FILE ? '<rcp-search>' : name.startsWith(BUNDLE_READER_PREFIX) ? 'bundle reader, loaded to serve a bundle' : undefined;
     if (name.startsWith(ML_RUNTIME_PREFIX)) runtime += size;
