@@ -131,7 +131,7 @@ test.describe('a static bundle opened over HTTP', () => {
   test('the playground opens a bundle by URL, read-only, and searches it offline on the next visit', async ({ context, page }) => {
     const { external } = await watchOrigin(context);
     await serveBundle(context);
-    await page.goto('/index.html');
+    await page.goto('/index.html?panel=documents');
     await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
     await page.locator('#bundle-url').fill(`${ORIGIN}/site-search/rcp-bundle.json`);
     await page.locator('#bundle-form button').click();

@@ -11,7 +11,7 @@ import { BundleStore } from '../../src/bundle/bundle-store.ts';
 import { decodeValue, encodeValue } from '../../src/bundle/codec.ts';
 import { MANIFEST_FILE } from '../../src/bundle/format.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { mapBackendError } from '../../src/server/backend-errors.ts';
+import { matchError } from '../../src/server/errors.ts';
 import { ErrorCode } from '../../src/protocol/codes.ts';
 import { buildIndex, type BuildOptions } from '../../cli/build-index.ts';
 import { HashEmbedder, search } from '../support/engine.ts';
@@ -90,7 +90,7 @@ describe('rcp-in-page index', () => {
     writeFileSync(join(out, text), whole.subarray(0, 100)); // a truncated upload
     const failed = search(engine, { query: 'whale', k: 3, includeText: true, mode: 'sparse' });
     await expect(failed).rejects.toThrow(new RegExp(`${text.replace(/[.]/g, '\\.')} does not match the bundle manifest`));
-    const mapped = mapBackendError(await failed.catch((e: unknown) => e));
+    const mapped = matchError(await failed.catch((e: unknown) => e));
     expect(mapped?.code).toBe(ErrorCode.BackendUnavailable);
     // A failed read is not remembered: once the file is whole again, the same engine answers.
     writeFileSync(join(out, text), whole);
