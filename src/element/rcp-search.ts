@@ -244,6 +244,9 @@ export class RcpSearchElement extends HTMLElement {
   }
 
   private clear(): void {
+    // A search still waiting or in flight must not bring the results back.
+    clearTimeout(this.timer);
+    this.inflight?.abort();
     this.list.replaceChildren();
     this.list.hidden = true;
     this.shown = [];
