@@ -39,7 +39,7 @@ beforeAll(async () => {
   docs = outcomes.flatMap((o) => (o.status === 'parsed' ? [o.doc] : []));
   ({ engine: inPage } = await makeEngine({ embedder: new HashEmbedder(), fields: store.manifest.fields }));
   for (const batch of batches(docs)) await inPage.add(batch, { chunk: true, contextual: true });
-});
+}, 120_000); // two builds of the site: seconds alone, longer on a loaded machine
 
 afterAll(() => {
   rmSync(site, { recursive: true, force: true });
