@@ -56,7 +56,7 @@ registerServiceWorker();
 const log = new FrameLog();
 mountInspector(log);
 
-// The playground is one consumer of the library: the same front door an embedding app uses.
+// The playground is one consumer of the library: the same `createInPageEngine` an embedding app uses.
 const clientInfo = { name: 'rcp-playground', version: '0.2.0' };
 // ?bundle=URL: serve a static index bundle (read-only) instead of this browser's index.
 const bundle = bundleParam();
