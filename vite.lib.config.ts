@@ -26,14 +26,18 @@ function workerBesideIndex(): Plugin {
     // After minification, so the URL stays a plain double-quoted string (webpack, too, wants that).
     generateBundle(_options, bundle) {
       for (const out of Object.values(bundle)) {
-        if (out.type === 'chunk' && out.code.includes(PLACEHOLDER)) out.code = out.code.replaceAll(PLACEHOLDER, '"./worker.js"');
+        // boot.ts may land in a chunk shared by index.js and search.js (chunks/…): the URL is relative to that file.
+        const up = out.fileName.split('/').length - 1;
+        const url = up === 0 ? './worker.js' : `${'../'.repeat(up)}worker.js`;
+        if (out.type === 'chunk' && out.code.includes(PLACEHOLDER)) out.code = out.code.replaceAll(PLACEHOLDER, `"${url}"`);
       }
     },
   };
 }
 
 /**
- * `npm run build:lib` → `lib/`: `index.js` (client, federation; ESM), `worker.js` (the engine) and
+ * `npm run build:lib` → `lib/`: `index.js` (client, federation; ESM), `search.js` (the `<rcp-search>`
+ * element), `worker.js` (the engine) and
  * the chunks they share. onnxruntime-web resolves to its build without an embedded wasm
  * (`onnxruntime-web-use-extern-wasm`): the runtime is fetched from `wasmPaths` at run time, so the
  * package carries no copy of it.
@@ -51,7 +55,7 @@ export default defineConfig({
     modulePreload: false,
     copyPublicDir: false,
     rollupOptions: {
-      input: { index: resolve(root, 'src/lib/index.ts'), worker: resolve(root, 'src/worker.ts') },
+      input: { index: resolve(root, 'src/lib/index.ts'), search: resolve(root, 'src/element/index.ts'), worker: resolve(root, 'src/worker.ts') },
       preserveEntrySignatures: 'strict',
       output: {
         format: 'es',

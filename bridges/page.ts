@@ -25,7 +25,13 @@ const identity = search.get('identity') ?? undefined;
 const federation = urls.length
   ? { engines: urls.map((url) => ({ id: new URL(url).host, url })), federateByDefault: search.get('federateDefault') === '1', ...(identity ? { identity } : {}) }
   : undefined;
-const config = { ...(Object.keys(deadlines).length ? { deadlines } : {}), ...(federation ? { federation } : {}) };
+// bridge.html?bundle=/docs/search/ serves a static index bundle (src/bundle) instead of the IndexedDB index.
+const bundle = search.get('bundle');
+const config = {
+  ...(Object.keys(deadlines).length ? { deadlines } : {}),
+  ...(federation ? { federation } : {}),
+  ...(bundle ? { bundle: new URL(bundle, location.href).href } : {}),
+};
 const configured = Object.keys(config).length ? worker.control.configure(config) : Promise.resolve();
 const ports = new Map<number, MessagePort>();
 let nextSid = 1;

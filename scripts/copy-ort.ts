@@ -1,6 +1,6 @@
 /**
  * Copies onnxruntime-web's runtime (the .mjs factory and its .wasm) into public/ort/, so the app
- * serves them from its own origin and never asks a CDN (run by `prepare`; the files are not committed).
+ * serves them from its own origin and never asks a CDN (run by `npm run setup`, scripts/install.sh; the files are not committed).
  */
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';

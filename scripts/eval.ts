@@ -30,8 +30,7 @@
  * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
  * (built by `npm run models`); --dtype q8|fp32 picks its weights.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -47,6 +46,7 @@ import { readBeir, type BeirQuery } from './lib/beir.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
 import { validateFeedback } from '../src/protocol/validate-feedback.ts';
+import { CachedEmbedder } from '../cli/vector-cache.ts';
 
 interface Args {
   dirs: string[];
@@ -237,62 +237,6 @@ async function loadReranker(method: string, embedder: Embedder | undefined): Pro
   const { config } = await models.readModelConfig(modelBase, true);
   if (!config.crossEncoder) throw new Error('--rerank cross-encoder: public/models/config.json names no crossEncoder');
   return models.CrossEncoderReranker.load({ modelBase, model: config.crossEncoder });
-}
-
-/**
- * Wraps an embedder with a disk cache of document vectors keyed by text, per model identity
- * (queries are embedded fresh: they are few, and the query prefix differs).
- */
-class CachedEmbedder implements Embedder {
-  readonly identity: string;
-  readonly dimension: number;
-  readonly normalized: boolean;
-  minSimilarity?: number;
-  readonly fusionWeights?: Embedder['fusionWeights'];
-  private readonly cache = new Map<string, Float32Array>();
-  private readonly path: string;
-  private dirty = false;
-
-  constructor(readonly inner: Embedder, dir: string) {
-    this.identity = inner.identity;
-    this.dimension = inner.dimension;
-    this.normalized = inner.normalized;
-    this.minSimilarity = inner.minSimilarity;
-    this.fusionWeights = inner.fusionWeights;
-    this.path = join(dir, `${inner.identity.replace(/[^A-Za-z0-9_.-]+/g, '_')}.bin`);
-    if (existsSync(this.path)) {
-      const buf = readFileSync(this.path);
-      const headerLen = buf.readUInt32LE(0);
-      const keys = JSON.parse(buf.subarray(4, 4 + headerLen).toString('utf8')) as string[];
-      const data = new Float32Array(buf.buffer.slice(buf.byteOffset + 4 + headerLen, buf.byteOffset + buf.length));
-      keys.forEach((k, i) => this.cache.set(k, data.slice(i * this.dimension, (i + 1) * this.dimension)));
-    }
-  }
-
-  async embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]> {
-    if (kind === 'query') return this.inner.embed(texts, kind, signal);
-    const keys = texts.map((t) => createHash('sha1').update(t).digest('hex'));
-    const todo = texts.map((_, i) => i).filter((i) => !this.cache.has(keys[i]));
-    if (todo.length) {
-      const vs = await this.inner.embed(todo.map((i) => texts[i]), kind, signal);
-      todo.forEach((i, j) => this.cache.set(keys[i], vs[j]));
-      this.dirty = true;
-    }
-    return keys.map((k) => this.cache.get(k)!);
-  }
-
-  save(): void {
-    if (!this.dirty) return;
-    mkdirSync(join(this.path, '..'), { recursive: true });
-    const keys = [...this.cache.keys()];
-    const header = Buffer.from(JSON.stringify(keys), 'utf8');
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(header.length);
-    const data = new Float32Array(keys.length * this.dimension);
-    keys.forEach((k, i) => data.set(this.cache.get(k)!, i * this.dimension));
-    writeFileSync(this.path, Buffer.concat([len, header, Buffer.from(data.buffer)]));
-    this.dirty = false;
-  }
 }
 
 async function main(): Promise<void> {

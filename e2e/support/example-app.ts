@@ -33,11 +33,16 @@ export interface BuiltExample {
   installLog: string;
 }
 
+/** Builds lib/ and packs the package into `dir` (as `npm publish` would); returns the tarball's path. */
+export function packPackage(dir: string): string {
+  run(process.execPath, ['--import', 'tsx', 'scripts/build-lib.ts'], root);
+  const packed = run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], root).trim().split('\n').pop()!;
+  return join(dir, packed);
+}
+
 export function buildExampleApp(): BuiltExample {
   const tmp = mkdtempSync(join(tmpdir(), 'rcp-example-'));
-  run(process.execPath, ['--import', 'tsx', 'scripts/build-lib.ts'], root);
-  const packed = run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tmp], root).trim().split('\n').pop()!;
-  const tarball = join(tmp, packed);
+  const tarball = packPackage(tmp);
 
   const dir = join(tmp, 'app');
   cpSync(join(root, 'examples/vite-app'), dir, { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) });

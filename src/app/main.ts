@@ -8,6 +8,7 @@ import { createInPageEngine } from '../client/in-page-engine.ts';
 import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
 import type { WorkerStatus } from '../protocol/control.ts';
 import { mountAreas } from './areas.ts';
+import { bundleParam, mountBundle } from './bundle-panel.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
 import { changeThrottle } from './change-throttle.ts';
 import { mountCorpusMap } from './corpus-map-view.ts';
@@ -57,7 +58,10 @@ mountInspector(log);
 
 // The playground is one consumer of the library: the same `createInPageEngine` an embedding app uses.
 const clientInfo = { name: 'rcp-playground', version: '0.2.0' };
-const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, client: { onFrame: (d, f) => log.add(d, f), clientInfo } }).then(async (engine) => {
+// ?bundle=URL: serve a static index bundle (read-only) instead of this browser's index.
+const bundle = bundleParam();
+mountBundle(bundle);
+const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, bundle, client: { onFrame: (d, f) => log.add(d, f), clientInfo } }).then(async (engine) => {
   // Imports get a session of their own: a session orders every request after the writes sent
   // before it (read-your-writes), so a search on the page's session would wait for a whole import.
   const writer = await engine.openSession({ onFrame: (d, f) => log.add(d, f, 'import'), clientInfo: { ...clientInfo, name: 'rcp-playground-import' } });
@@ -161,7 +165,7 @@ async function allDocumentIds(): Promise<Set<string>> {
 const clearBtn = byId<HTMLButtonElement>('clear-index');
 const clearConfirm = byId<HTMLButtonElement>('clear-confirm');
 const clearCancel = byId<HTMLButtonElement>('clear-cancel');
-clearBtn.hidden = !hasInpage(client);
+clearBtn.hidden = !hasInpage(client) || bundle !== undefined;
 const showConfirm = (on: boolean) => {
   byId('clear-confirm-group').hidden = !on;
   clearBtn.hidden = on;
@@ -190,6 +194,8 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
   await new Promise((r) => setTimeout(r, 100));
   s = await updateStats();
 }
-if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
+if (bundle) {
+  // Read-only: nothing to seed or resume.
+} else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
 setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);

@@ -28,6 +28,12 @@ export interface InPageEngineOptions {
    */
   vectorsBase?: string;
   /**
+   * URL of a static index bundle built by `rcp-in-page index` (its folder or its rcp-bundle.json),
+   * relative to the page or absolute. The engine then serves that bundle, read-only, with the
+   * model it was built with (from `modelBase`); `database` is not used. Default: none.
+   */
+  bundle?: string;
+  /**
    * The engine worker. Default: the `worker.js` beside this module, which bundlers pick up. Pass
    * your own (e.g. `new Worker('/vendor/rcp-in-page/worker.js', { type: 'module' })`) to serve it
    * from elsewhere.
@@ -77,6 +83,12 @@ function absolute(url: string | undefined): string | undefined {
   return href.endsWith('/') ? href : `${href}/`;
 }
 
+/** `url` resolved against the page (as is: a bundle URL may name its manifest file). */
+function resolved(url: string | undefined): string | undefined {
+  const base = typeof document !== 'undefined' ? document.baseURI : globalThis.location?.href;
+  return url === undefined || !base ? url : new URL(url, base).href;
+}
+
 /** Starts an in-page engine and returns its initialized RCP client. Rejects (and stops the worker) if it cannot start. */
 export async function createInPageEngine(options: InPageEngineOptions = {}): Promise<InPageEngine> {
   const worker = options.worker ?? spawnEngineWorker();
@@ -87,7 +99,7 @@ export async function createInPageEngine(options: InPageEngineOptions = {}): Pro
   );
   const orFail = <T>(p: Promise<T>): Promise<T> => Promise.race([p, failed]);
   try {
-    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models, vectorsBase: absolute(options.vectorsBase) };
+    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models, vectorsBase: absolute(options.vectorsBase), bundle: resolved(options.bundle) };
     await orFail(handle.control.configure(Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined))));
     const engine = new InPageEngine(await orFail(handle.openPort()), handle, options.client);
     await orFail(engine.connect());

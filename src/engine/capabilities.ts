@@ -19,6 +19,8 @@ export interface CapabilityInputs {
   defaultMode?: RetrieveMode;
   /** The store keeps feedback (IndexStore.updateFeedback): `feedback` is served. */
   feedback?: boolean;
+  /** A read-only store (a bundle): no `index` capability, so `index/add` and `index/delete` are -32003. */
+  readOnly?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
     retrieve,
     filter: { fields: { ...i.fields }, operators: [...FILTER_OPERATORS], dates: 'rfc3339' },
     // `maxDocuments` is the per-call bound `index/add` enforces (validateIndexAdd, -32013).
-    index: { writable: true, chunking: true, contextual: true, maxDocuments: i.limits.maxDocumentsPerAdd },
+    index: i.readOnly ? undefined : { writable: true, chunking: true, contextual: true, maxDocuments: i.limits.maxDocumentsPerAdd },
     session: { dedup: true, ttlSeconds: i.limits.sessionTtlSeconds },
     pagination: {},
     citations: {},

@@ -33,6 +33,12 @@ export interface EngineOptions {
    * `pendingVectors()` says how far behind it is. Default false (vectors in the same commit).
    */
   embedInBackground?: boolean;
+  /**
+   * The store is read-only (a bundle built ahead, src/bundle): vectors from another model are not
+   * re-embedded in the background (that would read every text only to fail its commit); dense
+   * search skips them and `open()` warns. Default false.
+   */
+  readOnly?: boolean;
   /** Clock for session TTLs and the re-embedding back-off (tests). */
   now?: () => number;
   /**

@@ -78,6 +78,8 @@ export class Engine {
   readonly embedder?: Embedder;
   /** Vectors are written by the background pass, not by `add` (slow encoders; sparse sees text at once). */
   private readonly embedInBackground: boolean;
+  /** The store takes no writes (EngineOptions.readOnly). */
+  private readonly readOnly: boolean;
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -114,6 +116,7 @@ export class Engine {
     this.store = options.store;
     this.embedder = options.embedder;
     this.embedInBackground = options.embedInBackground === true;
+    this.readOnly = options.readOnly === true;
     this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
@@ -144,7 +147,7 @@ export class Engine {
       (id) => this.state.docsIfBuilt?.get(id)?.version,
       this.coordination && (() => !this.state.needsRefresh),
     );
-    if (this.embedder) {
+    if (this.embedder && !this.readOnly) {
       this.reembed = new BackgroundReembed({
         embedder: this.embedder,
         store: this.store,
@@ -568,6 +571,7 @@ export class Engine {
       fields: this.fields,
       defaultMode: this.defaultMode,
       feedback: this.feedbacks.available,
+      readOnly: this.readOnly,
     });
   }
 

@@ -88,6 +88,12 @@ export interface EngineConfig {
    * for a slow device (software WebGPU in tests). Default: the server's own.
    */
   deadlines?: Record<string, number>;
+  /**
+   * Absolute URL of a static index bundle (`rcp-in-page index` output: its folder or its
+   * rcp-bundle.json). The worker then serves that bundle, read-only, instead of its IndexedDB
+   * index, with the model the bundle was built with. Default: none.
+   */
+  bundle?: string;
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
   /**

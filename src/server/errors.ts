@@ -10,7 +10,8 @@
  *  3. a model that cannot serve (ModelUnavailableError, src/engine/errors.ts) → -32010, retryable;
  *  4. an input the model cannot represent (UnembeddableInputError) → -32602 naming its field;
  *  5. IndexedDB unavailable (missing, blocked, closed, another schema version, I/O, a transaction
- *     aborted without a cause) → -32010;
+ *     aborted without a cause), or a bundle file that cannot be read (src/bundle BundleError,
+ *     naming the file) → -32010;
  *  6. a deterministic IndexedDB failure (DataCloneError…) → -32603, `retryable: false`;
  *  7. anything else (a plain bug: TypeError, RangeError, Error) → -32603 with a short detail, no
  *     stack, naming no layer it did not come from.
@@ -61,6 +62,8 @@ const RULES: readonly Rule[] = [
   ({ value, message }) => (value instanceof ModelUnavailableError ? backendUnavailable(message) : undefined),
   ({ value, message }) => (value instanceof UnembeddableInputError ? invalidParams(value.field, message) : undefined),
   ({ name, message }) => (name !== undefined && STORAGE_UNAVAILABLE.has(name) ? backendUnavailable(`IndexedDB ${name}: ${message}`) : undefined),
+  // src/bundle: a bundle file missing, damaged or from another build (the message names the file).
+  ({ name, message }) => (name === 'BundleError' ? backendUnavailable(message) : undefined),
   ({ name, message }) => {
     if (name === undefined || !STORAGE_DETERMINISTIC.has(name)) return undefined;
     const detail = `IndexedDB ${name}: ${message}`;

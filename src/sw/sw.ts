@@ -4,7 +4,7 @@
  * - One cache per build, named with the build hash; `activate` deletes every older one.
  * - Precaches the app shell, the ORT runtime (/ort/), the model files (/models/) and the sample
  *   corpus. `PRECACHE` and `BUILD_HASH` are injected at build time (scripts/vite-sw.ts).
- * - HTML: network first, cache as fallback (so a new deploy is seen at once when online).
+ * - HTML and index bundle manifests: network first, cache as fallback (a new deploy is seen at once when online).
  * - Hashed assets, models, runtime, sample: cache first (their names or the cache version pin them).
  * - Safe update: a new worker installs and waits; the page offers "reload", which posts
  *   `skip-waiting`. Only then does it take over.
@@ -35,7 +35,12 @@ self.addEventListener('message', (event) => {
   if ((event.data as { type?: string } | null)?.type === 'skip-waiting') void self.skipWaiting();
 });
 
-const isHtml = (req: Request, url: URL) => req.mode === 'navigate' || url.pathname.endsWith('.html') || url.pathname === '/';
+/**
+ * Network first: pages, and index bundles' manifests (`rcp-in-page index`), the one bundle file
+ * whose name does not change when the site is rebuilt. A bundle's other files are named by their
+ * content hash, so cache first keeps them right, and a visited site's search works offline.
+ */
+const isNetworkFirst = (req: Request, url: URL) => req.mode === 'navigate' || url.pathname.endsWith('.html') || url.pathname === '/' || url.pathname.endsWith('/rcp-bundle.json');
 
 async function networkFirst(req: Request, url: URL): Promise<Response> {
   const cache = await caches.open(CACHE);
@@ -64,5 +69,5 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(req.url);
   if (req.method !== 'GET' || url.origin !== self.location.origin || req.headers.has('range')) return;
   if (url.pathname === '/sw.js') return;
-  event.respondWith(isHtml(req, url) ? networkFirst(req, url) : cacheFirst(req));
+  event.respondWith(isNetworkFirst(req, url) ? networkFirst(req, url) : cacheFirst(req));
 });

@@ -48,7 +48,8 @@ function fromRecords(value: unknown, file: string): IndexDocument[] {
 
 const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-function markdownTitle(text: string): string | undefined {
+/** The text of a Markdown document's first `# ` heading. */
+export function markdownTitle(text: string): string | undefined {
   return /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
 }
 

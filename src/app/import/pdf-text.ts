@@ -4,11 +4,23 @@
  * 'unsafe-eval', and fonts are not loaded (text extraction does not need them).
  */
 /** Text, page count and where each page starts in the text (for page numbers in citations). */
-export async function pdfToText(data: ArrayBuffer): Promise<{ title?: string; text: string; pages: number; pageStarts: number[] }> {
+export async function pdfToText(data: ArrayBuffer): Promise<PdfText> {
   const pdfjs = await import('pdfjs-dist');
   if (!pdfjs.GlobalWorkerOptions.workerPort) {
     pdfjs.GlobalWorkerOptions.workerPort = new Worker(new URL('pdfjs-dist/build/pdf.worker.min.mjs', import.meta.url), { type: 'module', name: 'pdfjs' });
   }
+  return pdfTextWith(pdfjs, data);
+}
+
+export interface PdfText {
+  title?: string;
+  text: string;
+  pages: number;
+  pageStarts: number[];
+}
+
+/** The same extraction over a pdfjs module already set up (the CLI passes pdfjs-dist's Node build). */
+export async function pdfTextWith(pdfjs: Pick<typeof import('pdfjs-dist'), 'getDocument'>, data: ArrayBuffer): Promise<PdfText> {
   const task = pdfjs.getDocument({ data: new Uint8Array(data), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
   const pdf = await task.promise;
   try {

@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type BrowserContext } from '@playwright/test';
+import { buildIndex, sitePaths } from '../cli/build-index.ts';
+import { loadDom, loadPdfjs } from '../cli/node-deps.ts';
+import { readPage } from '../cli/read-page.ts';
+import { loadEmbedder } from '../src/models/index.ts';
+import type { IndexDocument } from '../src/protocol/types.ts';
+import { writeSite } from '../test/bundle/site-fixture.ts';
+import { call, openTab } from './support/rcp-page.ts';
+import { ORIGIN, search, STATIC_MODEL, watchOrigin } from './support/playground.ts';
+
+/**
+ * A site built ahead with `rcp-in-page index` and opened by the worker over HTTP (bridge.html?bundle=):
+ * the same RCP server answers as it does over the same pages added in the page, reads the
+ * manifest first and the vectors only after the first answer, refuses writes, and says which file
+ * is missing when one is.
+ */
+const MODEL = 'glove-static-100d'; // fast in both runtimes; the bundle names it, so the worker runs it too
+let site: string;
+let out: string;
+let docs: IndexDocument[];
+
+test.beforeAll(async () => {
+  site = writeSite(10);
+  out = mkdtempSync(join(tmpdir(), 'rcp-e2e-bundle-'));
+  const modelBase = join(import.meta.dirname, '..', 'public', 'models') + '/';
+  await buildIndex({ input: site, out, baseUrl: '', model: { name: MODEL, load: () => loadEmbedder({ modelBase, model: MODEL, dtype: 'q8' }) }, log: () => undefined });
+  const ctx = { dom: await loadDom(), pdfjs: loadPdfjs, baseUrl: '' };
+  docs = (await Promise.all(sitePaths(site, []).map((p) => readPage(join(site, p), p, ctx)))).flatMap((o) => (o.status === 'parsed' ? [o.doc] : []));
+});
+
+test.afterAll(() => {
+  rmSync(site, { recursive: true, force: true });
+  rmSync(out, { recursive: true, force: true });
+});
+
+/** Serves the bundle folder under /site-search/ (as a static host would), recording what is fetched. */
+async function serveBundle(context: BrowserContext, missing?: string): Promise<string[]> {
+  const fetched: string[] = [];
+  await context.route(`${ORIGIN}/site-search/**`, (route) => {
+    const path = decodeURIComponent(new URL(route.request().url()).pathname.slice('/site-search/'.length));
+    fetched.push(path);
+    if (path === missing) return route.fulfill({ status: 404, body: 'not found' });
+    try {
+      return route.fulfill({ body: readFileSync(join(out, path)), contentType: path.endsWith('.json') ? 'application/json' : 'application/octet-stream' });
+    } catch {
+      return route.fulfill({ status: 404, body: 'not found' });
+    }
+  });
+  return fetched;
+}
+
+const QUERIES = ['white whale', 'Ishmael sea voyage', 'harpoon line', 'Further', 'the captain of the ship'];
+
+test.describe('a static bundle opened over HTTP', () => {
+  test('answers as the same pages indexed in the page, reading only what the queries need', async ({ browser }) => {
+    const bundleContext = await browser.newContext();
+    const { external } = await watchOrigin(bundleContext);
+    const fetched = await serveBundle(bundleContext);
+    const bundled = await bundleContext.newPage();
+    const init = await openTab(bundled, 'e2e-bundle', {}, '?bundle=/site-search/');
+    expect(init.error).toBeUndefined();
+    const caps = init.result.capabilities;
+    expect(caps.index).toBeUndefined(); // read-only: no writes advertised
+    expect(caps['x-inpage'].bundle).toMatchObject({ documents: docs.length, readOnly: true });
+    expect(caps.retrieve.modes).toContain('hybrid');
+
+    const first = await call(bundled, 'retrieve', { query: 'white whale', k: 5, mode: 'sparse' });
+    expect(first.result.hits.length).toBeGreaterThan(0);
+    // Manifest first, then the segments and only the text shards of the hits: no vectors before the first answer.
+    expect(fetched[0]).toBe('rcp-bundle.json');
+    const manifest = JSON.parse(readFileSync(join(out, 'rcp-bundle.json'), 'utf8')) as { texts: { path: string }[]; segments: { vectors?: { path: string } }[] };
+    const before = fetched.slice();
+    expect(before.some((p) => p.startsWith('vectors/'))).toBe(false);
+    expect(before.filter((p) => p.startsWith('texts/')).length).toBeLessThan(manifest.texts.length);
+
+    const pageContext = await browser.newContext();
+    const outside = await watchOrigin(pageContext, { modelConfig: STATIC_MODEL });
+    const inPage = await pageContext.newPage();
+    await openTab(inPage, 'e2e-in-page');
+    const added = await call(inPage, 'index/add', { documents: docs, chunk: true, contextual: true });
+    expect(added.error).toBeUndefined();
+
+    for (const mode of ['sparse', 'hybrid', 'dense'] as const) {
+      for (const query of QUERIES) {
+        const params = { query, k: 8, mode, includeText: true };
+        const [a, b] = [await call(bundled, 'retrieve', params), await call(inPage, 'retrieve', params)];
+        expect(a.error, `${mode} ${query}`).toBeUndefined();
+        const ids = (r: typeof a) => r.result.hits.map((h: { id: string }) => h.id);
+        expect(ids(a), `${mode}: ${query}`).toEqual(ids(b));
+        a.result.hits.forEach((h: { score: number; text: string }, i: number) => {
+          // Vectors embedded by onnxruntime-node (bundle) and onnxruntime-web (page) agree to float rounding.
+          expect(h.score).toBeCloseTo(b.result.hits[i].score, mode === 'sparse' ? 9 : 4);
+          expect(h.text).toBe(b.result.hits[i].text);
+        });
+      }
+    }
+    expect(fetched.some((p) => p.startsWith('vectors/'))).toBe(true);
+
+    const write = await call(bundled, 'index/add', { documents: [{ id: 'x', text: 'new page' }] });
+    expect(write.error?.code).toBe(-32003);
+    const clear = await call(bundled, 'x-inpage/clear', {});
+    expect(clear.error?.code).toBe(-32004);
+    expect(external).toEqual([]);
+    expect(outside.external).toEqual([]);
+    await bundleContext.close();
+    await pageContext.close();
+  });
+
+  test('a missing text shard is named in a -32010, and the rest keeps serving', async ({ context, page }) => {
+    const manifest = JSON.parse(readFileSync(join(out, 'rcp-bundle.json'), 'utf8')) as { texts: { path: string }[] };
+    const missing = manifest.texts[0].path;
+    await serveBundle(context, missing);
+    await openTab(page, 'e2e-bundle', {}, '?bundle=/site-search/');
+    const errors: string[] = [];
+    let served = 0;
+    for (const query of QUERIES) {
+      const r = await call(page, 'retrieve', { query, k: 3, mode: 'sparse' });
+      if (r.error) {
+        expect(r.error.code).toBe(-32010);
+        errors.push(r.error.data?.detail ?? r.error.message);
+      } else served++;
+    }
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toContain(missing);
+    expect(served).toBeGreaterThan(0);
+  });
+
+  test('the playground opens a bundle by URL, read-only, and searches it offline on the next visit', async ({ context, page }) => {
+    const { external } = await watchOrigin(context);
+    await serveBundle(context);
+    await page.goto('/index.html?panel=documents');
+    await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
+    await page.locator('#bundle-url').fill(`${ORIGIN}/site-search/rcp-bundle.json`);
+    await page.locator('#bundle-form button').click();
+    await expect(page.locator('#bundle-note')).toContainText('read-only');
+    await expect(page.locator('#drop-zone')).toBeHidden();
+    await expect(page.locator('#index-stats')).toContainText(`${docs.length} documents`, { timeout: 60_000 });
+    await search(page, 'white whale');
+    await expect(page.locator('#hits li').first()).toContainText(/whale/i);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+    // Nothing serves the bundle any more (the preview server has none): only the service worker's cache can.
+    await context.unroute(`${ORIGIN}/site-search/**`);
+    await context.setOffline(true);
+    await page.reload();
+    await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
+    await search(page, 'white whale');
+    await expect(page.locator('#hits li').first()).toContainText(/whale/i);
+    await context.setOffline(false);
+    expect(external).toEqual([]);
+  });
+});

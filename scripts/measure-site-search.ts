@@ -1,0 +1,182 @@
+/**
+ * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N]`:
+ * rcp-in-page and Pagefind side by side on the same static sites, the dev collections turned into
+ * sites (one HTML page per document: its title as <title> and <h1>, its text as paragraphs).
+ * Prints, per site and system: build time (wall and CPU), bundle size, and, in Chromium from a cold
+ * cache, bytes fetched and time until the first result of the first query (the engine started at
+ * that moment, as an element does on first use), then nDCG@10 over all the collection's queries
+ * (page-level: rcp-in-page's `unit: "document"`, Pagefind's page results). Prints `uptime` first.
+ *
+ * rcp-in-page: `rcp-in-page index` (cli/build-index.ts), the engine's default mode (hybrid with
+ * the default model, or sparse with --model none), queried through the worker over the bundle.
+ * Pagefind: the `pagefind` binary from @pagefind/linux-x64, queried with its own pagefind.js.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { routeApp } from '../bridges/static-server.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
+import { buildIndex } from '../cli/build-index.ts';
+import { loadEmbedder } from '../src/models/index.ts';
+
+const root = join(import.meta.dirname, '..');
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' } } });
+const dirs = positionals.length ? positionals : ['cacm', 'npl', 'time'].map((c) => join(root, '..', 'shared', 'eval', c));
+const model = values.model ?? 'minilm-l6-v2';
+const maxQueries = Number(values.queries ?? Infinity);
+const ORIGIN = 'http://localhost:4399';
+const PAGEFIND = join(dirname(createRequire(import.meta.url).resolve('@pagefind/linux-x64/package.json')), 'bin', 'pagefind_extended');
+
+const readJsonl = (p: string): Record<string, string>[] => readFileSync(p, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+const escape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const pageName = (id: string): string => `${encodeURIComponent(id).replace(/%/g, '_')}.html`;
+
+function folderBytes(dir: string): { bytes: number; files: number } {
+  let bytes = 0, files = 0;
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile() || e.parentPath.includes('.rcp-cache')) continue;
+    bytes += statSync(join(e.parentPath, e.name)).size;
+    files++;
+  }
+  return { bytes, files };
+}
+
+function ndcg10(ranked: string[], rel: Map<string, number>): number {
+  let dcg = 0;
+  ranked.slice(0, 10).forEach((d, i) => (dcg += (rel.get(d) ?? 0) / Math.log2(i + 2)));
+  const ideal = [...rel.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, 10);
+  const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+  return idcg > 0 ? dcg / idcg : 0;
+}
+
+/** CPU seconds of this process and its children so far. */
+const cpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+const SEARCH_PAGE = (system: 'rcp' | 'pagefind', mode: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>search</title></head><body>
+<script type="module">
+  window.searchFirst = async (q) => {
+    const t0 = performance.now();
+    ${system === 'rcp'
+      ? `const { createInPageEngine } = await import('/rcp-in-page/index.js');
+    window.engine = await createInPageEngine({ bundle: '/rcp-search/', models: ${mode !== 'sparse'}, modelBase: '/models/', wasmPaths: '/rcp-in-page/ort/' });
+    const r = await window.engine.request('retrieve', { query: q, k: 10, unit: 'document' });
+    return { ms: performance.now() - t0, first: r.hits[0]?.id };`
+      : `window.pf = await import('/pagefind/pagefind.js');
+    const s = await window.pf.search(q);
+    const first = s.results[0] ? (await s.results[0].data()).url : undefined;
+    return { ms: performance.now() - t0, first };`}
+  };
+  window.searchAll = async (qs) => {
+    const out = [];
+    for (const q of qs) {
+      ${system === 'rcp'
+        ? `const r = await window.engine.request('retrieve', { query: q, k: 10, unit: 'document' });
+      out.push(r.hits.map((h) => h.id));`
+        : `const s = await window.pf.search(q);
+      out.push(await Promise.all(s.results.slice(0, 10).map(async (r) => (await r.data()).url)));`}
+    }
+    return out;
+  };
+</script></body></html>`;
+
+console.log(execFileSync('uptime', { encoding: 'utf8' }).trim());
+const rows: string[] = [];
+for (const dir of dirs) {
+  const name = basename(dir);
+  const corpus = readJsonl(join(dir, 'corpus.jsonl'));
+  const queries = readJsonl(join(dir, 'queries.jsonl'));
+  const qrels = new Map<string, Map<string, number>>();
+  for (const line of readFileSync(join(dir, 'qrels', 'test.tsv'), 'utf8').split('\n').slice(1)) {
+    const [q, d, s] = line.trim().split('\t');
+    if (!q || !d) continue;
+    if (!qrels.has(q)) qrels.set(q, new Map());
+    qrels.get(q)!.set(d, Number(s));
+  }
+  const judged = queries.filter((q) => [...(qrels.get(String(q._id))?.values() ?? [])].some((g) => g > 0)).slice(0, maxQueries);
+  const site = mkdtempSync(join(tmpdir(), `rcp-vs-pagefind-${name}-`));
+  const idOfPage = new Map<string, string>();
+  for (const d of corpus) {
+    const file = pageName(String(d._id));
+    idOfPage.set(file, String(d._id));
+    const title = d.title || `Document ${d._id}`;
+    const body = (d.text ?? '').split(/\n\s*\n/).map((p) => `<p>${escape(p)}</p>`).join('\n');
+    writeFileSync(join(site, file), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><main><h1>${escape(title)}</h1>\n${body}</main></body></html>\n`);
+  }
+
+  // rcp-in-page: build.
+  const rcpOut = join(site, 'rcp-search');
+  let t = performance.now(), c = cpu();
+  const modelBase = join(root, 'public', 'models') + '/';
+  await buildIndex({ input: site, out: rcpOut, baseUrl: '', model: model === 'none' ? undefined : { name: model, load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) }, log: () => undefined });
+  const rcpBuild = { ms: performance.now() - t, cpu: cpu() - c };
+  t = performance.now();
+  const again = await buildIndex({ input: site, out: rcpOut, baseUrl: '', model: model === 'none' ? undefined : { name: model, load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) }, log: () => undefined });
+  const rcpRebuild = { ms: performance.now() - t, upToDate: again.upToDate };
+  const rcpSize = folderBytes(rcpOut);
+
+  // Pagefind: build (a child process: its CPU time is the child's).
+  t = performance.now();
+  const pf = spawnSync(PAGEFIND, ['--site', site, '--output-subdir', 'pagefind', '--glob', '*.html', '--quiet'], { encoding: 'utf8' });
+  if (pf.status !== 0) throw new Error(`pagefind failed: ${pf.stderr}`);
+  const pfBuild = { ms: performance.now() - t };
+  const pfSize = folderBytes(join(site, 'pagefind'));
+
+  // The search pages and the package's files beside the sites.
+  cpSyncLib(site);
+  writeFileSync(join(site, 'search-rcp.html'), SEARCH_PAGE('rcp', model === 'none' ? 'sparse' : 'default'));
+  writeFileSync(join(site, 'search-pagefind.html'), SEARCH_PAGE('pagefind', ''));
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const results: Record<string, { bytes: number; ms: number; ndcg: number }> = {};
+  for (const system of ['rcp', 'pagefind'] as const) {
+    const context = await browser.newContext();
+    let bytes = 0;
+    let counting = false;
+    context.on('requestfinished', async (r) => {
+      if (!counting) return;
+      const s = await r.sizes().catch(() => undefined);
+      bytes += s ? s.responseBodySize : 0;
+    });
+    await routeApp(context, ORIGIN, site);
+    const page = await context.newPage();
+    await page.goto(`${ORIGIN}/search-${system}.html`);
+    await page.waitForFunction(() => 'searchFirst' in window);
+    counting = true;
+    const first = await page.evaluate((q) => (window as unknown as { searchFirst(q: string): Promise<{ ms: number }> }).searchFirst(q), String(judged[0].text));
+    await page.waitForTimeout(300); // let requestfinished sizes arrive
+    counting = false;
+    const firstBytes = bytes;
+    const lists = await page.evaluate((qs) => (window as unknown as { searchAll(q: string[]): Promise<string[][]> }).searchAll(qs), judged.map((q) => String(q.text)));
+    const ids = lists.map((l) => l.map((x) => idOfPage.get(x.replace(/^\//, '')) ?? x));
+    const ndcg = ids.reduce((s, l, i) => s + ndcg10(l, qrels.get(String(judged[i]._id))!), 0) / ids.length;
+    results[system] = { bytes: firstBytes, ms: first.ms, ndcg };
+    console.error(`${name} ${system}: ${(ids.reduce((n, l) => n + l.length, 0) / ids.length).toFixed(1)} results per query on average (of at most 10)`);
+    await context.close();
+  }
+  await browser.close();
+  const kb = (b: number): string => `${(b / 1024).toFixed(0)} KB`;
+  rows.push(`| ${name} (${corpus.length} pages, ${judged.length} queries) | rcp-in-page (${model === 'none' ? 'sparse' : `default mode, ${model}`}) | ${(rcpBuild.ms / 1000).toFixed(1)} s (${rcpBuild.cpu.toFixed(1)} s CPU); unchanged rebuild ${(rcpRebuild.ms / 1000).toFixed(1)} s | ${kb(rcpSize.bytes)} in ${rcpSize.files} files | ${kb(results.rcp.bytes)} | ${results.rcp.ms.toFixed(0)} ms | ${results.rcp.ndcg.toFixed(4)} |`);
+  rows.push(`| | Pagefind 1.6.0 | ${(pfBuild.ms / 1000).toFixed(1)} s | ${kb(pfSize.bytes)} in ${pfSize.files} files | ${kb(results.pagefind.bytes)} | ${results.pagefind.ms.toFixed(0)} ms | ${results.pagefind.ndcg.toFixed(4)} |`);
+  console.log(rows.slice(-2).join('\n'));
+  rmSync(site, { recursive: true, force: true });
+}
+console.log('\n| site | system | build | bundle | bytes before the first result (cold) | time to first result (cold) | nDCG@10 |\n|---|---|---|---|---|---|---|');
+console.log(rows.join('\n'));
+console.log(execFileSync('uptime', { encoding: 'utf8' }).trim());
+
+/** The package's lib/ (built by `npm run build:lib`) and the models folder, as the search page serves them. */
+function cpSyncLib(site: string): void {
+  execFileSync('cp', ['-r', join(root, 'lib'), join(site, 'rcp-in-page')]);
+  mkdirSync(join(site, 'models'), { recursive: true });
+  if (model !== 'none') {
+    writeFileSync(join(site, 'models', 'config.json'), JSON.stringify({ embedder: model, dtype: 'q8', device: 'wasm' }));
+    execFileSync('cp', ['-r', join(root, 'public', 'models', model), join(site, 'models', model)]);
+  }
+}

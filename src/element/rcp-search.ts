@@ -1,0 +1,323 @@
+/**
+ * `<rcp-search bundle="/search/">`: site search over a bundle built by `rcp-in-page index`, as a
+ * custom element with no framework. The engine (its worker) starts on first use — focus, typing or
+ * the dialog opening — never at page load, so a page that is only read costs nothing.
+ *
+ * Attributes: `bundle` (URL of the bundle, required), `mode` (sparse | dense | hybrid; default
+ * the engine's), `k` (passages asked for, default 10), `dialog` (a button and Ctrl/⌘-K open a
+ * modal dialog instead of an inline box), `models` and `wasm` (where the model files and the ONNX
+ * runtime lie, default `/models/` and `/ort/`; not needed when `mode="sparse"`), `placeholder`.
+ *
+ * Keyboard: ↓/↑ move through the passages, Enter opens the active one (its deep link), Esc clears
+ * the box (or closes the dialog). Screen readers hear the result count from a live region.
+ * Themable with CSS custom properties (--rcp-search-*) and ::part (input, results, group,
+ * group-title, passage, section, mark, status, filters, filter, trigger, dialog).
+ */
+import { createInPageEngine, type InPageEngine } from '../client/in-page-engine.ts';
+import { facetValues } from '../client/inpage.ts';
+import { RcpError } from '../protocol/errors.ts';
+import type { FilterNode, Hit, RetrieveParams } from '../protocol/types.ts';
+import { renderResults, type ShownPassage } from './results-view.ts';
+import { STYLE } from './style.ts';
+
+/** Keystrokes within this many ms make one search (each search cancels the previous one). */
+const DEBOUNCE_MS = 80;
+/** Keyword fields with more values than this are not offered as a filter (a select would not help). */
+const MAX_FILTER_VALUES = 40;
+let instances = 0;
+
+type Mode = 'sparse' | 'dense' | 'hybrid';
+
+export class RcpSearchElement extends HTMLElement {
+  static readonly observedAttributes = ['placeholder'];
+  private readonly root: ShadowRoot;
+  private readonly input: HTMLInputElement;
+  private readonly list: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly filters: HTMLElement;
+  private readonly box: HTMLElement;
+  /** In `dialog` mode (decided when first connected: attributes are not there in the constructor). */
+  private dialogEl?: HTMLDialogElement;
+  private laidOut = false;
+  private readonly idBase = `rcp-search-${++instances}`;
+  private engine: Promise<InPageEngine> | undefined;
+  private shown: ShownPassage[] = [];
+  private active = -1;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private inflight: AbortController | undefined;
+  private readonly filterValues = new Map<string, string>();
+  private readonly onGlobalKey = (ev: KeyboardEvent): void => {
+    if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === 'k') {
+      ev.preventDefault();
+      this.open();
+    }
+  };
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = STYLE;
+    const box = document.createElement('div');
+    box.className = 'box';
+    const label = document.createElement('label');
+    label.className = 'visually-hidden';
+    label.htmlFor = `${this.idBase}-q`;
+    label.textContent = 'Search this site';
+    this.input = document.createElement('input');
+    Object.assign(this.input, { id: `${this.idBase}-q`, type: 'search', autocomplete: 'off', spellcheck: false });
+    this.input.setAttribute('part', 'input');
+    this.input.setAttribute('role', 'combobox');
+    this.input.setAttribute('aria-expanded', 'false');
+    this.input.setAttribute('aria-autocomplete', 'list');
+    this.input.setAttribute('aria-controls', `${this.idBase}-list`);
+    this.filters = document.createElement('div');
+    this.filters.setAttribute('part', 'filters');
+    this.filters.hidden = true;
+    this.status = document.createElement('p');
+    this.status.setAttribute('part', 'status');
+    this.status.setAttribute('role', 'status');
+    this.status.setAttribute('aria-live', 'polite');
+    this.list = document.createElement('div');
+    this.list.id = `${this.idBase}-list`;
+    this.list.setAttribute('role', 'listbox');
+    this.list.setAttribute('aria-label', 'Search results');
+    this.list.setAttribute('part', 'results');
+    this.list.hidden = true;
+    box.append(label, this.input, this.filters, this.status, this.list);
+    this.box = box;
+    this.root.append(style);
+    this.input.addEventListener('focus', () => void this.start());
+    this.input.addEventListener('input', () => this.schedule());
+    this.input.addEventListener('keydown', (ev) => this.onKey(ev));
+    this.list.addEventListener('click', (ev) => {
+      const opt = (ev.target as Element).closest('[role=option]');
+      const i = this.shown.findIndex((p) => p.id === opt?.id);
+      if (i >= 0) this.go(i);
+    });
+  }
+
+  connectedCallback(): void {
+    this.input.placeholder = this.getAttribute('placeholder') ?? 'Search';
+    if (!this.laidOut) this.layOut();
+    if (this.dialogEl) document.addEventListener('keydown', this.onGlobalKey);
+  }
+
+  /** Inline box, or (attribute `dialog`) a button that opens it in a modal dialog. */
+  private layOut(): void {
+    this.laidOut = true;
+    if (!this.hasAttribute('dialog')) {
+      this.root.append(this.box);
+      return;
+    }
+    const trigger = document.createElement('button');
+    trigger.type = 'button';
+    trigger.setAttribute('part', 'trigger');
+    trigger.setAttribute('aria-keyshortcuts', 'Control+K Meta+K');
+    trigger.setAttribute('aria-haspopup', 'dialog');
+    trigger.textContent = 'Search';
+    const kbd = document.createElement('kbd');
+    kbd.textContent = 'Ctrl K';
+    trigger.append(' ', kbd);
+    trigger.addEventListener('click', () => this.open());
+    const dialog = (this.dialogEl = document.createElement('dialog'));
+    dialog.setAttribute('part', 'dialog');
+    dialog.setAttribute('aria-label', 'Search this site');
+    dialog.append(this.box);
+    // A click on the backdrop (the dialog itself, outside the box) closes it.
+    dialog.addEventListener('click', (ev) => ev.target === dialog && dialog.close());
+    this.root.append(trigger, dialog);
+  }
+
+  disconnectedCallback(): void {
+    document.removeEventListener('keydown', this.onGlobalKey);
+  }
+
+  attributeChangedCallback(): void {
+    this.input.placeholder = this.getAttribute('placeholder') ?? 'Search';
+  }
+
+  /** Opens the dialog (in `dialog` mode) and focuses the box. */
+  open(): void {
+    if (this.dialogEl && !this.dialogEl.open) this.dialogEl.showModal();
+    this.input.focus();
+  }
+
+  /** Runs `query` now (as if typed). */
+  search(query: string): Promise<void> {
+    this.input.value = query;
+    return this.run();
+  }
+
+  /** The engine, started on first use with the element's attributes. */
+  private start(): Promise<InPageEngine> {
+    if (!this.engine) {
+      const bundle = this.getAttribute('bundle');
+      const mode = this.mode();
+      const options = {
+        bundle: bundle ?? '',
+        models: mode !== 'sparse',
+        ...(this.getAttribute('models') ? { modelBase: this.getAttribute('models')! } : {}),
+        ...(this.getAttribute('wasm') ? { wasmPaths: this.getAttribute('wasm')! } : {}),
+      };
+      this.engine = bundle ? sharedEngine(options) : Promise.reject(new Error('the element has no bundle attribute'));
+      this.engine.then((e) => this.loadFilters(e), (e: unknown) => this.say(`Search is unavailable: ${reason(e)}`));
+    }
+    return this.engine;
+  }
+
+  private mode(): Mode | undefined {
+    const m = this.getAttribute('mode');
+    return m === 'sparse' || m === 'dense' || m === 'hybrid' ? m : undefined;
+  }
+
+  private k(): number {
+    const k = Number(this.getAttribute('k') ?? 10);
+    return Number.isInteger(k) && k > 0 ? Math.min(k, 100) : 10;
+  }
+
+  /** A select per keyword field the bundle's documents carry a few values of (x-inpage/facets). */
+  private async loadFilters(engine: InPageEngine): Promise<void> {
+    const fields = engine.serverInfo?.capabilities.filter?.fields;
+    if (!fields || Array.isArray(fields)) return;
+    for (const [field, type] of Object.entries(fields)) {
+      if (type !== 'keyword') continue;
+      const r = await facetValues(engine, field, MAX_FILTER_VALUES + 1).catch(() => undefined);
+      const values = (r?.values ?? []).filter((v) => typeof v.value === 'string');
+      if (values.length < 2 || values.length > MAX_FILTER_VALUES) continue;
+      const label = document.createElement('label');
+      label.setAttribute('part', 'filter');
+      label.append(`${field} `);
+      const select = document.createElement('select');
+      select.append(new Option(`any ${field}`, ''), ...values.map((v) => new Option(`${String(v.value)} (${v.count})`, String(v.value))));
+      select.addEventListener('change', () => {
+        if (select.value) this.filterValues.set(field, select.value);
+        else this.filterValues.delete(field);
+        void this.run();
+      });
+      label.append(select);
+      this.filters.append(label);
+      this.filters.hidden = false;
+    }
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.run(), DEBOUNCE_MS);
+  }
+
+  private async run(): Promise<void> {
+    const query = this.input.value.trim();
+    this.inflight?.abort();
+    if (!query) return this.clear();
+    const signal = (this.inflight = new AbortController()).signal;
+    let engine: InPageEngine;
+    try {
+      engine = await this.start();
+    } catch {
+      return; // said by start()
+    }
+    const filters: FilterNode[] = [...this.filterValues].map(([field, value]) => ({ field, op: 'eq', value }));
+    const params: RetrieveParams = { query, k: this.k(), includeText: true, _meta: { 'x-inpage-matches': true } };
+    const mode = this.mode();
+    if (mode) params.mode = mode;
+    if (filters.length) params.filter = filters.length === 1 ? filters[0] : { and: filters };
+    try {
+      const result = await engine.request('retrieve', params, { signal });
+      if (signal.aborted) return;
+      this.show(result.hits);
+    } catch (e) {
+      if (signal.aborted) return;
+      // What is unavailable is said; results already shown stay (the bundle may serve other queries).
+      this.say(`Some results are unavailable: ${reason(e)}`);
+    }
+  }
+
+  private show(hits: readonly Hit[]): void {
+    this.shown = renderResults(this.list, hits, this.idBase);
+    this.active = -1;
+    this.input.removeAttribute('aria-activedescendant');
+    const pages = new Set(hits.map((h) => h.citation?.source ?? h.id)).size;
+    this.list.hidden = hits.length === 0;
+    this.input.setAttribute('aria-expanded', String(hits.length > 0));
+    this.say(hits.length === 0 ? 'No results' : `${hits.length} ${hits.length === 1 ? 'result' : 'results'} on ${pages} ${pages === 1 ? 'page' : 'pages'}`);
+  }
+
+  private clear(): void {
+    // A search still waiting or in flight must not bring the results back.
+    clearTimeout(this.timer);
+    this.inflight?.abort();
+    this.list.replaceChildren();
+    this.list.hidden = true;
+    this.shown = [];
+    this.input.setAttribute('aria-expanded', 'false');
+    this.say('');
+  }
+
+  private say(text: string): void {
+    this.status.textContent = text;
+  }
+
+  private onKey(ev: KeyboardEvent): void {
+    if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+      if (this.shown.length === 0) return;
+      ev.preventDefault();
+      const step = ev.key === 'ArrowDown' ? 1 : -1;
+      this.select((this.active + step + this.shown.length) % this.shown.length);
+    } else if (ev.key === 'Enter') {
+      ev.preventDefault();
+      if (this.active >= 0) this.go(this.active);
+      else if (this.shown.length > 0) this.go(0);
+      else void this.run();
+    } else if (ev.key === 'Escape' && this.dialogEl?.open) {
+      // A search input would spend the first Esc on clearing itself: in the dialog, Esc closes.
+      ev.preventDefault();
+      this.dialogEl.close();
+    } else if (ev.key === 'Escape' && this.input.value) {
+      ev.preventDefault();
+      this.input.value = '';
+      this.clear();
+    }
+  }
+
+  private select(i: number): void {
+    const prev = this.shown[this.active];
+    if (prev) this.root.getElementById(prev.id)?.setAttribute('aria-selected', 'false');
+    this.active = i;
+    const opt = this.root.getElementById(this.shown[i].id);
+    opt?.setAttribute('aria-selected', 'true');
+    opt?.scrollIntoView({ block: 'nearest' });
+    this.input.setAttribute('aria-activedescendant', this.shown[i].id);
+  }
+
+  /** Follows passage `i`'s deep link (an `rcp-search-navigate` event may cancel it, e.g. for a router). */
+  private go(i: number): void {
+    const href = this.shown[i]?.href;
+    if (!href) return;
+    const ev = new CustomEvent('rcp-search-navigate', { detail: { href }, cancelable: true, bubbles: true, composed: true });
+    if (this.dispatchEvent(ev)) location.assign(href);
+  }
+}
+
+/** Elements of one page with the same bundle and models share one engine (one worker). */
+const engines = new Map<string, Promise<InPageEngine>>();
+function sharedEngine(o: { bundle: string; models: boolean; modelBase?: string; wasmPaths?: string }): Promise<InPageEngine> {
+  const key = JSON.stringify(o);
+  let e = engines.get(key);
+  if (!e) {
+    e = createInPageEngine({ ...o, client: { clientInfo: { name: 'rcp-search', version: '1' } } });
+    e.catch(() => engines.delete(key)); // a failed start is tried again on the next use
+    engines.set(key, e);
+  }
+  return e;
+}
+
+function reason(e: unknown): string {
+  if (e instanceof RcpError) return String(e.data?.detail ?? e.message);
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Registers `<rcp-search>` (once; a second call is a no-op). */
+export function defineRcpSearch(name = 'rcp-search'): void {
+  if (!customElements.get(name)) customElements.define(name, class extends RcpSearchElement {});
+}

@@ -1,0 +1,104 @@
+/**
+ * `rcp-in-page index` as a build step: bad files are named, rebuilds embed only what changed, an
+ * unchanged rebuild keeps the bundle, and a damaged or foreign bundle is refused by name.
+ */
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BundleStore } from '../../src/bundle/bundle-store.ts';
+import { decodeValue, encodeValue } from '../../src/bundle/codec.ts';
+import { MANIFEST_FILE } from '../../src/bundle/format.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { matchError } from '../../src/server/errors.ts';
+import { ErrorCode } from '../../src/protocol/codes.ts';
+import { buildIndex, type BuildOptions } from '../../cli/build-index.ts';
+import { HashEmbedder, search } from '../support/engine.ts';
+import { fileFetch, writeSite } from './site-fixture.ts';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function setup(chapters = 6): { site: string; out: string; options: (log?: string[]) => BuildOptions; model: HashEmbedder } {
+  const site = writeSite(chapters);
+  const out = mkdtempSync(join(tmpdir(), 'rcp-bundle-'));
+  made.push(site, out);
+  const model = new HashEmbedder();
+  return { site, out, model, options: (log = []) => ({ input: site, out, baseUrl: '', model: { name: 'hash', load: async () => model }, log: (l) => log.push(l) }) };
+}
+
+describe('the bundle codec', () => {
+  it('round-trips plain values and typed arrays, and refuses a truncated file', () => {
+    const value = { a: 'x', n: [1, 2.5, null], t: new Uint16Array([1, 65535]), f: new Float32Array([0.5, -1]), i: new Int8Array([-128, 127]) };
+    const bytes = encodeValue(value);
+    expect(decodeValue(bytes)).toEqual(value);
+    expect(() => decodeValue(bytes.subarray(0, bytes.length - 3))).toThrow(/truncated/);
+    expect(() => decodeValue(new TextEncoder().encode('<html>404</html>'))).toThrow(/not a bundle file/);
+  });
+});
+
+describe('rcp-in-page index', () => {
+  it('names every file it could not index and indexes the rest', async () => {
+    const { options } = setup();
+    const log: string[] = [];
+    const report = await buildIndex(options(log));
+    expect(report.documents).toBe(7); // 6 chapters + the note
+    expect(report.problems).toEqual([
+      { path: 'empty.md', status: 'empty', reason: 'the file is empty' },
+      { path: 'html/broken.html', status: 'binary', reason: 'binary content (ELF executable), not HTML' },
+    ]);
+    expect(log.join('\n')).toContain('html/broken.html');
+  });
+
+  it('re-embeds only the passages of changed pages, and keeps an unchanged bundle as it is', async () => {
+    const { site, out, options } = setup();
+    const first = await buildIndex(options());
+    expect(first.embedded).toBe(first.chunks);
+    const manifest = readFileSync(join(out, MANIFEST_FILE), 'utf8');
+
+    const again = await buildIndex(options());
+    expect(again.upToDate).toBe(true);
+    expect(readFileSync(join(out, MANIFEST_FILE), 'utf8')).toBe(manifest);
+
+    appendFileSync(join(site, 'notes.txt'), 'A new sentence about the try-works.\n');
+    const changed = await buildIndex(options());
+    expect(changed.upToDate).toBe(false);
+    expect(changed.embedded).toBe(1); // the note is one passage; every other vector came from the cache
+
+    unlinkSync(join(site, 'notes.txt'));
+    const removed = await buildIndex(options());
+    expect(removed.documents).toBe(first.documents - 1);
+    // Files of the previous build are gone: only what the manifest lists is left.
+    const listed = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as { texts: { path: string }[] };
+    expect(readdirSync(join(out, 'texts')).map((f) => `texts/${f}`)).toEqual(listed.texts.map((t) => t.path));
+  });
+
+  it('a bundle from another format version, or a file that fails its hash, is refused by name', async () => {
+    const { out, options } = setup(2);
+    await buildIndex(options());
+    const url = pathToFileURL(out).href;
+    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as { version: number; texts: { path: string }[] };
+
+    const store = await BundleStore.open(url, { fetch: fileFetch });
+    const engine = new Engine({ store, embedder: new HashEmbedder(), readOnly: true });
+    await engine.open();
+    const text = manifest.texts[0].path;
+    const whole = readFileSync(join(out, text));
+    writeFileSync(join(out, text), whole.subarray(0, 100)); // a truncated upload
+    const failed = search(engine, { query: 'whale', k: 3, includeText: true, mode: 'sparse' });
+    await expect(failed).rejects.toThrow(new RegExp(`${text.replace(/[.]/g, '\\.')} does not match the bundle manifest`));
+    const mapped = matchError(await failed.catch((e: unknown) => e));
+    expect(mapped?.code).toBe(ErrorCode.BackendUnavailable);
+    // A failed read is not remembered: once the file is whole again, the same engine answers.
+    writeFileSync(join(out, text), whole);
+    expect((await search(engine, { query: 'whale', k: 3, includeText: true, mode: 'sparse' })).hits.length).toBeGreaterThan(0);
+
+    writeFileSync(join(out, MANIFEST_FILE), JSON.stringify({ ...manifest, version: 99 }));
+    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/bundle format version 99; this engine reads version 1/);
+    rmSync(join(out, MANIFEST_FILE));
+    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/rcp-bundle\.json: HTTP 404/);
+  });
+});
