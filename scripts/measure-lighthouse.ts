@@ -23,12 +23,15 @@ const runs = Math.max(1, Number(opt('runs', '1')));
 const presets = opt('preset', 'mobile,desktop').split(',') as ('mobile' | 'desktop')[];
 const states = opt('state', 'empty,seeding').split(',') as ('empty' | 'seeding')[];
 const jsonOut = args.includes('--json') ? opt('json', 'lighthouse.json') : undefined;
+/** Also print where the time and the shifts went (long tasks, main-thread work, shifted elements). */
+const details = args.includes('--details');
 const root = join(import.meta.dirname, '..');
 const origin = `http://localhost:${port}`;
 const TARGETS = { performance: 0.9, accessibility: 1, 'best-practices': 1, cls: 0.05, tbtMs: 200 };
 
 async function startPreview(): Promise<ChildProcess> {
-  const child = spawn('npx', ['vite', 'preview', '--host', 'localhost', '--port', String(port), '--strictPort'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  // vite's own entry (not npx), so that killing the child stops the server.
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--host', 'localhost', '--port', String(port), '--strictPort'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(`${origin}/index.html`)).ok) return child;
@@ -97,6 +100,17 @@ function figuresOf(lhr: Result, preset: string, state: string): Figures {
   };
 }
 
+/** The long tasks, the main-thread work by kind, and the elements that shifted. */
+function whereItWent(lhr: Result): string[] {
+  type Items = Record<string, unknown>[];
+  const items = (id: string): Items => ((lhr.audits[id]?.details as { items?: Items } | undefined)?.items ?? []);
+  const out: string[] = [];
+  for (const t of items('long-tasks').slice(0, 8)) out.push(`long task ${Number(t.duration).toFixed(0)} ms at ${Number(t.startTime).toFixed(0)} ms: ${String(t.url)}`);
+  out.push(`main-thread work: ${items('mainthread-work-breakdown').map((w) => `${String(w.groupLabel)} ${Number(w.duration).toFixed(0)} ms`).join(', ')}`);
+  for (const s of items('layout-shifts').slice(0, 5)) out.push(`layout shift ${Number(s.score).toFixed(4)}: ${JSON.stringify((s.node as { snippet?: string } | undefined)?.snippet ?? s.node)}`);
+  return out;
+}
+
 const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 async function main(): Promise<void> {
@@ -122,6 +136,7 @@ async function main(): Promise<void> {
                 `CLS ${f.clsValue.toFixed(3)} [${mark(f.clsValue <= TARGETS.cls)}], TBT ${f.tbtMs.toFixed(0)} ms [${mark(f.tbtMs <= TARGETS.tbtMs)}], LCP ${f.lcpMs.toFixed(0)} ms, FCP ${f.fcpMs.toFixed(0)} ms`,
             );
             for (const line of f.failing) console.log(`  not passed: ${line}`);
+            if (details) for (const line of whereItWent(result.lhr)) console.log(`  ${line}`);
             if (result.lhr.runtimeError) console.log(`  runtime error: ${result.lhr.runtimeError.message}`);
           } finally {
             await chrome.kill();
