@@ -31,6 +31,24 @@ export type FrameSession = 'page' | 'import' | 'console';
 
 const encoder = new TextEncoder();
 
+/** Frames longer than this are classified from their head when it is in the usual key order. */
+const LARGE_FRAME = 16 * 1024;
+const HEAD = /^\{"jsonrpc":"2\.0",(?:"id":(-?\d+|"(?:[^"\\]|\\.)*"|null),)?"(method|result|error)"(?::"((?:[^"\\]|\\.)*)")?/;
+
+/**
+ * The envelope of a large frame (id, method, whether it is a result or an error) read from its
+ * first characters, so a 250 KB import batch is not parsed whole just to label it; undefined when
+ * the head is not in the order our client and server write it (the caller then parses it all).
+ */
+function fromHead(text: string): { id?: string | number | null; method?: string; error?: true } | undefined {
+  const m = HEAD.exec(text.slice(0, 1024));
+  if (!m) return undefined;
+  const id = m[1] === undefined ? undefined : (JSON.parse(m[1]) as string | number | null);
+  if (m[2] === 'method') return m[3] === undefined ? undefined : { ...(id !== undefined ? { id } : {}), method: JSON.parse(`"${m[3]}"`) as string };
+  if (id === undefined) return undefined;
+  return m[2] === 'error' ? { id, error: true } : { id };
+}
+
 /** Frames kept: the newest, at most this many and this many bytes (imports send 250 KB frames). */
 export const MAX_FRAMES = 5000;
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
@@ -57,11 +75,13 @@ export class FrameLog {
   add(direction: Direction, text: string, session: FrameSession = 'page'): FrameRecord {
     const now = performance.now();
     const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text, preview: text.slice(0, PREVIEW_CHARS), session };
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      msg = undefined;
+    let msg: unknown = text.length > LARGE_FRAME ? fromHead(text) : undefined;
+    if (msg === undefined) {
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        msg = undefined;
+      }
     }
     if (Array.isArray(msg)) {
       rec.kind = 'batch';

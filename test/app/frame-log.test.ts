@@ -62,4 +62,18 @@ describe('FrameLog', () => {
     expect(log.records).toHaveLength(12); // folded, not dropped: the overall budget is larger
     expect(await log.fullText(log.records[0])).toBe(big);
   });
+
+  it('labels large frames from their head exactly as a full parse would', () => {
+    const log = new FrameLog();
+    const pad = 'x'.repeat(40_000);
+    const req = log.add('out', `{"jsonrpc":"2.0","id":7,"method":"index/add","params":{"documents":[{"text":"${pad}"}]}}`);
+    expect(req).toMatchObject({ kind: 'request', id: 7, method: 'index/add' });
+    const res = log.add('in', `{"jsonrpc":"2.0","id":7,"result":{"t":"${pad}"}}`);
+    expect(res).toMatchObject({ kind: 'response', id: 7, method: 'index/add' });
+    expect(log.add('in', `{"jsonrpc":"2.0","id":"a\\"b","error":{"code":-32602,"message":"${pad}"}}`)).toMatchObject({ kind: 'error', id: 'a"b' });
+    expect(log.add('in', `{"jsonrpc":"2.0","method":"notifications/progress","params":{"t":"${pad}"}}`)).toMatchObject({ kind: 'notification', method: 'notifications/progress' });
+    // Another key order: parsed whole.
+    expect(log.add('in', `{"id":3,"jsonrpc":"2.0","result":{"t":"${pad}"}}`)).toMatchObject({ kind: 'response', id: 3 });
+    expect(log.add('in', `[{"jsonrpc":"2.0","id":1,"result":{}},{"t":"${pad}"}]`).kind).toBe('batch');
+  });
 });
