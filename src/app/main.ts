@@ -84,8 +84,16 @@ const engines = mountEngines(client);
 const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
 await nextTask();
 mountCapabilities(init);
-const rcpConsole = mountConsole(() => client.control.connect(), init, log);
-void mountMethodForms(init, (text) => rcpConsole.send(text));
+// The console and the schema forms (which read the whole RCP schema) wait until Learn RCP is shown.
+let learnMounted = false;
+const mountLearn = (area: string) => {
+  if (area !== 'learn' || learnMounted) return;
+  learnMounted = true;
+  const rcpConsole = mountConsole(() => client.control.connect(), init, log);
+  void mountMethodForms(init, (text) => rcpConsole.send(text));
+};
+areas.onShow(mountLearn);
+mountLearn(areas.current());
 await nextTask();
 const storage = mountStorageView();
 const progress = mountProgress();

@@ -95,7 +95,7 @@ export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'm
     'Switching reloads the page and keeps your index: every passage is embedded again with the new model in the background. Until that finishes, dense and hybrid search skip the passages not yet embedded; keyword search works throughout.',
   );
   const table = el('div', { class: 'table-wrap' }, el('p', { class: 'muted' }, 'Reading the built-in models…'));
-  const measured = el('p', { attrs: { role: 'status', 'aria-live': 'polite' }, class: 'muted' });
+  const measured = el('p', { attrs: { 'aria-live': 'polite' }, class: 'muted' }); // not a second role=status: the model's state line is the one
   host.replaceChildren(el('h3', {}, 'Dense model'), state, consequence, table, measured);
 
   // Another tab switched models: restart on the same one rather than re-embed against each other.
