@@ -157,12 +157,12 @@ export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'm
         'tr',
         { class: isCurrent ? 'current' : undefined, attrs: { 'data-model': m.name, 'aria-current': isCurrent ? 'true' : undefined } },
         el('th', { attrs: { scope: 'row' } }, el('label', {}, radio, m.name), isCurrent ? el('span', { class: 'badge' }, 'in use') : null, el('br'), el('span', { class: 'muted', id: `model-label-${m.name}` }, m.label)),
-        el('td', {}, m.languages ?? 'not stated'),
-        el('td', { class: 'num' }, String(m.dimension)),
-        el('td', { class: 'num' }, `${mb(m.bytes)} (${m.dtype})`),
-        el('td', {}, ...qualityCell(m)),
-        el('td', {}, ...speedCell(m.name, speeds[m.name], isCurrent ? 0 : passages), measureBtn ? el('br') : null, measureBtn),
-        el('td', {}, m.license),
+        el('td', { attrs: { 'data-label': 'Languages' } }, m.languages ?? 'not stated'),
+        el('td', { class: 'num', attrs: { 'data-label': 'Dimension' } }, String(m.dimension)),
+        el('td', { class: 'num', attrs: { 'data-label': 'Download' } }, `${mb(m.bytes)} (${m.dtype})`),
+        el('td', { attrs: { 'data-label': 'Quality (nDCG@10)' } }, ...qualityCell(m)),
+        el('td', { attrs: { 'data-label': 'Speed here' } }, ...speedCell(m.name, speeds[m.name], isCurrent ? 0 : passages), measureBtn ? el('br') : null, measureBtn),
+        el('td', { attrs: { 'data-label': 'Licence' } }, m.license),
       );
     });
     table.replaceChildren(el('table', { class: 'model-table' }, el('caption', { class: 'visually-hidden' }, 'Built-in dense models compared'), el('thead', {}, head), el('tbody', {}, ...body)));
