@@ -3,12 +3,12 @@
  * keys, and a key offered by two parts is a wiring error, not a silent override. The bounds
  * advertised here are the ones the front door enforces (validate-methods.ts, retrieve-plan.ts).
  */
+import type { EngineCapabilities } from '../engine/capabilities.ts';
 import type { Embedder, Reranker } from '../engine/contracts.ts';
+import { retrieveServing } from '../engine/serving.ts';
 import type { Capabilities } from '../protocol/types.ts';
 import { LOG_LEVELS } from './log-levels.ts';
 
-/** What the engine serves (src/engine's `engineCapabilities`). */
-export type EngineCapabilityPart = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations'>;
 /** What the models serve: the `embed`, `embed/multi` and `rerank` methods. */
 export type ModelCapabilityPart = Pick<Capabilities, 'embed' | 'multiVector' | 'rerank'>;
 /** What every RcpSession serves for every method (§9 progress, §17.1 logs). */
@@ -17,7 +17,8 @@ export type SessionCapabilityPart = Pick<Capabilities, 'streaming' | 'log'>;
 export type ExtensionPart = { [key: `x-${string}`]: unknown };
 
 export interface CapabilityParts {
-  engine: EngineCapabilityPart;
+  /** What the engine serves (src/engine's `engineCapabilities`). */
+  engine: EngineCapabilities;
   models?: ModelCapabilityPart;
   session?: SessionCapabilityPart;
   extensions?: readonly ExtensionPart[];
@@ -90,14 +91,10 @@ export function withoutDenseModel(caps: Capabilities, encoderMethods: readonly s
     if (methods.length) out.rerank = { ...out.rerank, methods };
     else delete out.rerank;
   }
+  // The serving policy without an encoder (src/engine/serving.ts): sparse only, and its default.
   if (out.retrieve) {
-    const r = out.retrieve;
-    r.modes = (r.modes ?? ['sparse']).filter((m) => m === 'sparse');
-    r.defaultMode = 'sparse';
-    delete r.fusion;
-    r.rerankBuiltin = out.rerank !== undefined;
-    r.scoreFloor = 0;
-    r.scoreScale = out.rerank ? 'unbounded' : 'bm25';
+    delete out.retrieve.fusion;
+    Object.assign(out.retrieve, retrieveServing({ dense: false, rerank: out.rerank !== undefined }));
   }
   return out;
 }

@@ -1,14 +1,15 @@
 import type { Embedder, Reranker } from '../engine/contracts.ts';
 import type { RetrievePlan } from '../engine/query/plan.ts';
 import type { Capabilities, RetrieveResult } from '../protocol/types.ts';
-import { advertisedCapabilities, modelCapabilities, type EngineCapabilityPart } from './capabilities.ts';
+import type { EngineCapabilities } from '../engine/capabilities.ts';
+import { advertisedCapabilities, modelCapabilities } from './capabilities.ts';
 import { planRetrieve } from './retrieve-plan.ts';
 
 /** What an in-process caller holds: src/engine's Engine fits. */
 export interface FrontDoorEngine {
   readonly embedder?: Embedder;
   readonly rerankers: readonly Reranker[];
-  capabilities(): EngineCapabilityPart;
+  capabilities(): EngineCapabilities;
   retrieve(plan: RetrievePlan, ctx?: { signal?: AbortSignal }): Promise<RetrieveResult>;
 }
 
