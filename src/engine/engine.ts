@@ -357,7 +357,7 @@ export class Engine {
 
   /**
    * Runs a retrieve (§7.7) over the current or a pinned/cursor version, as planned: validation,
-   * gating and clamping happened at the front door (`planRetrieve` in src/server/retrieve-plan.ts).
+   * gating and clamping happened in `planRetrieve` (src/server/retrieve-plan.ts).
    */
   retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     return this.foreground.track(() => this.prefetch.around(() => this.retrieveNow(plan, ctx)));

@@ -84,7 +84,7 @@ export interface EngineConfig {
    */
   vectorsBase?: string;
   /**
-   * Per-method request deadlines in ms (§13.1; src/server/deadlines.ts), e.g. `{ embed: 300000 }`
+   * Per-method request deadlines in ms (§13.1; `DEFAULT_DEADLINES` in src/server/rcp-session.ts), e.g. `{ embed: 300000 }`
    * for a slow device (software WebGPU in tests). Default: the server's own.
    */
   deadlines?: Record<string, number>;

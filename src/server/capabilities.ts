@@ -1,13 +1,14 @@
 /**
  * The advertised capability set (§6), built in one place from typed parts: each part owns its
  * keys, and a key offered by two parts is a wiring error, not a silent override. The bounds
- * advertised here are the ones the front door enforces (validate-methods.ts, retrieve-plan.ts).
+ * advertised here are the ones the validators and the retrieve plan enforce (validate-methods.ts,
+ * retrieve-plan.ts).
  */
 import type { EngineCapabilities } from '../engine/capabilities.ts';
 import type { Embedder, Reranker } from '../engine/contracts.ts';
 import { retrieveServing } from '../engine/serving.ts';
 import type { Capabilities } from '../protocol/types.ts';
-import { LOG_LEVELS } from './log-levels.ts';
+import { LOG_LEVELS } from '../protocol/enums.ts';
 
 /** What the models serve: the `embed`, `embed/multi` and `rerank` methods. */
 export type ModelCapabilityPart = Pick<Capabilities, 'embed' | 'multiVector' | 'rerank'>;
