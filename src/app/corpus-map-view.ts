@@ -23,8 +23,11 @@ export function mountCorpusMap(
   open?: (docId: string, opener: HTMLElement) => void,
 ): void {
   const panel = byId<HTMLDetailsElement>('map-panel');
-  if (!hasInpage(client) || (client.capabilities?.['x-inpage'] as { map?: boolean } | undefined)?.map !== true) return;
-  panel.hidden = false;
+  // Shown from the start (its place is reserved, so the results do not move down when it mounts);
+  // hidden only when this engine cannot draw it.
+  const available = hasInpage(client) && (client.capabilities?.['x-inpage'] as { map?: boolean } | undefined)?.map === true;
+  panel.hidden = !available;
+  if (!available) return;
   const canvas = byId<HTMLCanvasElement>('map-canvas');
   const summary = byId('map-summary');
   const legend = byId('map-legend');

@@ -1,6 +1,9 @@
 /**
  * The session's frames as records: direction, kind, method, id, size, and for responses the
  * method and latency of the request they answer. Pure bookkeeping; the inspector renders it.
+ * Memory is capped: the newest frames keep their full text in the heap; older ones are folded to a
+ * short preview, their full text moved into a Blob (which the browser may keep on disk) and read
+ * back on demand (`fullText`); beyond the overall budget the oldest are dropped.
  */
 export type Direction = 'out' | 'in';
 export type FrameKind = 'request' | 'notification' | 'response' | 'error' | 'batch' | 'invalid';
@@ -16,7 +19,10 @@ export interface FrameRecord {
   bytes: number;
   /** For responses: ms since the matching request was sent. */
   latencyMs?: number;
-  text: string;
+  /** The frame as it travelled, while it is among the newest; undefined once folded (see `FrameLog.fullText`). */
+  text?: string;
+  /** The first PREVIEW_CHARS characters, always kept. */
+  preview: string;
   /** Which of the page's sessions carried it: the page's own, the import session, or the console's. */
   session: FrameSession;
 }
@@ -25,13 +31,40 @@ export type FrameSession = 'page' | 'import' | 'console';
 
 const encoder = new TextEncoder();
 
+/** Frames longer than this are classified from their head when it is in the usual key order. */
+const LARGE_FRAME = 16 * 1024;
+const HEAD = /^\{"jsonrpc":"2\.0",(?:"id":(-?\d+|"(?:[^"\\]|\\.)*"|null),)?"(method|result|error)"(?::"((?:[^"\\]|\\.)*)")?/;
+
+/**
+ * The envelope of a large frame (id, method, whether it is a result or an error) read from its
+ * first characters, so a 250 KB import batch is not parsed whole just to label it; undefined when
+ * the head is not in the order our client and server write it (the caller then parses it all).
+ */
+function fromHead(text: string): { id?: string | number | null; method?: string; error?: true } | undefined {
+  const m = HEAD.exec(text.slice(0, 1024));
+  if (!m) return undefined;
+  const id = m[1] === undefined ? undefined : (JSON.parse(m[1]) as string | number | null);
+  if (m[2] === 'method') return m[3] === undefined ? undefined : { ...(id !== undefined ? { id } : {}), method: JSON.parse(`"${m[3]}"`) as string };
+  if (id === undefined) return undefined;
+  return m[2] === 'error' ? { id, error: true } : { id };
+}
+
 /** Frames kept: the newest, at most this many and this many bytes (imports send 250 KB frames). */
 export const MAX_FRAMES = 5000;
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+/** Frames whose full text stays in the heap: the newest, at most this many and this many bytes. */
+export const FULL_FRAMES = 200;
+export const FULL_FRAME_BYTES = 4 * 1024 * 1024;
+export const PREVIEW_CHARS = 300;
 
 export class FrameLog {
   readonly records: FrameRecord[] = [];
   private bytes = 0;
+  /** Bytes of the frames whose text is still in the heap, and the index of the oldest of them. */
+  private fullBytes = 0;
+  private firstFull = 0;
+  /** Folded frames' full texts, by sequence number. */
+  private readonly folded = new Map<number, Blob>();
   private readonly started = performance.now();
   /** Requests awaiting an answer, by session and id (each session numbers its own requests). */
   private readonly sent = new Map<string, { method: string; at: number }>();
@@ -41,12 +74,14 @@ export class FrameLog {
   /** Must be called for every frame, in order (wire it to `RcpClient`'s `onFrame`). */
   add(direction: Direction, text: string, session: FrameSession = 'page'): FrameRecord {
     const now = performance.now();
-    const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text, session };
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      msg = undefined;
+    const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text, preview: text.slice(0, PREVIEW_CHARS), session };
+    let msg: unknown = text.length > LARGE_FRAME ? fromHead(text) : undefined;
+    if (msg === undefined) {
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        msg = undefined;
+      }
     }
     if (Array.isArray(msg)) {
       rec.kind = 'batch';
@@ -74,7 +109,9 @@ export class FrameLog {
     }
     this.records.push(rec);
     this.bytes += rec.bytes;
+    this.fullBytes += rec.bytes;
     this.trim();
+    this.fold();
     for (const fn of this.listeners) fn(rec);
     return rec;
   }
@@ -87,6 +124,16 @@ export class FrameLog {
   clear(): void {
     this.records.length = 0;
     this.bytes = 0;
+    this.fullBytes = 0;
+    this.firstFull = 0;
+    this.folded.clear();
+  }
+
+  /** The frame's full text: from the heap for the newest frames, read back from its Blob for folded ones. */
+  async fullText(rec: FrameRecord): Promise<string> {
+    if (rec.text !== undefined) return rec.text;
+    const blob = this.folded.get(rec.seq);
+    return blob ? blob.text() : rec.preview; // dropped meanwhile: the preview is all there is
   }
 
   /** Sequence number of the oldest frame still kept (views drop rows older than it). */
@@ -100,10 +147,27 @@ export class FrameLog {
     let bytes = this.bytes;
     while (this.records.length - drop > 1 && (this.records.length - drop > MAX_FRAMES || bytes > MAX_FRAME_BYTES)) bytes -= this.records[drop++].bytes;
     if (drop === 0) return;
+    for (const r of this.records.slice(0, drop)) {
+      if (r.text !== undefined) this.fullBytes -= r.bytes;
+      this.folded.delete(r.seq);
+    }
     this.records.splice(0, drop);
+    this.firstFull = Math.max(0, this.firstFull - drop);
     this.bytes = bytes;
+  }
+
+  /** Folds the oldest frames still in the heap beyond FULL_FRAMES / FULL_FRAME_BYTES (never the newest). */
+  private fold(): void {
+    const last = this.records.length - 1;
+    while (this.firstFull < last && (last + 1 - this.firstFull > FULL_FRAMES || this.fullBytes > FULL_FRAME_BYTES)) {
+      const r = this.records[this.firstFull++];
+      if (r.text === undefined) continue;
+      if (r.text.length > PREVIEW_CHARS) this.folded.set(r.seq, new Blob([r.text]));
+      this.fullBytes -= r.bytes;
+      r.text = undefined;
+    }
   }
 }
 
-/** Newline-delimited JSON of the given frames, one frame per line, as they travelled. */
-export const toNdjson = (records: readonly FrameRecord[]): string => records.map((r) => r.text.replace(/\n/g, ' ')).join('\n') + (records.length ? '\n' : '');
+/** Newline-delimited JSON of the given frame texts, one frame per line, as they travelled. */
+export const toNdjson = (texts: readonly string[]): string => texts.map((t) => t.replace(/\n/g, ' ')).join('\n') + (texts.length ? '\n' : '');

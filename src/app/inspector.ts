@@ -2,7 +2,8 @@
  * The protocol inspector: every frame of the page's RCP sessions (its own, the console's, and —
  * on request — the import session's background traffic), live, with direction, kind,
  * method, id, latency and size; filterable by direction, method and text; one frame or all shown
- * frames copyable (NDJSON). Frame text is shown with textContent only.
+ * frames copyable (NDJSON). Frame text is shown with textContent only, rendered when a frame is
+ * opened; older frames are folded by the log (their full text is read back when opened or copied).
  */
 import { byId, copyText, el, formatBytes } from './dom.ts';
 import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
@@ -39,7 +40,7 @@ export function mountInspector(log: FrameLog): void {
     const m = methodIn.value.trim().toLowerCase();
     if (m && !(r.method ?? '').toLowerCase().includes(m)) return false;
     const t = textIn.value.trim().toLowerCase();
-    if (t && !r.text.toLowerCase().includes(t)) return false;
+    if (t && !(r.text ?? r.preview).toLowerCase().includes(t)) return false; // folded frames: by their preview
     return true;
   };
   const shown = () => [...rows].filter(([li]) => !li.hidden).map(([, r]) => r);
@@ -53,7 +54,15 @@ export function mountInspector(log: FrameLog): void {
     const pre = el('pre', { class: 'frame-json' });
     const details = el(
       'details',
-      { on: { toggle: () => details.open && !pre.textContent && (pre.textContent = pretty(r.text)) } },
+      {
+        on: {
+          toggle: () => {
+            if (!details.open || pre.textContent) return;
+            pre.textContent = 'Reading the frame…';
+            void log.fullText(r).then((text) => (pre.textContent = pretty(text)));
+          },
+        },
+      },
       el(
         'summary',
         {},
@@ -65,7 +74,7 @@ export function mountInspector(log: FrameLog): void {
       ),
       pre,
     );
-    const copy = el('button', { class: 'small', attrs: { type: 'button', 'aria-label': `Copy frame ${r.seq}` }, on: { click: () => void copyText(r.text) } }, 'Copy');
+    const copy = el('button', { class: 'small', attrs: { type: 'button', 'aria-label': `Copy frame ${r.seq}` }, on: { click: () => void log.fullText(r).then(copyText) } }, 'Copy');
     const li = el('li', { class: `dir-${r.direction} kind-${r.kind}`, attrs: { 'data-method': r.method ?? '', 'data-seq': r.seq } }, details, copy);
     li.hidden = !matches(r);
     return li;
@@ -92,7 +101,7 @@ export function mountInspector(log: FrameLog): void {
   };
   for (const input of [dirSel, methodIn, textIn]) input.addEventListener('input', refilter);
   background.addEventListener('change', refilter);
-  byId('insp-copy-all').addEventListener('click', () => void copyText(toNdjson(shown())));
+  byId('insp-copy-all').addEventListener('click', () => void Promise.all(shown().map((r) => log.fullText(r))).then((texts) => copyText(toNdjson(texts))));
   byId('insp-clear').addEventListener('click', () => {
     rows.clear();
     list.replaceChildren();

@@ -79,12 +79,26 @@ const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
 byId('q').removeEventListener('input', early);
 
-mountCapabilities(init);
-const rcpConsole = mountConsole(() => client.control.connect(), init, log);
-void mountMethodForms(init, (text) => rcpConsole.send(text));
+/** Lets the browser paint and handle input between mounting groups of panels (no one long task). */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+// Search first: its panel (and a query typed while the engine started) before anything else.
 const docPanel = mountDocPanel(client);
 const engines = mountEngines(client);
 const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
+await nextTask();
+mountCapabilities(init);
+// The console and the schema forms (which read the whole RCP schema) wait until Learn RCP is shown.
+let learnMounted = false;
+const mountLearn = (area: string) => {
+  if (area !== 'learn' || learnMounted) return;
+  learnMounted = true;
+  const rcpConsole = mountConsole(() => client.control.connect(), init, log);
+  void mountMethodForms(init, (text) => rcpConsole.send(text));
+};
+areas.onShow(mountLearn);
+mountLearn(areas.current());
+await nextTask();
 const storage = mountStorageView();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });

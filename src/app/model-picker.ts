@@ -94,7 +94,7 @@ export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'm
     'Switching reloads the page and keeps your index: every passage is embedded again with the new model in the background. Until that finishes, dense and hybrid search skip the passages not yet embedded; keyword search works throughout.',
   );
   const table = el('div', { class: 'table-wrap' }, el('p', { class: 'muted' }, 'Reading the built-in models…'));
-  const measured = el('p', { attrs: { role: 'status', 'aria-live': 'polite' }, class: 'muted' });
+  const measured = el('p', { attrs: { 'aria-live': 'polite' }, class: 'muted' }); // not a second role=status: the model's state line is the one
   host.replaceChildren(el('h3', {}, 'Dense model'), state, consequence, table, measured);
 
   // Another tab switched models: restart on the same one rather than re-embed against each other.
@@ -156,12 +156,12 @@ export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'm
         'tr',
         { class: isCurrent ? 'current' : undefined, attrs: { 'data-model': m.name, 'aria-current': isCurrent ? 'true' : undefined } },
         el('th', { attrs: { scope: 'row' } }, el('label', {}, radio, m.name), isCurrent ? el('span', { class: 'badge' }, 'in use') : null, el('br'), el('span', { class: 'muted', id: `model-label-${m.name}` }, m.label)),
-        el('td', {}, m.languages ?? 'not stated'),
-        el('td', { class: 'num' }, String(m.dimension)),
-        el('td', { class: 'num' }, `${mb(m.bytes)} (${m.dtype})`),
-        el('td', {}, ...qualityCell(m)),
-        el('td', {}, ...speedCell(m.name, speeds[m.name], isCurrent ? 0 : passages), measureBtn ? el('br') : null, measureBtn),
-        el('td', {}, m.license),
+        el('td', { attrs: { 'data-label': 'Languages' } }, m.languages ?? 'not stated'),
+        el('td', { class: 'num', attrs: { 'data-label': 'Dimension' } }, String(m.dimension)),
+        el('td', { class: 'num', attrs: { 'data-label': 'Download' } }, `${mb(m.bytes)} (${m.dtype})`),
+        el('td', { attrs: { 'data-label': 'Quality (nDCG@10)' } }, ...qualityCell(m)),
+        el('td', { attrs: { 'data-label': 'Speed here' } }, ...speedCell(m.name, speeds[m.name], isCurrent ? 0 : passages), measureBtn ? el('br') : null, measureBtn),
+        el('td', { attrs: { 'data-label': 'Licence' } }, m.license),
       );
     });
     table.replaceChildren(el('table', { class: 'model-table' }, el('caption', { class: 'visually-hidden' }, 'Built-in dense models compared'), el('thead', {}, head), el('tbody', {}, ...body)));

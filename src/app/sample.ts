@@ -4,6 +4,7 @@
  * twice (a reload mid-way, two tabs at once) replaces instead of duplicating.
  */
 import type { IndexDocument } from '../protocol/types.ts';
+import type { SampleMessage } from './sample-reader.worker.ts';
 
 export const SAMPLE_URL = '/sample/corpus.json';
 /** Where its precomputed vectors lie (scripts/build-sample-vectors.ts), for the worker's `vectorsBase`. */
@@ -16,10 +17,22 @@ export interface SampleCorpus {
   documents: IndexDocument[];
 }
 
-export async function fetchSample(): Promise<SampleCorpus> {
-  const res = await fetch(SAMPLE_URL);
-  if (!res.ok) throw new Error(`The sample corpus is missing (${res.status}); run npm run sample.`);
-  return (await res.json()) as SampleCorpus;
+/** The sample corpus, read and parsed in a worker (sample-reader.worker.ts) so the page stays responsive. */
+export function fetchSample(): Promise<SampleCorpus> {
+  const worker = new Worker(new URL('./sample-reader.worker.ts', import.meta.url), { type: 'module' });
+  return new Promise<SampleCorpus>((resolve, reject) => {
+    const documents: IndexDocument[] = [];
+    let version = '';
+    worker.onmessage = (ev: MessageEvent<SampleMessage>) => {
+      const m = ev.data;
+      if (m.type === 'start') version = m.version;
+      else if (m.type === 'documents') documents.push(...m.documents);
+      else if (m.type === 'done') resolve({ version, documents });
+      else reject(new Error(m.message));
+    };
+    worker.onerror = (ev) => reject(new Error(`Could not read the sample corpus${ev.message ? `: ${ev.message}` : ''}`));
+    worker.postMessage({ url: new URL(SAMPLE_URL, document.baseURI).href });
+  }).finally(() => worker.terminate());
 }
 
 /** `seeding` while a seed is under way (so a reload mid-way resumes it), `done` after. */
