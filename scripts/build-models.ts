@@ -8,7 +8,7 @@
  * is written to a temporary folder and renamed into place, so a failed build (e.g. a checksum
  * mismatch) leaves the previous good one untouched.
  *
- *   node --import tsx scripts/build-models.ts [--force] [--out DIR]
+ *   node --import tsx scripts/build-models.ts [--force] [--out DIR] [--only FOLDER]
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -260,8 +260,13 @@ export function writeDefaultModelConfig(outDir = MODELS_DIR): void {
   console.log(`models: wrote default ${path}`);
 }
 
-/** Builds every model in MODELS into `outDir`, and a default config.json when there is none. */
-export async function buildModels(outDir = MODELS_DIR, force = false): Promise<void> {
+/** Builds every model in MODELS into `outDir` (or only the folder `only`), and a default config.json when there is none. */
+export async function buildModels(outDir = MODELS_DIR, force = false, only?: string): Promise<void> {
+  if (only) {
+    const spec = ENCODERS.find((e) => e.name === only);
+    if (!spec) throw new Error(`--only ${only}: not one of ${ENCODERS.map((e) => e.name).join(', ')}`);
+    return buildEncoder(spec, outDir, force);
+  }
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', SOURCE_PACKAGE, 'package.json'), 'utf8')) as { version: string };
   const source = { package: SOURCE_PACKAGE, version: pkg.version, file: `${SOURCE_PACKAGE}.json`, sha256: await fileSha256(GLOVE_JSON) };
   let cached: Promise<GloveTable> | undefined;
@@ -279,7 +284,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : MODELS_DIR;
   try {
-    await buildModels(out, args.includes('--force'));
+    await buildModels(out, args.includes('--force'), args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined);
   } catch (e) {
     if (!(e instanceof ChecksumError)) throw e;
     console.error(`models: ${e.message}`);
