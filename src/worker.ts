@@ -10,6 +10,7 @@
  */
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
+import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
@@ -72,6 +73,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     coordination,
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
     embedInBackground: models?.catalog?.backgroundEmbedding === true,
+    detectLanguage: loadLanguageDetector,
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();

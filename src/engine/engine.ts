@@ -27,6 +27,7 @@ import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
 import { IndexState } from './state/index-state.ts';
+import type { LanguageDetector } from './analysis/language.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
 import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
@@ -69,6 +70,7 @@ export class Engine {
   readonly embedder?: Embedder;
   /** Vectors are written by the background pass, not by `add` (slow encoders; sparse sees text at once). */
   private readonly embedInBackground: boolean;
+  private readonly detectLanguage?: () => Promise<LanguageDetector>;
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -99,6 +101,7 @@ export class Engine {
     this.store = options.store;
     this.embedder = options.embedder;
     this.embedInBackground = options.embedInBackground === true;
+    this.detectLanguage = options.detectLanguage;
     this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
@@ -217,6 +220,7 @@ export class Engine {
       // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
+        language: await this.detectLanguage?.(),
         embedder: this.embedInBackground ? undefined : this.embedder,
         preset: this.usablePreset(opts.vectors),
         chunk: opts.chunk === true,
