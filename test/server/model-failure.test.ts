@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { ModelUnavailableError } from '../../src/models/errors.ts';
+import { ModelUnavailableError } from '../../src/engine/errors.ts';
 import { planRetrieve } from '../../src/server/retrieve-plan.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from '../../src/server/capabilities.ts';
 import { retrieveInProcess } from '../../src/server/front-door.ts';
@@ -45,7 +45,7 @@ describe('a dense model that failed to load', () => {
     expect(full.embed, 'the full set is untouched').toBeDefined();
     // No mode: the session's default (sparse), so nothing asks the broken model.
     const plan = planRetrieve({ query: 'whale' }, caps, []);
-    expect(plan.defaultMode).toBe('sparse');
+    expect(plan).toMatchObject({ mode: 'sparse', modeDefaulted: true });
     expect((await engine.retrieve(plan)).hits.map((h) => h.id)).toEqual(['a']);
   });
 
