@@ -180,7 +180,7 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
     }
     const { q, scale: wScale } = int8Columns(g, w);
     const [xq, xScale, xZero] = g.ops('DynamicQuantizeLinear', [x], 3);
-    const acc = g.op('MatMulInteger', [xq, q, xZero]);
+    const acc = g.op('MatMulInteger', [xq, q, xZero, weightZeroPoint()]);
     return g.op('Add', [g.op('Mul', [g.op('Cast', [acc], { to: T.FLOAT }), g.op('Mul', [xScale, wScale])]), b]);
   };
   const linear = (input: string, prefix: string, inDim: number, outDim: number, role: string, layer: number): string => {

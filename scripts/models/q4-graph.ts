@@ -53,7 +53,9 @@ export function q4Matrix(g: GraphBuilder, name: string, blocks: Q4Blocks, rows: 
 
 /**
  * Symmetric int8 per column of a float [rows, cols] graph value (a constant subgraph when `w` is):
- * scale_c = max|w[:, c]|/127, q = round(w/scale) — `quantizeColumns` of bert-onnx.ts, in-graph.
+ * scale_c = max|w[:, c]|/127, q = round(w/scale) — `quantizeColumns` of bert-onnx.ts, in-graph —
+ * returned as uint8 q + 128 (zero point 128), as bert-onnx.ts `offsetBinary` ships int8 weights:
+ * onnxruntime's uint8 × int8 kernel on x86 without VNNI saturates pair sums in int16.
  */
 export function int8Columns(g: GraphBuilder, w: string): { q: string; scale: string } {
   const max = g.shared('const.q_127', () => g.scalar('const.q_127', 127));
@@ -62,5 +64,6 @@ export function int8Columns(g: GraphBuilder, w: string): { q: string; scale: str
   // An all-zero column keeps a positive scale (its codes are 0 whatever it is), as quantizeColumns does.
   const scale = g.op('Max', [g.op('Div', [absMax, max]), g.shared('const.q_tiny', () => g.scalar('const.q_tiny', 1e-30))]);
   const rounded = g.op('Clip', [g.op('Round', [g.op('Div', [w, scale])]), min, max]);
-  return { q: g.op('Cast', [rounded], { to: T.INT8 }), scale: g.op('Reshape', [scale, g.shared('const.q_flat', () => g.int64('const.q_flat', [-1]))]) };
+  const offset = g.op('Add', [rounded, g.shared('const.q_offset', () => g.scalar('const.q_offset', 128))]);
+  return { q: g.op('Cast', [offset], { to: T.UINT8 }), scale: g.op('Reshape', [scale, g.shared('const.q_flat', () => g.int64('const.q_flat', [-1]))]) };
 }

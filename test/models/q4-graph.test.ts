@@ -69,12 +69,12 @@ describe('4-bit subgraphs (scripts/models/q4-graph.ts) on onnxruntime-node', () 
     ids.flat().forEach((row, k) => expect(Array.from(data.subarray(k * COLS, (k + 1) * COLS))).toEqual(Array.from(exact.subarray(row * COLS, (row + 1) * COLS))));
   });
 
-  it('q4Matrix rebuilds the whole matrix, and int8Columns quantises it as quantizeColumns does', async () => {
+  it('q4Matrix rebuilds the whole matrix, and int8Columns quantises it as quantizeColumns does (as uint8, zero point 128)', async () => {
     const g = new GraphBuilder();
     const matrix = q4Matrix(g, 'w', blocks, ROWS, COLS);
     const { q, scale } = int8Columns(g, matrix);
     // Dequantise the in-graph int8 codes to compare them with the TypeScript quantiser's.
-    const rebuilt = g.op('Mul', [g.op('Cast', [q], { to: T.FLOAT }), scale]);
+    const rebuilt = g.op('Mul', [g.op('Sub', [g.op('Cast', [q], { to: T.FLOAT }), g.scalar('offset', 128)]), scale]);
     const x = g.op('Add', [rebuilt, g.op('Mul', ['zero', g.op('Cast', [matrix], { to: T.FLOAT })])]);
     const out = await run(g, x, 2, { zero: new ort.Tensor('float32', Float32Array.of(0), []) }, [valueInfo('zero', T.FLOAT, [])]);
     const { q: tq, scales } = quantizeColumns(exact, ROWS, COLS);
