@@ -9,7 +9,7 @@
 import MiniSearch from 'minisearch';
 import { search, type AnyOrama } from '@orama/orama';
 import { Engine } from '../src/engine/engine.ts';
-import { retrieveInProcess } from '../src/server/front-door.ts';
+import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';

@@ -9,28 +9,33 @@
  * Origin, JSON only, the bearer token when one is set: `--token T` or RCP_HTTP_TOKEN).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { diag, parseArgs } from '../scripts/lib/args.ts';
+import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
 import { corsHeaders, originAllowed, refuse, type GuardOptions } from './http-guard.ts';
 import { HttpSessions } from './http-sessions.ts';
 
-const argv = process.argv.slice(2);
-const { flags, values } = parseArgs(argv);
-const port = Number(values.get('port') ?? 8787);
-const base = (values.get('base') ?? '/rcp').replace(/\/$/, '');
+const args = bridgeArgs(process.argv.slice(2), {
+  port: { type: 'string', default: '8787' },
+  base: { type: 'string', default: '/rcp' },
+  token: { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+});
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const port = Number(text(args.port) ?? 8787);
+const base = (text(args.base) ?? '/rcp').replace(/\/$/, '');
 const maxBody = 64 * 1024 * 1024;
 const guard: GuardOptions = {
-  allowOrigins: new Set(argv.flatMap((a, i) => (a === '--allow-origin' ? [argv[i + 1]] : a.startsWith('--allow-origin=') ? [a.slice(15)] : []))),
-  token: values.get('token') ?? (process.env.RCP_HTTP_TOKEN || undefined),
+  allowOrigins: new Set([args['allow-origin'] ?? []].flat().filter((o): o is string => typeof o === 'string')),
+  token: text(args.token) ?? (process.env.RCP_HTTP_TOKEN || undefined),
 };
 /** `<base>/session/<name>/<method>`: a stateful session for clients that cannot send `RCP-Session`. */
 const SESSION_PATH = /^session\/([A-Za-z0-9._~-]{1,128})(?:\/(.*))?$/;
 const SESSION_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 
 await ensureBuilt(diag);
-const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: flags.has('verbose') ? diag : undefined });
+const host = await launchHost({ profile: text(args.profile), headed: args.headed === true, log: args.verbose === true ? diag : undefined });
 const sessions = new HttpSessions((onFrame) => host.openSession(onFrame));
 
 /** A complete response with `Content-Length` (never chunked: clients that read only Content-Length work). */

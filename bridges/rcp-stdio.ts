@@ -6,17 +6,17 @@
  * received is answered first, and nothing received after the shutdown answer is forwarded (§13.1).
  */
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
-import { diag, parseArgs } from '../scripts/lib/args.ts';
+import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
-const { flags, values } = parseArgs(process.argv.slice(2));
-const verbose = flags.has('verbose');
+const args = bridgeArgs(process.argv.slice(2), {});
+const verbose = args.verbose === true;
 const started = Date.now();
 
 await ensureBuilt(diag);
-const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: verbose ? diag : undefined });
+const host = await launchHost({ profile: typeof args.profile === 'string' ? args.profile : undefined, headed: args.headed === true, log: verbose ? diag : undefined });
 const tracker = new RequestTracker();
 let exiting = false;
 /** A successful shutdown was answered: forward nothing more, answer what is in flight, exit. */

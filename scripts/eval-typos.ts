@@ -12,39 +12,18 @@
  * that rewrite recovers, and word-level figures: misspelled words restored to their original term,
  * and clean words changed by mistake.
  */
-import { retrieveInProcess } from '../src/server/front-door.ts';
+import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 // mulberry32, seeded: the misspellings are the same on every run.
 import { rng as prng } from './lib/prng.ts';
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { Engine } from '../src/engine/engine.ts';
 import { NLTK_STOPWORDS } from '../src/engine/analysis/stopwords.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
+import { hasRelevant, ndcgAt, type Judgments } from '../src/eval/metrics.ts';
+import { readBeir } from './lib/beir.ts';
 
-const readJsonl = (path: string): Record<string, string>[] =>
-  readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-
-function readQrels(path: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
-    const [q, d, s] = line.trim().split('\t');
-    if (!q || !d) continue;
-    if (!out.has(q)) out.set(q, new Map());
-    out.get(q)!.set(d, Number(s));
-  }
-  return out;
-}
-
-function ndcg10(ranked: string[], rel: Map<string, number>): number {
-  let dcg = 0;
-  for (let i = 0; i < Math.min(10, ranked.length); i++) dcg += (rel.get(ranked[i]) ?? 0) / Math.log2(i + 2);
-  const gains = [...rel.values()].filter((g) => g > 0).sort((a, b) => b - a);
-  let idcg = 0;
-  gains.slice(0, 10).forEach((g, i) => (idcg += g / Math.log2(i + 2)));
-  return idcg > 0 ? dcg / idcg : 0;
-}
-
+const ndcg10 = (ranked: string[], rel: Judgments): number => ndcgAt(10, ranked, rel);
 
 const STOP = new Set(NLTK_STOPWORDS);
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
@@ -103,9 +82,8 @@ interface Row {
 async function evaluate(dir: string, seed: number, rate: number): Promise<Row> {
   const engine = new Engine({ store: new MemoryStore(), limits: { maxDocumentsPerAdd: 1_000_000 } });
   await engine.open();
-  const corpus = readJsonl(join(dir, 'corpus.jsonl'));
-  await engine.add(corpus.map((d) => ({ id: String(d._id), text: d.text ?? '', meta: d.title ? { title: d.title } : {} })), { contextual: true });
-  const qrels = readQrels(join(dir, 'qrels', 'test.tsv'));
+  const { corpus, queries, qrels } = readBeir(dir);
+  await engine.add(corpus.map((d) => ({ id: d._id, text: d.text ?? '', meta: d.title ? { title: d.title } : {} })), { contextual: true });
   const rand = prng(seed);
   const row: Row = {
     name: basename(dir.replace(/\/+$/, '')), queries: 0, clean: 0, cleanRewrite: 0, typo: 0, typoRewrite: 0, typoMulti: 0, cleanMulti: 0,
@@ -116,9 +94,9 @@ async function evaluate(dir: string, seed: number, rate: number): Promise<Row> {
     return { ranked: r.hits.map((h) => String(h.citation?.source ?? h.id)), rewritten: r.rewrittenQuery };
   };
   const termOf = (w: string): string => engine.analyzer.indexTerms(w).join(' ');
-  for (const q of readJsonl(join(dir, 'queries.jsonl'))) {
-    const rel = qrels.get(String(q._id));
-    if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
+  for (const q of queries) {
+    const rel = qrels.get(q._id);
+    if (!hasRelevant(rel)) continue;
     const clean = q.text ?? '';
     const typo = misspellQuery(clean, rate, rand);
     row.queries++;

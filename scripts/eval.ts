@@ -1,6 +1,6 @@
 /**
  * Retrieval quality on BEIR-format collections, through the real Engine (in-memory store) and the
- * server's front door (the same validation and clamps as a `retrieve` over RCP).
+ * server's `retrieveInProcess` (the same validation and clamps as a `retrieve` over RCP).
  *
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
@@ -40,8 +40,10 @@ import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
-import { retrieveInProcess } from '../src/server/front-door.ts';
+import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
+import { hasRelevant, mrrAt, ndcgAt, recallAt, type Judgments } from '../src/eval/metrics.ts';
+import { readBeir } from './lib/beir.ts';
 
 interface Args {
   dirs: string[];
@@ -99,21 +101,6 @@ function parseConfigs(list: string): RunConfig[] {
   });
 }
 
-const readJsonl = (path: string): Record<string, string>[] =>
-  readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-
-function readQrels(path: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  const lines = readFileSync(path, 'utf8').split('\n').slice(1);
-  for (const line of lines) {
-    const [q, d, s] = line.trim().split('\t');
-    if (!q || !d) continue;
-    if (!out.has(q)) out.set(q, new Map());
-    out.get(q)!.set(d, Number(s));
-  }
-  return out;
-}
-
 export interface Metrics {
   ndcg10: number;
   recall100: number;
@@ -124,16 +111,9 @@ export interface Metrics {
   queryMs: number;
 }
 
-function scoreRun(ranked: string[], rel: Map<string, number>): [number, number, number] {
-  let dcg = 0;
-  for (let i = 0; i < Math.min(10, ranked.length); i++) dcg += (rel.get(ranked[i]) ?? 0) / Math.log2(i + 2);
-  const gains = [...rel.values()].filter((g) => g > 0).sort((a, b) => b - a);
-  let idcg = 0;
-  gains.slice(0, 10).forEach((g, i) => (idcg += g / Math.log2(i + 2)));
-  const relevant = gains.length;
-  const found = ranked.slice(0, 100).filter((d) => (rel.get(d) ?? 0) > 0).length;
-  const first = ranked.slice(0, 10).findIndex((d) => (rel.get(d) ?? 0) > 0);
-  return [idcg > 0 ? dcg / idcg : 0, relevant ? found / relevant : 0, first >= 0 ? 1 / (first + 1) : 0];
+/** nDCG@10, Recall@100 and MRR@10 of one ranked list (src/eval/metrics.ts). */
+function scoreRun(ranked: string[], rel: Judgments): [number, number, number] {
+  return [ndcgAt(10, ranked, rel), recallAt(100, ranked, rel), mrrAt(10, ranked, rel)];
 }
 
 /** Indexes one collection and evaluates it with the command line's configuration. */
@@ -171,12 +151,10 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
   if (o.rerank) options.reranker = await loadReranker(o.rerank, embedder);
   const engine = new Engine(options);
   await engine.open();
-  const corpus = readJsonl(join(dir, 'corpus.jsonl'));
-  const queries = readJsonl(join(dir, 'queries.jsonl'));
-  const qrels = readQrels(join(dir, 'qrels', 'test.tsv'));
+  const { corpus, queries, qrels } = readBeir(dir);
   const t0 = performance.now();
   await engine.add(
-    corpus.map((d) => ({ id: String(d._id), text: d.text ?? '', meta: args.flags.has('no-title') || !d.title ? {} : { title: d.title } })),
+    corpus.map((d) => ({ id: d._id, text: d.text ?? '', meta: args.flags.has('no-title') || !d.title ? {} : { title: d.title } })),
     { contextual: true, chunk: args.flags.has('chunk') },
   );
   const indexMs = performance.now() - t0;
@@ -188,8 +166,8 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     let n = 0;
     let qms = 0;
     for (const q of queries) {
-      const rel = qrels.get(String(q._id));
-      if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
+      const rel = qrels.get(q._id);
+      if (!hasRelevant(rel)) continue;
       // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
       const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
       const params: RetrieveParams = { query: q.text ?? '', k, mode: cfg.mode, includeText: false };

@@ -10,7 +10,7 @@ import { buildCorpus } from '../bench/corpus.ts';
 import { SyntheticVectors, exactTopK, hash } from '../bench/vectors.ts';
 import { Engine } from '../src/engine/engine.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
-import { retrieveInProcess } from '../src/server/front-door.ts';
+import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import { presetKey } from '../src/engine/index/prepare.ts';
 import { parseArgs } from './lib/args.ts';

@@ -16,18 +16,16 @@ import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
 import { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
-import type { WorkerStatus } from './protocol/control.ts';
-import type { Backend } from './server/backend.ts';
+import type { ControlApi, EngineConfig, WorkerStatus } from './protocol/control.ts';
+import { SERVER_INFO, type Backend } from './server/backend.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
-import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
+import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
-import { serve } from './server/serve.ts';
-import { SERVER_INFO } from './server/server-info.ts';
+import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
-import type { ControlApi, EngineConfig } from './transport/control.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
@@ -97,6 +95,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     }),
     vendorHandlers: createInpageHandlers({ engine: ready }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
+    deadlines: INPAGE_DEADLINES,
   };
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
 }

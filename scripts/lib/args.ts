@@ -1,4 +1,4 @@
-/** Tiny flag parser for the bridge scripts: `--name value`, `--flag`. */
+/** Tiny flag parser for the scripts and the bench: `--name value`, `--name=value`, `--flag`. */
 export function parseArgs(argv: string[]): { flags: Set<string>; values: Map<string, string> } {
   const flags = new Set<string>();
   const values = new Map<string, string>();
@@ -12,8 +12,3 @@ export function parseArgs(argv: string[]): { flags: Set<string>; values: Map<str
   }
   return { flags, values };
 }
-
-/** Diagnostics go to stderr only: stdout is protocol-only (§5.1). */
-export const diag = (line: string): void => {
-  process.stderr.write(`[rcp-bridge] ${line}\n`);
-};

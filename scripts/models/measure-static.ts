@@ -11,6 +11,8 @@ import { readGlove, type GloveTable } from './read-glove.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './static-model.ts';
 import { DEFAULT_OPTIONS, GLOVE_JSON } from './config.ts';
 import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../../src/protocol/fusion.ts';
+import { hasRelevant, ndcgAt, type Judgments } from '../../src/eval/metrics.ts';
+import { readBeir } from '../lib/beir.ts';
 
 interface Collection {
   name: string;
@@ -21,29 +23,14 @@ interface Collection {
 }
 
 function loadCollection(dir: string, name: string): Collection {
-  const lines = (f: string) => readFileSync(join(dir, name, f), 'utf8').split('\n').filter((l) => l.trim());
-  const docIds: string[] = [];
-  const docs: string[] = [];
-  for (const l of lines('corpus.jsonl')) {
-    const d = JSON.parse(l) as { _id: string; title?: string; text?: string };
-    docIds.push(d._id);
-    docs.push(`${d.title ?? ''} ${d.text ?? ''}`);
-  }
-  const qtext = new Map<string, string>();
-  for (const l of lines('queries.jsonl')) {
-    const q = JSON.parse(l) as { _id: string; text?: string };
-    qtext.set(q._id, q.text ?? '');
-  }
-  const qrels = new Map<string, Map<string, number>>();
-  for (const l of lines('qrels/test.tsv').slice(1)) {
-    const [q, d, s] = l.split('\t');
-    if (!qrels.has(q)) qrels.set(q, new Map());
-    qrels.get(q)!.set(d, Math.trunc(Number(s)));
-  }
-  const queries = [...qrels.keys()]
-    .filter((q) => [...qrels.get(q)!.values()].some((g) => g > 0))
-    .map((id) => ({ id, text: qtext.get(id) ?? '' }));
-  return { name, docIds, docs, queries, qrels };
+  const { corpus, queries, qrels } = readBeir(join(dir, name));
+  return {
+    name,
+    docIds: corpus.map((d) => d._id),
+    docs: corpus.map((d) => `${d.title ?? ''} ${d.text ?? ''}`),
+    queries: queries.filter((q) => hasRelevant(qrels.get(q._id))).map((q) => ({ id: q._id, text: q.text ?? '' })),
+    qrels,
+  };
 }
 
 // ---- BM25, identical to shared/eval/bm25_eval.py (k1 0.9, b 0.4, [a-z0-9]+, no stopwords) ----
@@ -107,16 +94,7 @@ export class MatrixEncoder {
   }
 }
 
-function ndcg10(ranked: string[], rels: Map<string, number>): number {
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((d, r) => {
-    const g = rels.get(d) ?? 0;
-    if (g > 0) dcg += g / Math.log2(r + 2);
-  });
-  const ideal = [...rels.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, g, r) => s + g / Math.log2(r + 2), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
+const ndcg10 = (ranked: string[], rels: Judgments): number => ndcgAt(10, ranked, rels);
 
 function topK(scores: Map<number, number>, k: number): [number, number][] {
   return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k);

@@ -55,7 +55,7 @@ registerServiceWorker();
 const log = new FrameLog();
 mountInspector(log);
 
-// The playground is one consumer of the library: the same front door an embedding app uses.
+// The playground is one consumer of the library: the same `createInPageEngine` an embedding app uses.
 const clientInfo = { name: 'rcp-playground', version: '0.2.0' };
 const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, client: { onFrame: (d, f) => log.add(d, f), clientInfo } }).then(async (engine) => {
   // Imports get a session of their own: a session orders every request after the writes sent

@@ -10,8 +10,7 @@
  * an open session, and the worker re-embeds the index for the new model in the background.
  */
 import { MODEL_CHANNEL } from '../models/model-choice.ts';
-import type { AvailableModel, WorkerStatus } from '../protocol/control.ts';
-import type { ControlApi } from '../transport/control.ts';
+import type { AvailableModel, ControlApi, WorkerStatus } from '../protocol/control.ts';
 import { el } from './dom.ts';
 
 const SPEED_KEY = 'rcp-playground:model-speed';

@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink';
-import type { ControlApi } from '../transport/control.ts';
+import type { ControlApi } from '../protocol/control.ts';
 import { PortTransport } from '../transport/port-transport.ts';
 import { RcpClient, type ClientOptions } from './rcp-client.ts';
 

@@ -3,8 +3,7 @@
  * URL, database name, device), opens one RCP session and initializes it, so the caller gets a ready
  * `RcpClient`. Adds nothing to the page: no DOM, no CSS, no globals.
  */
-import type { ControlApi, EngineConfig } from '../transport/control.ts';
-import type { WorkerStatus } from '../protocol/control.ts';
+import type { ControlApi, EngineConfig, WorkerStatus } from '../protocol/control.ts';
 import { PortTransport } from '../transport/port-transport.ts';
 import { bootWorker, spawnEngineWorker, type WorkerHandle } from './boot.ts';
 import { RcpClient, type ClientOptions } from './rcp-client.ts';

@@ -1,6 +1,7 @@
 /**
  * The three seams of the engine (see shared DESIGN.md): what it needs from storage, from an
- * embedding model and from a reranker. Each is replaceable in tests. Types only.
+ * embedding model and from a reranker. Each is replaceable in tests. Types, and the one load
+ * request the engine's open makes.
  */
 
 /** A document as persisted. `text` is the full source text; chunk offsets index into it. */
@@ -154,6 +155,9 @@ export interface LoadOptions {
    */
   documents?: 'always' | 'unless-tabled';
 }
+
+/** What the engine's `open` asks of the store (state/index-state.ts); a read started ahead of it asks the same (src/storage/read-ahead.ts). */
+export const ENGINE_LOAD: Readonly<LoadOptions> = Object.freeze({ documents: 'unless-tabled' });
 
 /** Persistence the engine relies on. Implementations: IndexedDB (src/storage) and in-memory (tests). */
 export interface IndexStore {

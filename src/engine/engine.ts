@@ -44,8 +44,7 @@ import { queryVariants, rewriteQuery, type Correction } from './query/transform.
 import { planWrite, type PlannedWrite } from './index/write-plan.ts';
 import { SerialQueue } from '../util/serial-queue.ts';
 import { TextCache } from './state/text-cache.ts';
-import { missingVectors } from './index/dense.ts';
-import { denseModel } from './query/recall.ts';
+import { denseModel, missingVectors } from './index/dense.ts';
 import { ForegroundGate } from './state/foreground.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
@@ -362,7 +361,7 @@ export class Engine {
 
   /**
    * Runs a retrieve (§7.7) over the current or a pinned/cursor version, as planned: validation,
-   * gating and clamping happened at the front door (`planRetrieve` in src/server/retrieve-plan.ts).
+   * gating and clamping happened in `planRetrieve` (src/server/retrieve-plan.ts).
    */
   retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
     return this.foreground.track(() => this.prefetch.around(() => this.retrieveNow(plan, ctx)));

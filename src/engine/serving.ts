@@ -1,7 +1,7 @@
 /**
  * How a retrieve is served: the one policy. The engine's capabilities (capabilities.ts), the set a
  * session gets after the dense model failed (src/server/capabilities.ts `withoutDenseModel`), the
- * front door (src/server/retrieve-plan.ts `planRetrieve`) and recall all read it from here.
+ * retrieve plan (src/server/retrieve-plan.ts `planRetrieve`) and recall all read it from here.
  *
  * - Modes: sparse always; dense and hybrid only with a dense encoder.
  * - Default mode (§3.3, a request that names none): the configured one (`DEFAULT_MODE`, measured)

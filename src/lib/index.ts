@@ -7,9 +7,7 @@ export { RcpClient, type CallOptions, type ClientOptions } from '../client/rcp-c
 export { clearIndex, getDocument, hasInpage, listDocuments, type InpageDocument, type InpageDocumentsResult, type InpageDocumentSummary } from '../client/inpage.ts';
 export { RcpError, type ErrorData } from '../protocol/errors.ts';
 export { ErrorCode } from '../protocol/codes.ts';
-export type { ControlApi, EngineConfig } from '../transport/control.ts';
-export type { WorkerStatus } from '../protocol/control.ts';
-export type { ModelStatus } from '../protocol/control.ts';
+export type { ControlApi, EngineConfig, ModelStatus, WorkerStatus } from '../protocol/control.ts';
 export type { DocumentDetail, DocumentPage, DocumentSummary } from '../engine/query/documents.ts';
 export type { Transport } from '../transport/transport.ts';
 export type * from '../protocol/types.ts';

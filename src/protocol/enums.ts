@@ -1,4 +1,4 @@
-import type { FusionMethod, Modality, RerankMethod, RetrieveMode, Unit, VectorEncoding } from './types.ts';
+import type { FusionMethod, LogLevel, Modality, RerankMethod, RetrieveMode, Unit, VectorEncoding } from './types.ts';
 
 /* The enum values RCP/1 defines (§4.6: lower-case, compared case-sensitively), as frozen lists. */
 
@@ -18,6 +18,8 @@ export const EMBED_KINDS = Object.freeze(['query', 'document'] as const);
 export const UNITS: readonly Unit[] = Object.freeze([
   'chunk', 'passage', 'document', 'node', 'triplet', 'path', 'subgraph', 'community', 'tree-node', 'page',
 ]);
+/** §17.1 log severities, least to most severe: the index is the comparison key. */
+export const LOG_LEVELS: readonly LogLevel[] = Object.freeze(['debug', 'info', 'notice', 'warning', 'error']);
 /** §7.8 transform methods; `retrieve.rewrite` takes any of them (or `false`). */
 export const TRANSFORM_METHODS = Object.freeze(['rewrite', 'hyde', 'multi-query', 'decompose', 'step-back'] as const);
 /** One of TRANSFORM_METHODS. */

@@ -1,4 +1,10 @@
+/**
+ * What the session (rcp-session.ts) needs from the side that does the work — a `Backend` of
+ * handlers — and the one interface the handlers need from the engine (`ServedEngine`).
+ */
+import type { Engine } from '../engine/engine.ts';
 import type { Capabilities, Id, LogLevel, Method, PeerInfo, ProgressParams, ResultOf } from '../protocol/types.ts';
+import { openFailure } from './errors.ts';
 
 /** What a handler may do besides computing its result. */
 export interface HandlerContext {
@@ -28,6 +34,8 @@ export interface Backend {
   readonly handlers: HandlerTable;
   /** Methods that write (default `index/add`, `index/delete`): see RcpSession's write ordering. */
   readonly writeMethods?: readonly string[];
+  /** Deadlines in ms of methods the session's defaults do not know (vendor methods). */
+  readonly deadlines?: Readonly<Record<string, number>>;
   /** Extension methods by full name; each is callable only while its `x-<vendor>` capability is advertised. */
   readonly vendorHandlers?: Readonly<Record<string, VendorHandler>>;
   /**
@@ -35,4 +43,33 @@ export interface Backend {
    * opted in (§17.1). Returns an unsubscribe function.
    */
   subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
+}
+
+/** The identity this server reports in `initialize` / `info`. */
+export const SERVER_INFO: Readonly<PeerInfo> = Object.freeze({ name: 'rcp-in-page', version: '0.1.0' });
+
+/**
+ * Everything the server asks of the engine (src/engine's Engine): the RCP methods' work (retrieve
+ * carries out a plan from `planRetrieve`, with no second validation), the `x-inpage` extension's,
+ * and what capabilities and plans are built from. One interface, so the slices cannot drift.
+ */
+export type ServedEngine = Pick<
+  Engine,
+  | 'embedder' | 'rerankers' | 'capabilities' | 'retrieve' | 'transform' | 'add' | 'delete' | 'clear'
+  | 'documents' | 'document' | 'facets' | 'exportDocuments' | 'stats' | 'corpusMap'
+>;
+
+/**
+ * Waits for the engine; if its storage could not be opened, every call fails with that failure's
+ * RCP error (errors.ts `openFailure`: -32010 unless a rule says otherwise), the capabilities staying
+ * advertised (§13.2).
+ */
+export function engineReady<E>(engine: Promise<E>): () => Promise<E> {
+  return async () => {
+    try {
+      return await engine;
+    } catch (e) {
+      throw openFailure(e);
+    }
+  };
 }

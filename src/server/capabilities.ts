@@ -1,15 +1,15 @@
 /**
  * The advertised capability set (§6), built in one place from typed parts: each part owns its
  * keys, and a key offered by two parts is a wiring error, not a silent override. The bounds
- * advertised here are the ones the front door enforces (validate-methods.ts, retrieve-plan.ts).
+ * advertised here are the ones the validators and the retrieve plan enforce (validate-methods.ts,
+ * retrieve-plan.ts).
  */
+import type { EngineCapabilities } from '../engine/capabilities.ts';
 import type { Embedder, Reranker } from '../engine/contracts.ts';
 import { retrieveServing } from '../engine/serving.ts';
 import type { Capabilities } from '../protocol/types.ts';
-import { LOG_LEVELS } from './log-levels.ts';
+import { LOG_LEVELS } from '../protocol/enums.ts';
 
-/** What the engine serves (src/engine's `engineCapabilities`). */
-export type EngineCapabilityPart = Pick<Capabilities, 'retrieve' | 'filter' | 'index' | 'session' | 'pagination' | 'citations'>;
 /** What the models serve: the `embed`, `embed/multi` and `rerank` methods. */
 export type ModelCapabilityPart = Pick<Capabilities, 'embed' | 'multiVector' | 'rerank'>;
 /** What every RcpSession serves for every method (§9 progress, §17.1 logs). */
@@ -18,7 +18,8 @@ export type SessionCapabilityPart = Pick<Capabilities, 'streaming' | 'log'>;
 export type ExtensionPart = { [key: `x-${string}`]: unknown };
 
 export interface CapabilityParts {
-  engine: EngineCapabilityPart;
+  /** What the engine serves (src/engine's `engineCapabilities`). */
+  engine: EngineCapabilities;
   models?: ModelCapabilityPart;
   session?: SessionCapabilityPart;
   extensions?: readonly ExtensionPart[];

@@ -1,15 +1,13 @@
 import type { Reranker } from '../engine/contracts.ts';
 import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult, TransformResult } from '../protocol/types.ts';
 import { validateIndexAdd, validateIndexDelete, validateTransform } from '../protocol/validate.ts';
-import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
-import type { RetrievalEngine } from './retrieval-engine.ts';
-import { engineReady } from './engine-ready.ts';
+import { engineReady, type Backend, type HandlerContext, type HandlerTable, type ServedEngine } from './backend.ts';
 import { planRetrieve } from './retrieve-plan.ts';
 
 export interface EngineBackendOptions {
   serverInfo: PeerInfo;
   /** Resolves to the opened engine; rejects (→ -32010) if storage could not be opened. */
-  engine: Promise<RetrievalEngine>;
+  engine: Promise<ServedEngine>;
   /**
    * Capabilities known before the engine opens (from configuration, not data). A function is asked
    * at each `initialize`, whose session then keeps that answer (§13.2).

@@ -29,34 +29,17 @@ import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
 import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult } from '../protocol/inpage.ts';
 import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
 import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
-import type { VendorHandler } from './backend.ts';
-import { engineReady } from './engine-ready.ts';
+import { engineReady, type ServedEngine, type VendorHandler } from './backend.ts';
 import { presetKey } from '../engine/index/prepare.ts';
 
-/** What the extension needs from the engine (src/engine's Engine implements it). */
-export interface InpageEngine {
-  documents(offset: number, limit: number): Promise<InpageDocumentsResult>;
-  document(id: string): Promise<InpageDocument | undefined>;
-  clear(opts: { signal?: AbortSignal }): Promise<InpageClearResult>;
-  facets(field: string, limit: number): Promise<InpageFacetsResult>;
-  exportDocuments(offset: number, limit: number, vectors: boolean): Promise<{
-    documents: { id: string; text: string; meta: Record<string, unknown>; chunks: { index: number; start: number; end: number; vector?: Float32Array }[]; contextual?: true }[];
-    total: number;
-    model?: { identity: string; dimension: number };
-  }>;
-  add(
-    docs: { id: string; text: string; meta?: Record<string, unknown> }[],
-    opts: { chunk: boolean; contextual: boolean; vectors?: { identity: string; dimension: number; vectors: ReadonlyMap<string, Float32Array> }; signal?: AbortSignal },
-  ): Promise<{ ids: string[]; chunks: number; indexVersion: string; vectorsReused?: number }>;
-  stats(): { indexVersion: string };
-  corpusMap(o: { limit: number; include?: string[]; query?: string; signal?: AbortSignal }): Promise<InpageMapResult>;
-}
-
-/** The capability advertising the three methods. */
+/** The capability advertising the extension's methods. */
 export const INPAGE_CAPABILITIES = Object.freeze({ 'x-inpage': Object.freeze({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true }) });
 
 /** The `x-inpage` methods that write (they join the session's write ordering). */
 export const INPAGE_WRITES: readonly string[] = Object.freeze(['x-inpage/clear', 'x-inpage/import']);
+
+/** Deadlines of the extension's long methods (`Backend.deadlines`): an import re-embeds when its vectors are from another model, as long as index/add. */
+export const INPAGE_DEADLINES: Readonly<Record<string, number>> = Object.freeze({ 'x-inpage/import': 600_000 });
 
 /** Default and largest page of `x-inpage/export` (whole texts and vectors: smaller pages). */
 export const EXPORT_DEFAULT_LIMIT = 20;
@@ -73,7 +56,7 @@ export const DOCUMENTS_MAX_LIMIT = 1000;
 
 export interface InpageHandlerOptions {
   /** Resolves to the opened engine; rejects if storage could not be opened. */
-  engine: Promise<InpageEngine>;
+  engine: Promise<ServedEngine>;
 }
 
 /** The `x-inpage/*` handlers by full method name, for `Backend.vendorHandlers`. */
@@ -205,4 +188,3 @@ export function documentRange(doc: InpageDocument, offset: number, length: numbe
   };
 }
 
-/** `x-inpage/document` with a range: a slice of the text and where it sits in the whole. */

@@ -1,6 +1,6 @@
 /**
- * One RCP/1 session over any text-frame transport (see RcpSession below). Over 300 lines on
- * purpose: lifecycle, dispatch, cancellation, deadlines and write ordering share the in-flight map
+ * One RCP/1 session over any text-frame transport (see RcpSession below), `serve` that binds one to
+ * a transport, and the per-method deadlines it enforces. Over 300 lines on purpose: lifecycle, dispatch, cancellation, deadlines and write ordering share the in-flight map
  * and the session state; split apart they would each need that state passed around.
  */
 import { ErrorCode } from '../protocol/codes.ts';
@@ -12,10 +12,45 @@ import { capErrorObject, checkDepth, echo } from '../protocol/limits.ts';
 import { isDefinedMethod, METHOD_GATES, OPEN_METHODS, PROTOCOL_VERSION } from '../protocol/methods.ts';
 import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from '../protocol/types.ts';
 import { validateInitialize, validatePing } from '../protocol/validate.ts';
+import { LOG_LEVELS } from '../protocol/enums.ts';
+import type { Transport } from '../transport/transport.ts';
 import type { Backend, HandlerContext, VendorHandler } from './backend.ts';
-import { deadlineFor, type Deadlines } from './deadlines.ts';
 import { toErrorObject } from './errors.ts';
-import { LOG_LEVELS } from './log-levels.ts';
+
+/** Per-request deadlines in ms by method (§13.1): on expiry the request is answered with -32014. */
+export interface Deadlines {
+  default: number;
+  /** Writes may embed thousands of chunks; they get longer. */
+  'index/add': number;
+  [method: string]: number;
+}
+
+export const DEFAULT_DEADLINES: Readonly<Deadlines> = Object.freeze({
+  default: 30_000,
+  'index/add': 600_000,
+  'index/delete': 60_000,
+  /** How long `shutdown` lets in-flight requests finish before cancelling them. */
+  shutdown: 30_000,
+});
+
+/** The deadline of `method`: the caller's override, else the backend's own (vendor methods), else the default. */
+export function deadlineFor(method: string, overrides?: Partial<Deadlines>, backend?: Readonly<Record<string, number>>): number {
+  return overrides?.[method] ?? backend?.[method] ?? DEFAULT_DEADLINES[method] ?? overrides?.default ?? DEFAULT_DEADLINES.default;
+}
+
+/** Binds a fresh, uninitialized RCP session to a transport. One transport = one session. */
+export function serve(transport: Transport, backend: Backend, deadlines?: Partial<Deadlines>): RcpSession {
+  const session = new RcpSession({
+    backend,
+    deadlines,
+    send: (frame) => transport.send(frame),
+    onShutdown: () => transport.close(),
+  });
+  transport.onmessage = (frame) => void session.receive(frame);
+  transport.onclose = () => session.close();
+  transport.start();
+  return session;
+}
 
 export interface SessionOptions {
   backend: Backend;
@@ -180,7 +215,7 @@ export class RcpSession {
         // grace period, then cancel them), answer, and stop.
         this.state = 'closed';
         const pending = [...this.unanswered];
-        const grace = deadlineFor('shutdown', this.opts.deadlines);
+        const grace = deadlineFor('shutdown', this.opts.deadlines, this.opts.backend.deadlines);
         await settledWithin(pending, grace);
         this.abortAll();
         await settledWithin(pending, grace); // the cancelled ones answer -32006 first
@@ -252,7 +287,7 @@ export class RcpSession {
   /** Runs a handler under its own AbortController, a deadline and the cancel map. */
   private async run(id: Id, method: string, params: unknown, call: (ctx: HandlerContext) => unknown): Promise<unknown> {
     const controller = new AbortController();
-    const limit = deadlineFor(method, this.opts.deadlines);
+    const limit = deadlineFor(method, this.opts.deadlines, this.opts.backend.deadlines);
     const timer = setTimeout(
       () => controller.abort(new RcpError(ErrorCode.Timeout, `timeout: ${method} exceeded ${limit} ms`, { retryable: true })),
       limit,

@@ -1,4 +1,4 @@
-import type { IndexStore, LoadedIndex } from '../engine/contracts.ts';
+import { ENGINE_LOAD, type IndexStore, type LoadedIndex } from '../engine/contracts.ts';
 import type { Coordination } from '../engine/state/coordination.ts';
 
 /** An IndexStore whose first `load()` is already under way. */
@@ -14,8 +14,8 @@ export interface ReadAheadStore extends IndexStore {
  * after it started; later calls always read the store.
  */
 export function readAhead(store: IndexStore, coordination?: Coordination): ReadAheadStore {
-  // What the engine asks for (`Engine.open`): documents only when some segment has no table.
-  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load({ documents: 'unless-tabled' });
+  // What the engine's open asks for (documents only when some segment has no table).
+  let ahead: Promise<LoadedIndex | undefined> | undefined = store.load(ENGINE_LOAD);
   const unsubscribe = coordination?.subscribe(() => {
     ahead = undefined;
   });
@@ -25,7 +25,7 @@ export function readAhead(store: IndexStore, coordination?: Coordination): ReadA
     loadVectors: store.loadVectors && ((ids) => store.loadVectors!(ids)),
     firstRead,
     load(options) {
-      const taken = options?.documents === 'unless-tabled' ? ahead : undefined;
+      const taken = options?.documents === ENGINE_LOAD.documents ? ahead : undefined;
       ahead = undefined;
       unsubscribe?.();
       return taken ?? store.load(options);

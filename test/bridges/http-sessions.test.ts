@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classify } from '../../bridges/http-frame.ts';
 import { HttpSessions, withSessionToken, type OpenSession } from '../../bridges/http-sessions.ts';
 import type { Outcome } from '../../bridges/http-router.ts';
-import { serve } from '../../src/server/serve.ts';
+import { serve } from '../../src/server/rcp-session.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { fakeBackend } from '../support/rcp-harness.ts';
 

@@ -4,7 +4,7 @@ import { RcpClient } from '../../src/client/rcp-client.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import type { Backend } from '../../src/server/backend.ts';
 import { createEngineBackend } from '../../src/server/engine-backend.ts';
-import { serve } from '../../src/server/serve.ts';
+import { serve } from '../../src/server/rcp-session.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { fakeBackend } from '../support/rcp-harness.ts';

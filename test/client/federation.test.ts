@@ -4,7 +4,7 @@ import { enginesFromRegistry } from '../../src/client/federation/engines.ts';
 import { RcpClient } from '../../src/client/rcp-client.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
 import type { Capabilities, Hit } from '../../src/protocol/types.ts';
-import { serve } from '../../src/server/serve.ts';
+import { serve } from '../../src/server/rcp-session.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { fakeBackend } from '../support/rcp-harness.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RcpClient } from '../../src/client/rcp-client.ts';
 import { RcpError } from '../../src/protocol/errors.ts';
-import { serve } from '../../src/server/serve.ts';
+import { serve } from '../../src/server/rcp-session.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { fakeBackend } from '../support/rcp-harness.ts';
 

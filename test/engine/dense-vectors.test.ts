@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Embedder, FloatVectors, QuantizedVectors, SegmentRecord } from '../../src/engine/contracts.ts';
-import { retrieveInProcess } from '../../src/server/front-door.ts';
+import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { VectorBlock } from '../../src/engine/index/vectors/block.ts';
 import { dotsJs, hammingJs } from '../../src/engine/index/vectors/kernels-js.ts';

@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Embedder, Manifest, SegmentRecord, SegmentVectors } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { VECTORS_IDLE_READ_MS } from '../../src/engine/state/vector-prefetch.ts';
-import { retrieveInProcess } from '../../src/server/front-door.ts';
+import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { openIndexedDbStore } from '../../src/storage/index.ts';
 import { rng } from '../../scripts/lib/prng.ts';

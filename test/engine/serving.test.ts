@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { chooseReranker, modeFloor, retrieveServing } from '../../src/engine/serving.ts';
 import { ErrorCode } from '../../src/protocol/codes.ts';
 import { withoutDenseModel } from '../../src/server/capabilities.ts';
-import { inProcessCapabilities } from '../../src/server/front-door.ts';
-import { planRetrieve } from '../../src/server/retrieve-plan.ts';
+import { inProcessCapabilities, planRetrieve } from '../../src/server/retrieve-plan.ts';
 import { CountReranker, HashEmbedder, makeEngine } from '../support/engine.ts';
 import { rcpError } from '../support/rcp-error.ts';
 

@@ -3,7 +3,7 @@
  * sparse search at once, the background re-embedding fills the vectors in, `pendingVectors()` says
  * how far behind it is; and a query batch overtakes waiting document batches (PriorityLock).
  */
-import { retrieveInProcess } from '../../src/server/front-door.ts';
+import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';

@@ -3,7 +3,7 @@
  * chunk below the model's similarity floor is no match, so dense and hybrid search answer a query
  * with no semantic match with fewer than k hits (or none) instead of ten hits scoring 0.
  */
-import { retrieveInProcess } from '../../src/server/front-door.ts';
+import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';

@@ -1,7 +1,7 @@
 /** The engine with two rerankers: capabilities list both, retrieve's built-in rerank uses the one requested. */
 import { describe, expect, it } from 'vitest';
 import { search } from '../support/engine.ts';
-import { inProcessCapabilities } from '../../src/server/front-door.ts';
+import { inProcessCapabilities } from '../../src/server/retrieve-plan.ts';
 import type { Reranker } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/codes.ts';
 import { validateIndexAdd } from '../../src/protocol/validate.ts';
 import { advertisedCapabilities, modelCapabilities, RERANK_MAX_CANDIDATES, SESSION_CAPABILITIES } from '../../src/server/capabilities.ts';
-import { inProcessCapabilities } from '../../src/server/front-door.ts';
+import { inProcessCapabilities } from '../../src/server/retrieve-plan.ts';
 import { CountReranker, makeEngine, search } from '../support/engine.ts';
 import { rcpError } from '../support/rcp-error.ts';
 
@@ -31,7 +31,7 @@ describe('the advertised capability set', () => {
     expect(clamped.usage?.reranked).toBe(RERANK_MAX_CANDIDATES);
   });
 
-  it('index.maxDocuments advertises the per-call bound of index/add, refused with -32013 at the front door', async () => {
+  it('index.maxDocuments advertises the per-call bound of index/add, refused with -32013 by validateIndexAdd', async () => {
     const { engine } = await makeEngine();
     const caps = inProcessCapabilities(engine);
     expect(caps.index?.maxDocuments).toBe(engine.limits.maxDocumentsPerAdd);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadRcpSchema } from '../support/rcp-schema.ts';
 import { connect, emittedFrames, fakeBackend, TEST_CAPS } from '../support/rcp-harness.ts';
+import { INPAGE_DEADLINES } from '../../src/server/inpage-handlers.ts';
+import { DEFAULT_DEADLINES, deadlineFor } from '../../src/server/rcp-session.ts';
 
 describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
   it('§7.2 info answers before initialize with the default capability set', async () => {
@@ -243,6 +245,14 @@ describe('cancellation, deadlines, errors (§7.14, §13.1, §12)', () => {
     const r = await t.call(1, 'retrieve', { query: 'slow', k: 1 });
     expect(r.error.code).toBe(-32014);
     expect(r.error.data.retryable).toBe(true);
+  });
+
+  it('§13.1 the backend names its vendor methods\' deadlines; the caller\'s overrides win; the rest get the default', () => {
+    expect(deadlineFor('x-inpage/import', undefined, INPAGE_DEADLINES)).toBe(600_000);
+    expect(deadlineFor('x-inpage/import', { 'x-inpage/import': 5 }, INPAGE_DEADLINES)).toBe(5);
+    expect(deadlineFor('x-inpage/import')).toBe(DEFAULT_DEADLINES.default);
+    expect(deadlineFor('index/add', { default: 7 })).toBe(DEFAULT_DEADLINES['index/add']);
+    expect(deadlineFor('embed', { default: 7 })).toBe(7);
   });
 
   it('§12 a handler crash is -32603 and the session lives on', async () => {

@@ -46,5 +46,5 @@ export class CountReranker implements Reranker {
 
 export const ids = (r: { hits: { id: string | number }[] }): string[] => r.hits.map((h) => String(h.id));
 
-/** `retrieve` through the server's front door (validation, gating, clamps), as every caller does. */
-export { retrieveInProcess as search } from '../../src/server/front-door.ts';
+/** `retrieve` through the server's `planRetrieve` (validation, gating, clamps), as every caller does. */
+export { retrieveInProcess as search } from '../../src/server/retrieve-plan.ts';

@@ -1,6 +1,6 @@
 import type { Backend } from '../../src/server/backend.ts';
-import type { Deadlines } from '../../src/server/deadlines.ts';
-import { serve } from '../../src/server/serve.ts';
+import type { Deadlines } from '../../src/server/rcp-session.ts';
+import { serve } from '../../src/server/rcp-session.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import type { Capabilities, RetrieveResult } from '../../src/protocol/types.ts';
 import { isObject } from '../../src/protocol/json.ts';

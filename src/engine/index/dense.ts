@@ -14,7 +14,7 @@
  * fewer than k hits, or none. Segments written before int8 storage (float vectors) are quantized in
  * memory on first use and rewritten in the background (`needsUpgrade`).
  */
-import type { FineCodes, QuantizedVectors, SegmentRecord } from '../contracts.ts';
+import type { Embedder, FineCodes, QuantizedVectors, SegmentRecord } from '../contracts.ts';
 import { selectTop, type SelectOptions } from './select-top.ts';
 import { compareCandidates, keyOf, type Candidate, type IndexView, type LiveSegment } from './view.ts';
 import { fineCosine } from './vectors/fine.ts';
@@ -29,6 +29,9 @@ export interface DenseModel {
   /** Cosine below which a chunk is not a match (measured per model); undefined = no floor. */
   minSimilarity?: number;
 }
+
+/** What dense search needs to know of an embedder. */
+export const denseModel = (e: Embedder): DenseModel => ({ identity: e.identity, dimension: e.dimension, normalized: e.normalized, minSimilarity: e.minSimilarity });
 
 /** Records whose float vectors were quantized in memory only: the store still holds floats. */
 const upgradedInMemory = new WeakSet<SegmentRecord>();

@@ -2,7 +2,7 @@ import type { RetrieveMode, RetrieveParams } from '../../protocol/types.ts';
 import type { Reranker } from '../contracts.ts';
 
 /**
- * A retrieve as the engine carries it out: built once at the server's front door
+ * A retrieve as the engine carries it out: built once by the server's `planRetrieve`
  * (src/server/retrieve-plan.ts), where params are validated and gated against the advertised
  * capabilities, the counts defaulted and clamped, the mode and the reranker chosen. The engine does
  * not check it again; it only downgrades a defaulted mode at run time.

@@ -10,7 +10,7 @@ import type { Bm25 } from '../index/bm25.ts';
 import { nextStamp } from '../index/select-top.ts';
 import type { Embedder, FineCodes } from '../contracts.ts';
 import { ModelUnavailableError } from '../errors.ts';
-import { denseSearch, missingVectors, refineDense, refinePool, segmentVectors, type DenseModel } from '../index/dense.ts';
+import { denseModel, denseSearch, missingVectors, refineDense, refinePool, segmentVectors } from '../index/dense.ts';
 import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
@@ -45,8 +45,6 @@ export interface RecallOutput {
   floor: number;
   notes: string[];
 }
-
-export const denseModel = (e: Embedder): DenseModel => ({ identity: e.identity, dimension: e.dimension, normalized: e.normalized, minSimilarity: e.minSimilarity });
 
 /** Runs recall; returns candidates best first (deterministic order). */
 export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOutput> {

@@ -8,9 +8,9 @@
 import { ErrorCode } from '../../protocol/codes.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import type { Embedder, IndexStore } from '../contracts.ts';
+import { denseModel } from '../index/dense.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import type { IndexState } from './index-state.ts';
-import { denseModel } from '../query/recall.ts';
 import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
 
 export interface BackgroundReembedOptions {

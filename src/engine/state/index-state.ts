@@ -5,7 +5,7 @@
  * with commits other engines (tabs) announced.
  */
 import { checkAborted } from '../../util/abort.ts';
-import type { Embedder, IndexStore, LoadOptions, LoadedIndex, Manifest } from '../contracts.ts';
+import { ENGINE_LOAD, type Embedder, type IndexStore, type LoadedIndex, type Manifest } from '../contracts.ts';
 import { liveDocuments } from '../index/doc-table.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import { loadViews } from '../index/load.ts';
@@ -13,7 +13,6 @@ import { SerialQueue } from '../../util/serial-queue.ts';
 import { makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
 /** Document tables instead of one record per document, where every segment has one. */
-const LOAD: LoadOptions = { documents: 'unless-tabled' };
 
 const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [], chunkless: 0 };
 
@@ -99,7 +98,7 @@ export class IndexState {
 
   /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
   async load(): Promise<string[]> {
-    const loaded = await this.opts.store.load(LOAD);
+    const loaded = await this.opts.store.load(ENGINE_LOAD);
     // Sparse search is ready now; the vectors are read later (`prefetchVectors`, or on first need).
     return loaded ? this.install(loaded, false) : [];
   }
@@ -242,7 +241,7 @@ export class IndexState {
         const stored = await this.opts.store.readManifest();
         if ((stored?.version ?? 0) === this._manifest.version) return;
       }
-      this.install(await this.opts.store.load(LOAD), !reset);
+      this.install(await this.opts.store.load(ENGINE_LOAD), !reset);
     } catch (e) {
       this.stale = true;
       this.reset ||= reset;
