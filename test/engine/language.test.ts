@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadLanguageDetector } from '../../src/engine/analysis/language.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { retrieveInProcess } from '../../src/server/front-door.ts';
+import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 
 const DOCS = [
