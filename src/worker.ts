@@ -10,6 +10,7 @@
  */
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
+import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
@@ -76,6 +77,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
     embedInBackground: models?.catalog?.backgroundEmbedding === true,
     ...(bundle ? { readOnly: true, fields: bundle.manifest.fields } : {}),
+    detectLanguage: loadLanguageDetector,
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();

@@ -27,6 +27,7 @@ import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
 import { IndexState } from './state/index-state.ts';
+import type { LanguageDetector } from './analysis/language.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
 import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
@@ -80,6 +81,7 @@ export class Engine {
   private readonly embedInBackground: boolean;
   /** The store takes no writes (EngineOptions.readOnly). */
   private readonly readOnly: boolean;
+  private readonly detectLanguage?: () => Promise<LanguageDetector>;
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -117,6 +119,7 @@ export class Engine {
     this.embedder = options.embedder;
     this.embedInBackground = options.embedInBackground === true;
     this.readOnly = options.readOnly === true;
+    this.detectLanguage = options.detectLanguage;
     this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
@@ -259,6 +262,7 @@ export class Engine {
       // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
+        language: await this.detectLanguage?.(),
         embedder: this.embedInBackground ? undefined : this.embedder,
         preset: this.usablePreset(opts.vectors),
         chunk: opts.chunk === true,
