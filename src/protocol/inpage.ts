@@ -101,7 +101,8 @@ export interface InpageImportResult {
 
 /** `x-inpage/map`: passages on the first two principal axes of their vectors, coloured by `doc` in a viewer. */
 export interface InpageMapResult {
-  points: { id: string; doc: string; x: number; y: number }[];
+  /** `community`: the point's `graph communities` id at the `communityLevel` asked for (absent: not in the graph). */
+  points: { id: string; doc: string; x: number; y: number; community?: string }[];
   /** Live passages in the index. */
   total: number;
   /** Of those, how many have a vector from the running model. */
@@ -111,4 +112,6 @@ export interface InpageMapResult {
   explained?: [number, number];
   /** Where the query lands, when one was given (and the model could embed it). */
   query?: { x: number; y: number };
+  /** The index version mapped. */
+  indexVersion?: string;
 }

@@ -22,9 +22,10 @@
  *   x-inpage/feedback   { id: string } → { id, hits: { [hitId]: counts } }   (what `feedback` recorded about a document's hits; {} when nothing)
  *   x-inpage/quarantine {} → { documents: [{ id, reasons, at, exists, title? }] }   (held out after an integrity signal, oldest first)
  *   x-inpage/release    { ids: string[] } → { released: int, indexVersion }   (back in answers; a write, a new version when any was held)
- *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string }
- *                       → { points: [{ id, doc, x, y }], total, withVectors, model?, explained?, query?: { x, y } }
- *                       (a PCA projection of the stored vectors, computed here in the worker)
+ *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string, communityLevel?: int ≥ 0 }
+ *                       → { points: [{ id, doc, x, y, community? }], total, withVectors, model?, explained?, query?: { x, y }, indexVersion }
+ *                       (a PCA projection of the stored vectors, computed here in the worker; with
+ *                       `communityLevel`, each point names its `graph communities` id at that level)
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
@@ -173,7 +174,8 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       if (includeRaw && includeRaw.length > MAP_MAX_INCLUDE) throw new RcpError(ErrorCode.InvalidParams, `include: at most ${MAP_MAX_INCLUDE} ids`, { field: 'include' });
       const include = includeRaw ? stringArray(includeRaw, 'include') : undefined;
       const query = optString(p, 'query');
-      return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, signal: ctx.signal });
+      const communityLevel = optInt(p, 'communityLevel', 'communityLevel', { min: 0 });
+      return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, communityLevel, signal: ctx.signal });
     },
 
     async 'x-inpage/feedback'(raw) {
