@@ -30,7 +30,10 @@
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult } from '../protocol/inpage.ts';
+import type {
+  InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageFeedbackResult,
+  InpageImportResult, InpageMapResult, InpageQuarantineResult, InpageReleaseResult,
+} from '../protocol/inpage.ts';
 import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
 import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
 import { engineReady, type ServedEngine, type VendorHandler } from './backend.ts';
@@ -178,18 +181,18 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, communityLevel, signal: ctx.signal });
     },
 
-    async 'x-inpage/feedback'(raw) {
+    async 'x-inpage/feedback'(raw): Promise<InpageFeedbackResult> {
       const id = reqString(paramsObject(raw), 'id', 'id', { nonEmpty: true });
       const record = await (await ready()).documentFeedback(id);
       return { id, hits: record?.hits ?? {} };
     },
 
-    async 'x-inpage/quarantine'(raw) {
+    async 'x-inpage/quarantine'(raw): Promise<InpageQuarantineResult> {
       paramsObject(raw);
       return { documents: await (await ready()).quarantine() };
     },
 
-    async 'x-inpage/release'(raw, ctx) {
+    async 'x-inpage/release'(raw, ctx): Promise<InpageReleaseResult> {
       const ids = stringArray(optArray(paramsObject(raw), 'ids') ?? [], 'ids');
       const out = await (await ready()).release(ids, { signal: ctx.signal });
       ctx.log('info', `x-inpage/release: ${out.released} document(s) back in answers`);
