@@ -11,7 +11,9 @@ import { mountAreas } from './areas.ts';
 import { bundleParam, mountBundle } from './bundle-panel.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
 import { changeThrottle } from './change-throttle.ts';
+import { mountCommunityLayer } from './community-layer.ts';
 import { mountCorpusMap } from './corpus-map-view.ts';
+import { mountDocFeedback } from './doc-feedback.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';
 import { byId } from './dom.ts';
@@ -19,12 +21,16 @@ import { mountEngineWatch } from './engine-watch.ts';
 import { mountEngines } from './engines-panel.ts';
 import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
+import { markQuarantined, type HitTarget } from './hits-view.ts';
 import { mountImport } from './import-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
 import { mountPortable } from './portable.ts';
+import { mountFeedback } from './feedback-actions.ts';
 import { mountProgress } from './progress-view.ts';
+import { mountQuarantine } from './quarantine-panel.ts';
+import { mountRelatedPassages } from './related-passages.ts';
 import { mountConsole } from './rpc-console.ts';
 import { fetchSample, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
@@ -79,13 +85,21 @@ const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
 byId('q').removeEventListener('input', early);
 
+/** The text of a retrieve's query (a query can also be a structured object). */
+const queryOf = (q: unknown): string | undefined => (typeof q === 'string' ? q : undefined);
+
 /** Lets the browser paint and handle input between mounting groups of panels (no one long task). */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 // Search first: its panel (and a query typed while the engine started) before anything else.
 const docPanel = mountDocPanel(client);
+const openTarget = (t: HitTarget, opener: HTMLElement) => void docPanel.open(t, opener);
 const engines = mountEngines(client);
-const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
+// Feedback goes on the page's session: later searches on it see a quarantine at once.
+const markHeld = (docId: string, held: boolean) => markQuarantined(byId<HTMLOListElement>('hits'), docId, held);
+const released = (docId: string) => (markHeld(docId, false), changed());
+const feedback = mountFeedback(client, { query: () => queryOf(search.current()?.params.query), changed: () => changed(), quarantined: markHeld });
+const search = mountSearch(client, engines.searcher, init, openTarget, (_hit, target) => feedback.controls(target));
 await nextTask();
 mountCapabilities(init);
 // The console and the schema forms (which read the whole RCP schema) wait until Learn RCP is shown.
@@ -107,7 +121,12 @@ areas.onShow(syncShown);
 syncShown(areas.current());
 const importer = mountImport(writer, progress, () => changed());
 mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
-mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
+mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener), mountCommunityLayer(client, openTarget));
+const related = mountRelatedPassages(client, openTarget);
+const docFeedback = mountDocFeedback(client, feedback, released);
+docPanel.onOpen((t) => (related.show(t), docFeedback.show(t)));
+docPanel.onClose(() => (related.hide(), docFeedback.hide()));
+const quarantine = mountQuarantine(client, released);
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
@@ -141,6 +160,8 @@ const changed = changeThrottle(
     void updateStats();
     void documents.refresh();
     void storage.refresh();
+    void quarantine.refresh();
+    docFeedback.refresh();
     search.refresh(!progress.busy()); // while an import runs, results stay put (see SearchPanel.refresh)
   },
   { quietMs: 50, busyMs: 1000, busy: () => progress.busy() },

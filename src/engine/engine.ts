@@ -365,13 +365,21 @@ export class Engine {
   private readonly mapCache: { current?: MapCache } = {};
 
   /** The passages' vectors on their first two principal axes (query/corpus-map.ts), with the query placed on them. */
-  async corpusMap(o: MapOptions): Promise<CorpusMap> {
+  async corpusMap(o: MapOptions, attempt = 1): Promise<CorpusMap> {
     this.assertOpen();
     await this.state.refresh();
     await this.state.vectorsLoaded();
     const e = this.embedder;
     const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
-    return corpusMap(this.state.current(), e && denseModel(e), embedQuery, o, this.mapCache);
+    const view = this.state.current();
+    const map = await corpusMap(view, e && denseModel(e), embedQuery, o, this.mapCache);
+    map.indexVersion = String(view.version);
+    if (o.communityLevel === undefined || map.points.length === 0) return map;
+    // The graph's communities colour the dots; both at one version (a write in between maps again).
+    const { of, indexVersion } = await this.graphs.communityOf(map.points.map((p) => p.id), o.communityLevel, 'communityLevel', o.signal);
+    if (indexVersion !== map.indexVersion && attempt < 3) return this.corpusMap(o, attempt + 1);
+    map.points = map.points.map((p) => (of.has(p.id) ? { ...p, community: of.get(p.id)! } : p));
+    return map;
   }
 
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */
