@@ -23,7 +23,7 @@ import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { withFederation } from './server/aggregator.ts';
-import { createModelHandlers } from './server/model-handlers.ts';
+import { createModelHandlers, createSparseEmbedHandler } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { lazyStore } from './storage/lazy-store.ts';
@@ -85,7 +85,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   ready.catch(() => undefined); // surfaced per request as -32010
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
-    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers, sparseEncoder: models?.sparseEncoder }),
     session: SESSION_CAPABILITIES,
     extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],
   });
@@ -99,6 +99,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       rerankers,
       extraHandlers: {
         ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
+        ...(models?.sparseEncoder ? createSparseEmbedHandler(models.sparseEncoder) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,

@@ -20,6 +20,8 @@ export interface ModelStatus {
   threads?: number;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
+  /** The learned-sparse encoder, once loaded (on the first `embed/sparse`). */
+  sparseEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }
 
 export interface WorkerStatus {
