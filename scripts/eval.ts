@@ -26,6 +26,13 @@
  * the catalog's default fusion weights. A grid's `mode:fusion:w:floor` with an empty floor keeps that.
  *                  [--dense-exact-below N]  (dense: the approximate path from N stored vectors on; 0 = always)
  *
+ * Learned sparse (SPLADE-tiny, scripts/lib/splade-lane.ts; a measurement lane, not the product's
+ * pipeline), in a grid: `splade` ranks by SPLADE alone; `sparse+splade:FUSION:w` fuses the BM25
+ * list and SPLADE's, `hybrid+splade:FUSION:w` the BM25, dense and SPLADE lists (a third fused
+ * list), each at depth 100, with `weighted` (BM25 0.6 / dense 0.4 — the engine's default — and
+ * SPLADE w; for sparse+splade, BM25 1 − w) or `rrf` (SPLADE weighted w, default 1). w = 0 gives
+ * the same fusion without SPLADE, the like-for-like baseline.
+ *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
  * field (weight --title-weight). Every query runs with k=100 (with --rerank: k = --rerank-top, so
@@ -51,6 +58,10 @@ import { graphCapability } from '../src/engine/graph/plan.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
 import { validateFeedback } from '../src/protocol/validate-feedback.ts';
 import { CachedEmbedder } from '../cli/vector-cache.ts';
+import { fuseRrf, fuseWeighted, type RankedItem, type RankedList } from '../src/protocol/fusion.ts';
+import { DEFAULT_FUSION } from '../src/engine/config.ts';
+import { SpladeLane } from './lib/splade-lane.ts';
+import type { SparseEncoder } from '../src/models/sparse-encoder.ts';
 
 interface Args {
   dirs: string[];
@@ -58,7 +69,7 @@ interface Args {
    * `local`: the `graph` op (personalized PageRank from the default retrieve's hits), for comparison.
    * `prior`: the default retrieve rescored by a feedback prior (needs --feedback-split; `prior::β`).
    */
-  mode: 'sparse' | 'dense' | 'hybrid' | 'local' | 'prior';
+  mode: 'sparse' | 'dense' | 'hybrid' | 'local' | 'prior' | 'splade' | 'sparse+splade' | 'hybrid+splade';
   fusion?: 'rrf' | 'weighted' | 'convex';
   opts: Record<string, string>;
   flags: Set<string>;
@@ -135,7 +146,7 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
 }
 
 /** Indexes one collection once and evaluates every configuration over it. */
-export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[], embedder?: Embedder): Promise<Metrics[]> {
+export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[], embedder?: Embedder, sparseEncoder?: SparseEncoder): Promise<Metrics[]> {
   const o = args.opts;
   const options: EngineOptions = { store: new MemoryStore(), embedder, limits: { maxDocumentsPerAdd: 1_000_000 } };
   if (o.k1 || o.b) options.bm25 = { ...(o.k1 ? { k1: Number(o.k1) } : {}), ...(o.b ? { b: Number(o.b) } : {}) };
@@ -169,6 +180,10 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     { contextual: true, chunk: args.flags.has('chunk') },
   );
   const indexMs = performance.now() - t0;
+  const lane =
+    sparseEncoder && configs.some((c) => usesSplade(c.mode))
+      ? await SpladeLane.index(sparseEncoder, corpus.map((d) => ({ id: d._id, text: [d.title, d.text].filter(Boolean).join('\n') })), fileURLToPath(new URL('../.cache/eval-splade/', import.meta.url)))
+      : undefined;
   const out: Metrics[] = [];
   const floor0 = embedder?.minSimilarity;
   const split = args.flags.has('feedback-split');
@@ -186,7 +201,7 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
       const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
       const params: RetrieveParams = { query: q.text ?? '', k, includeText: false };
-      if (cfg.mode !== 'local' && cfg.mode !== 'prior') params.mode = cfg.mode;
+      if (cfg.mode === 'sparse' || cfg.mode === 'dense' || cfg.mode === 'hybrid') params.mode = cfg.mode;
       if (cfg.fusion) params.fusion = { method: cfg.fusion };
       if (params.fusion && cfg.weight !== undefined) {
         const w = cfg.weight;
@@ -196,6 +211,13 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       if (o.unit) params.unit = o.unit as 'chunk' | 'document';
       else if (args.flags.has('chunk')) params.unit = 'document';
       const t = performance.now();
+      if (usesSplade(cfg.mode)) {
+        const ranked = await spladeRanking(engine, lane!, cfg, params, embedder);
+        qms += performance.now() - t;
+        scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
+        n++;
+        continue;
+      }
       const res =
         cfg.mode === 'local'
           ? await engine.graph(validateGraph({ op: 'local', query: params.query, k }, { ...inProcessCapabilities(engine), graph: graphCapability() }))
@@ -210,6 +232,34 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     out.push({ ndcg10: sums[0] / n, recall100: sums[1] / n, mrr10: sums[2] / n, queries: n, docs: corpus.length, indexMs, queryMs: qms / n });
   }
   return out;
+}
+
+const usesSplade = (mode: Args['mode']): boolean => mode === 'splade' || mode.endsWith('+splade');
+
+/** Documents of a retrieve's hits, best rank first, as a ranked list (passage hits count once per document). */
+const documentList = (hits: readonly Hit[]): RankedItem[] => {
+  const seen = new Set<string>();
+  return hits.flatMap((h) => {
+    const id = String(h.citation?.source ?? h.id);
+    return seen.has(id) ? [] : (seen.add(id), [{ id, score: h.score }]);
+  });
+};
+
+/** The ranking of a SPLADE configuration (see the header): SPLADE alone, or fused with the engine's BM25 (and dense) lists. */
+async function spladeRanking(engine: Engine, lane: SpladeLane, cfg: RunConfig, params: RetrieveParams, embedder: Embedder | undefined): Promise<string[]> {
+  const splade = await lane.search(params.query as string, 100);
+  if (cfg.mode === 'splade') return splade.map((x) => x.id);
+  const w = cfg.weight ?? 1;
+  const list = async (mode: 'sparse' | 'dense', weight: number): Promise<RankedList> => ({ name: mode, weight, items: documentList((await retrieveInProcess(engine, { ...params, mode, fusion: undefined })).hits) });
+  const hybrid = cfg.mode === 'hybrid+splade';
+  const weights = embedder?.fusionWeights ?? DEFAULT_FUSION.weights;
+  const rrf = cfg.fusion === 'rrf';
+  const lists = [
+    await list('sparse', rrf ? 1 : hybrid ? weights.sparse : 1 - w),
+    ...(hybrid ? [await list('dense', rrf ? 1 : weights.dense)] : []),
+    { name: 'splade', weight: w, items: splade },
+  ];
+  return (rrf ? fuseRrf(lists) : fuseWeighted(lists)).map((f) => f.id);
 }
 
 /** Feedback from the qrels on `queries`' top 10 default hits: helpful when relevant, else not. */
@@ -268,7 +318,7 @@ async function main(): Promise<void> {
   if (args.opts['dense-exact-below'] !== undefined) denseTuning.exactBelow = Number(args.opts['dense-exact-below']);
   let embedder: Embedder | undefined;
   let cached: CachedEmbedder | undefined;
-  if (configs.some((c) => c.mode !== 'sparse')) {
+  if (configs.some((c) => c.mode !== 'sparse' && c.mode !== 'splade' && c.mode !== 'sparse+splade')) {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).
     const { loadEmbedder } = await import('../src/models/index.ts');
     const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
@@ -292,10 +342,12 @@ async function main(): Promise<void> {
     console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
     if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)));
   }
+  const sparseEncoder = configs.some((c) => usesSplade(c.mode)) ? await SpladeLane.encoder(fileURLToPath(new URL('../public/models/', import.meta.url))) : undefined;
+  if (sparseEncoder) console.log(`# sparse encoder ${sparseEncoder.identity}`);
   const results: [string, Metrics[]][] = [];
   for (const dir of args.dirs) {
     const name = basename(dir.replace(/\/+$/, ''));
-    results.push([name, await evaluateGrid(dir, args, configs, embedder)]);
+    results.push([name, await evaluateGrid(dir, args, configs, embedder, sparseEncoder)]);
     cached?.save();
     // Each collection's figures as soon as it is done (a grid over an encoder runs for a long time).
     if (!args.flags.has('json')) for (const [i, c] of configs.entries()) console.error(`${name}\t${c.label}\t${results.at(-1)![1][i].ndcg10.toFixed(4)}`);
