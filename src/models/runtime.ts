@@ -5,7 +5,8 @@ import { ColbertReranker } from './colbert-reranker.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
 import { ModelUnavailableError, UnembeddableInputError } from './errors.ts';
-import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder.ts';
+import { wasmThreads } from './embedder.ts';
+import { loadEncoder, type LoadedEncoder } from './encoder-choice.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
@@ -61,9 +62,9 @@ export class ModelRuntime {
   readonly crossEncoder?: LazyCrossEncoder;
   /** What the project measured about this model (catalog.ts), when it is a built-in one. */
   readonly catalog?: CatalogEntry;
-  private loading: Promise<TransformersEmbedder>;
+  private loading: Promise<LoadedEncoder>;
   /** Starts a fresh load (the first one is started by `open`). */
-  private readonly load: () => Promise<TransformersEmbedder>;
+  private readonly load: () => Promise<LoadedEncoder>;
   /** When the current load failed, for the retry back-off; undefined while it has not failed. */
   private failedAt: number | undefined;
   private readonly listeners = new Set<ModelEventListener>();
@@ -79,8 +80,8 @@ export class ModelRuntime {
     config: ModelConfig,
     folder: ModelFolder,
     dimension: number,
-    loading: Promise<TransformersEmbedder>,
-    load: () => Promise<TransformersEmbedder>,
+    loading: Promise<LoadedEncoder>,
+    load: () => Promise<LoadedEncoder>,
     crossEncoder: LazyCrossEncoder | undefined,
     status: ModelStatus,
     history: ModelRuntime['history'],
@@ -138,6 +139,8 @@ export class ModelRuntime {
       dtype: config.dtype,
       device: options.device ?? config.device,
       failDevices: options.failDevices ?? config.failDevices,
+      runtime: options.runtime ?? config.runtime,
+      encoderWorkers: options.encoderWorkers ?? config.encoderWorkers,
     };
 
     let folder: ModelFolder;
@@ -152,17 +155,18 @@ export class ModelRuntime {
     const status: ModelStatus = { name: folder.name, identity: folder.identity, state: 'loading', progress: 0 };
     const setStatus = (s: Partial<ModelStatus>) => Object.assign(status, s); // the runtime's statusNow is this object
     const { loadAfter: _gate, choice: _choice, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown; choice?: unknown };
-    const load = (): Promise<TransformersEmbedder> => {
+    const load = (): Promise<LoadedEncoder> => {
       const t0 = performance.now();
       setStatus({ state: 'loading', progress: 0, error: undefined });
       const onProgress = (e: ModelLoadEvent) => onLoadEvent(e, folder.name, emit, setStatus);
-      return loadEmbedder({ ...embedderSettings, onProgress }, folder).then(
+      const restarted = (reason: string) => emit('warning', `model ${folder.name}: an encoder worker stopped (${reason}); replaced it, its batch is retried`);
+      return loadEncoder({ ...embedderSettings, onProgress }, folder, emit, restarted).then(
         (model) => {
           const loadMs = Math.round(performance.now() - t0);
-          const threads = model.device === 'wasm' ? wasmThreads() : undefined;
-          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs, threads });
+          const threads = model.device === 'wasm' && model.runtime.startsWith('transformers.js') ? wasmThreads() : undefined;
+          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs, threads, runtime: model.runtime });
           const on = threads ? `${model.device} (${threads} thread${threads > 1 ? 's' : ''})` : model.device;
-          emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs, threads });
+          emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms, runtime ${model.runtime}`, { identity: folder.identity, device: model.device, loadMs, threads, runtime: model.runtime });
           return model;
         },
         (e: unknown) => {
@@ -228,9 +232,9 @@ export class ModelRuntime {
    * the input) a text the model cannot represent, whose vector would be all zeros: a zero vector
    * is not the unit vector `embed.normalized: true` promises, and no direction to compare.
    */
-  async encoder(): Promise<TransformersEmbedder> {
+  async encoder(): Promise<LoadedEncoder> {
     const model = await this.loaded();
-    return Object.assign(Object.create(model) as TransformersEmbedder, {
+    return Object.assign(Object.create(model) as LoadedEncoder, {
       embed: async (texts: string[], kind: 'query' | 'document', signal?: AbortSignal) => {
         const vectors = await model.embed(texts, kind, signal);
         const zero = vectors.findIndex((v) => !v.some((x) => x !== 0));
@@ -296,7 +300,7 @@ export class ModelRuntime {
    * load (a network hiccup while several tabs fetch the weights at once, say) is retried by the
    * next call once RETRY_AFTER_MS have passed, so the worker heals without a reload.
    */
-  loaded(): Promise<TransformersEmbedder> {
+  loaded(): Promise<LoadedEncoder> {
     if (this.failedAt !== undefined && Date.now() - this.failedAt >= RETRY_AFTER_MS) {
       this.failedAt = undefined;
       this.loading = this.watch(this.load());
@@ -315,7 +319,7 @@ export class ModelRuntime {
     return this.lastLoadFailed && !this.everLoaded;
   }
 
-  private watch(loading: Promise<TransformersEmbedder>): Promise<TransformersEmbedder> {
+  private watch(loading: Promise<LoadedEncoder>): Promise<LoadedEncoder> {
     loading.then(
       () => ((this.everLoaded = true), (this.lastLoadFailed = false)),
       () => {
