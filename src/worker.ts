@@ -96,6 +96,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       mapError: mapBackendError,
     }),
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
+    initializeMeta: models ? () => ({ models: { embed: models.identityNotes() } }) : undefined,
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };

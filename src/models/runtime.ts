@@ -314,6 +314,19 @@ export class ModelRuntime {
     return structuredClone(this.statusNow);
   }
 
+  /**
+   * What `initialize` says about the model behind `embed.identity` (`_meta.models.embed`): which
+   * runtime runs it once loaded, and notes. Both runtimes run the same weights (our int8 weight file
+   * holds the int8 ONNX graph's), so vectors of one identity stay comparable whichever ran.
+   */
+  identityNotes(): { identity: string; state: ModelStatus['state']; runtime?: string; notes: string[] } {
+    const { state, runtime } = this.statusNow;
+    const notes = [...this.folder.notes];
+    if (runtime) notes.push(`runtime: ${runtime}`);
+    else if (state === 'loading') notes.push('runtime: chosen when the weights load (our WASM kernels where they cover the model, else transformers.js)');
+    return { identity: this.identity, state, ...(runtime ? { runtime } : {}), notes };
+  }
+
   /** True while the model has never loaded and its last load failed: what a new session is told (worker.ts). */
   get loadFailed(): boolean {
     return this.lastLoadFailed && !this.everLoaded;

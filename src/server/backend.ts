@@ -38,4 +38,6 @@ export interface Backend {
   subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
   /** Maps backend failures (e.g. IndexedDB DOMExceptions) to typed RCP errors at the boundary. */
   mapError?(e: unknown): RcpError | undefined;
+  /** Extra `initialize` result `_meta` fields (e.g. which runtime runs the model of `embed.identity`). */
+  initializeMeta?(): Record<string, unknown>;
 }
