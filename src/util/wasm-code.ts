@@ -54,6 +54,7 @@ const V = {
   f32x4_convert_i32x4_s: 0xfa,
   // Relaxed SIMD (WebAssembly 3.0).
   f32x4_relaxed_madd: 0x105,
+  i16x8_relaxed_dot_i8x16_i7x16_s: 0x112,
   i32x4_relaxed_dot_i8x16_i7x16_add_s: 0x113,
 } as const;
 export type SimdOp = keyof typeof V;

@@ -169,10 +169,10 @@ describe('WebAssembly kernels (fixed-width SIMD) against the JS reference', () =
     const slack = 8;
     const qkv = values((total + slack) * 3 * H, 1.5, 21);
     const { exports, put, f32 } = instance([attentionFunction(H, heads, false)]);
-    const Q = put(qkv), out = put(new Float32Array((total + slack) * H)), kt = put(new Float32Array((H / heads) * (16 + slack))), p = put(new Float32Array(4 * (16 + slack)));
+    const Q = put(qkv), out = put(new Float32Array((total + slack) * H)), kt = put(new Float32Array((H / heads) * (16 + slack))), p = put(new Float32Array(4 * (16 + slack))), vh = put(new Float32Array((H / heads) * (16 + slack)));
     let row = 0;
     for (const n of lengths) {
-      exports[attentionName(H, heads)](Q + row * 3 * H * 4, n, out + row * H * 4, kt, p);
+      exports[attentionName(H, heads)](Q + row * 3 * H * 4, n, out + row * H * 4, kt, p, vh);
       row += n;
     }
     row = 0;

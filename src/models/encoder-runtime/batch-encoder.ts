@@ -5,7 +5,7 @@
  */
 import type { Pooling } from '../recipe.ts';
 import type { BertWeights } from './bert-weights.ts';
-import type { EncoderKernels } from './kernel-module.ts';
+import { describeKernels, type EncoderKernels } from './kernel-module.ts';
 import { poolHidden } from './reference.ts';
 import { WasmBertEncoder } from './wasm-encoder.ts';
 
@@ -53,7 +53,7 @@ export class LocalBatchEncoder implements BatchEncoder {
     maxTokens?: number,
   ) {
     this.encoder = new WasmBertEncoder(weights, kernels, maxTokens);
-    this.description = `WASM ${kernels.dot === 'relaxed' ? 'relaxed SIMD' : 'SIMD'}, in this thread`;
+    this.description = `${describeKernels(kernels)}, in this thread`;
   }
 
   get maxTokens(): number {

@@ -13,7 +13,7 @@
  */
 import type { Pooling } from '../recipe.ts';
 import type { BatchEncoder, EncoderBatch } from './batch-encoder.ts';
-import type { EncoderKernels } from './kernel-module.ts';
+import { describeKernels, type EncoderKernels } from './kernel-module.ts';
 import type { FromEncoderWorker, ToEncoderWorker } from './worker-messages.ts';
 
 /** The part of a Worker the pool uses (a test can pass its own). */
@@ -71,7 +71,7 @@ export class EncoderPool implements BatchEncoder {
   private settleStart!: (error?: Error) => void;
 
   constructor(private readonly opts: PoolOptions) {
-    this.description = `WASM ${opts.kernels.dot === 'relaxed' ? 'relaxed SIMD' : 'SIMD'}, ${opts.size} worker${opts.size > 1 ? 's' : ''}`;
+    this.description = `${describeKernels(opts.kernels)}, ${opts.size} worker${opts.size > 1 ? 's' : ''}`;
     this.started = new Promise<void>((ok, fail) => (this.settleStart = (e) => (e ? fail(e) : ok())));
     this.started.catch(() => undefined);
     for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());

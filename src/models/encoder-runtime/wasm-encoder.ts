@@ -61,7 +61,7 @@ export class WasmBertEncoder {
   private k: Record<string, Kernel>;
   private readonly layers: PlacedLayer[];
   private readonly embeddingNorm: [number, number];
-  private readonly buf: { x: number; a: number; ctx: number; qkv: number; h: number; codes: number; rowScale: number; rowZero: number; kt: number; p: number };
+  private readonly buf: { x: number; a: number; ctx: number; qkv: number; h: number; codes: number; rowScale: number; rowZero: number; kt: number; p: number; vh: number };
 
   constructor(
     readonly weights: BertWeights,
@@ -86,6 +86,7 @@ export class WasmBertEncoder {
       rowZero: layout.take(rows * 4),
       kt: layout.take((H / heads) * seq * 4),
       p: layout.take(4 * seq * 4),
+      vh: layout.take(seq * (H / heads) * 4),
     };
     // Weights: placed now, written once the memory exists.
     const writes: [number, Int8Array | Int32Array | Float32Array][] = [];
@@ -171,7 +172,7 @@ export class WasmBertEncoder {
     const total = inputs.reduce((n, s) => n + s.ids.length, 0);
     if (total > this.maxTokens) throw new RangeError(`${total} tokens exceed the batch capacity ${this.maxTokens}`);
     const M = Math.ceil(total / 4) * 4;
-    const { x, a, ctx, qkv, h, codes, rowScale, rowZero, kt, p } = this.buf;
+    const { x, a, ctx, qkv, h, codes, rowScale, rowZero, kt, p, vh } = this.buf;
     const eps = this.weights.shape.layerNormEps;
     this.writeEmbeddings(inputs, M);
     const k = this.k;
@@ -185,7 +186,7 @@ export class WasmBertEncoder {
       linear(layer.qkv, x, qkv);
       let row = 0;
       for (const s of inputs) {
-        attention(qkv + row * 3 * H * 4, s.ids.length, ctx + row * H * 4, kt, p);
+        attention(qkv + row * 3 * H * 4, s.ids.length, ctx + row * H * 4, kt, p, vh);
         row += s.ids.length;
       }
       linear(layer.attentionOutput, ctx, a);

@@ -5,9 +5,11 @@
  * columns h·d…); the sequence is unpadded, so no mask is needed (the padding mask of a batch is
  * the sequence's own length here).
  *
- * Per head: Kᵀ is copied into scratch ([d × n8], n8 = n rounded up to 8, pad keys 0), then 4 query
- * rows at a time: scores against 8 keys per step (8 accumulators: 4 rows × 2 vectors), pad scores
- * set to −∞, softmax (max, exp, sum), and P·V over the n real keys, 8 channels at a time. Query rows
+ * Per head: Kᵀ is copied into scratch ([d × n8], n8 = n rounded up to 8, pad keys 0) and V into
+ * contiguous rows ([n × d]: read in place, a head's 128-byte slices lie 3·H·4 bytes apart, a stride
+ * that maps them onto a few L1 sets and made P·V thrash), then 4 query rows at a time: scores
+ * against 8 keys per step (8 accumulators: 4 rows × 2 vectors), pad scores set to −∞, softmax
+ * (max, exp, sum), and P·V over the n real keys, 8 channels at a time. Query rows
  * are taken in blocks of 4 past the sequence's end: the extra rows' results land in rows that the
  * next sequence rewrites (or in the padding rows after the batch), never read as this sequence's.
  */
@@ -18,15 +20,15 @@ import { exp, madd } from './simd-math.ts';
 export const attentionName = (H: number, heads: number) => `attention_h${H}_n${heads}`;
 
 /**
- * attention_h<H>_n<heads>(qkv, n, out, kt, p): qkv [n × 3H] float32, out [n × H]; kt scratch of
- * d·(n+8) float32, p scratch of 4·(n+8) float32.
+ * attention_h<H>_n<heads>(qkv, n, out, kt, p, vh): qkv [n × 3H] float32, out [n × H]; scratch:
+ * kt d·(n+8), p 4·(n+8), vh n·d float32.
  */
 export function attentionFunction(H: number, heads: number, relaxed: boolean): WasmFunction {
   const d = H / heads;
   if (d % 8) throw new Error(`attention: head size ${d} is not a multiple of 8`);
   const ROW = 3 * H * 4; // bytes per qkv row
-  const c = new Code(attentionName(H, heads), [I32, I32, I32, I32, I32]);
-  const [QKV, N, OUT, KT, P] = [0, 1, 2, 3, 4];
+  const c = new Code(attentionName(H, heads), [I32, I32, I32, I32, I32, I32]);
+  const [QKV, N, OUT, KT, P, VH] = [0, 1, 2, 3, 4, 5];
   const [h, i, j, ch, n8, stride, qp, kp, pp, vp, r4] = c.locals('i32', 11);
   const acc = Array.from({ length: 4 }, () => c.locals('v128', 2));
   const [k0, k1, x, sum, t0, t1, vmax] = c.locals('v128', 7);
@@ -56,6 +58,9 @@ export function attentionFunction(H: number, heads: number, relaxed: boolean): W
         c.get(pp).get(kp).f32Load(H * 4 + cc * 4).f32(0).get(real).op('select').f32Store();
         c.get(pp).get(stride).op('i32_add').set(pp);
       }
+      // vh[j] = V[j][h·d …] (rows past n are copied too and never read)
+      c.get(VH).get(j).i32(d * 4).op('i32_mul').op('i32_add').set(vp);
+      for (let v = 0; v < d / 4; v++) c.get(vp).get(kp).vLoad(2 * H * 4 + v * 16).vStore(v * 16);
     });
     c.forRange(i, () => c.i32(0), () => c.get(N), 4, () => {
       c.get(QKV).get(i).i32(ROW).op('i32_mul').op('i32_add').get(h).i32(d * 4).op('i32_mul').op('i32_add').set(qp);
@@ -97,13 +102,13 @@ export function attentionFunction(H: number, heads: number, relaxed: boolean): W
       // P·V, 8 channels at a time.
       c.forRange(ch, () => c.i32(0), () => c.i32(d * 4), 32, () => {
         zeroAcc();
-        c.get(QKV).get(h).i32(d * 4).op('i32_mul').op('i32_add').get(ch).op('i32_add').set(vp);
+        c.get(VH).get(ch).op('i32_add').set(vp);
         for (let r = 0; r < 4; r++) c.get(P).get(stride).i32(r).op('i32_mul').op('i32_add').set(prow[r]);
         c.forRange(j, () => c.i32(0), () => c.get(N), 1, () => {
-          c.get(vp).vLoad(2 * H * 4).set(k0);
-          c.get(vp).vLoad(2 * H * 4 + 16).set(k1);
+          c.get(vp).vLoad().set(k0);
+          c.get(vp).vLoad(16).set(k1);
           step((r) => c.get(prow[r]), () => 0);
-          c.get(vp).i32(ROW).op('i32_add').set(vp);
+          c.get(vp).i32(d * 4).op('i32_add').set(vp);
           for (const q of prow) c.addTo(q, 4);
         });
         for (let r = 0; r < 4; r++) {

@@ -8,11 +8,15 @@
  * 32 bytes = columns n..n+7 × k..k+3. So one 16-byte load holds 4 columns × 4 k, one 4-byte splat of
  * an activation row holds the same 4 k, and a dot product with 4-wide sums gives 4 columns at once.
  *
- * Two variants, identical integer results:
+ * Three variants, identical integer results (the runtime times them at load and keeps the fastest):
  *   - relaxed: `i32x4.relaxed_dot_i8x16_i7x16_add_s` (weights signed, activations 0..127 — the range
- *     in which it is deterministic), tile 4 rows × 8 columns = 8 accumulators;
+ *     in which it is deterministic), tile 4 rows × 8 columns = 8 accumulators; one instruction where
+ *     the CPU has VNNI (x86) or SDOT (Arm);
+ *   - relaxed16: `i16x8.relaxed_dot_i8x16_i7x16_s` then `i32x4.dot_i16x8_s` by ones (the pairwise
+ *     int16 sums cannot overflow: |2·127·127| < 2¹⁵), the same tile; on x86 without VNNI this is
+ *     pmaddubsw + pmaddwd, where V8 lowers the fused form to the same plus rebuilding a constant;
  *   - simd: the weights widened to int16 (`extend_low/high`) and `i32x4.dot_i16x8_s`, tile 4 rows ×
- *     4 columns, whose pairwise sums are folded into columns at the end.
+ *     4 columns, whose pairwise sums are folded into columns at the end (no relaxed SIMD needed).
  * Cache blocking: rows are taken MC at a time (their codes stay in L1/L2) and each 8-column panel of
  * weights (8·K bytes, in L1) is swept over those rows before the next panel.
  */
@@ -24,7 +28,7 @@ const MC = 32;
 /** k-steps of 4 per unrolled iteration. */
 const UNROLL = 4;
 
-export type DotKind = 'relaxed' | 'simd';
+export type DotKind = 'relaxed' | 'relaxed16' | 'simd';
 
 /** Name of the GEMM function for input width `k`. */
 export const gemmName = (k: number) => `gemm_k${k}`;
@@ -69,6 +73,9 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
   const wv = c.locals('v128', 2);
   const xv = c.local('v128');
   const tmp = c.local('v128');
+  const ones = c.local('v128');
+  const wide = dot !== 'simd'; // 8 columns per tile
+  if (dot === 'relaxed16') c.vConst(new Uint8Array(new Int16Array(8).fill(1).buffer)).set(ones);
 
   const tile = (group: number) => {
     // group: which 4-column group of the panel the simd variant computes (relaxed: both).
@@ -77,12 +84,15 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
     c.get(X).get(r).i32(K).op('i32_mul').op('i32_add').set(xp);
     c.forRange(kk, () => c.i32(0), () => c.i32(K / 4), UNROLL, () => {
       for (let u = 0; u < UNROLL; u++) {
-        if (dot === 'relaxed') {
+        if (wide) {
           c.get(wp).vLoad(u * 32).set(wv[0]);
           c.get(wp).vLoad(u * 32 + 16).set(wv[1]);
           for (let row = 0; row < 4; row++) {
             c.get(xp).vLoad32Splat(row * K + u * 4).set(xv);
-            for (let g = 0; g < 2; g++) c.get(wv[g]).get(xv).get(acc[row][g]).v('i32x4_relaxed_dot_i8x16_i7x16_add_s').set(acc[row][g]);
+            for (let g = 0; g < 2; g++) {
+              if (dot === 'relaxed') c.get(wv[g]).get(xv).get(acc[row][g]).v('i32x4_relaxed_dot_i8x16_i7x16_add_s').set(acc[row][g]);
+              else c.get(acc[row][g]).get(wv[g]).get(xv).v('i16x8_relaxed_dot_i8x16_i7x16_s').get(ones).v('i32x4_dot_i16x8_s').v('i32x4_add').set(acc[row][g]);
+            }
           }
         } else {
           c.get(wp).vLoad(u * 32).tee(tmp).v('i16x8_extend_low_i8x16_s').set(wv[0]);
@@ -99,9 +109,9 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
     // Epilogue: 4 columns at a time.
     const col = c.local('i32');
     for (let row = 0; row < 4; row++) {
-      const groups = dot === 'relaxed' ? [0, 1] : [group];
+      const groups = wide ? [0, 1] : [group];
       for (const g of groups) {
-        if (dot === 'relaxed') c.get(acc[row][g]).set(tmp);
+        if (wide) c.get(acc[row][g]).set(tmp);
         else {
           // [n0a n0b n1a n1b] + [n2a n2b n3a n3b] → [n0 n1 n2 n3]
           const [lo, hi] = acc[row];
@@ -126,7 +136,7 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
     c.forRange(panel, () => c.i32(0), () => c.get(N), 8, () => {
       c.get(W).get(panel).i32(K).op('i32_mul').op('i32_add').set(wPanel); // panel p starts at p·8·K bytes = panel·K
       c.forRange(r, () => c.get(m0), () => c.get(mEnd), 4, () => {
-        if (dot === 'relaxed') tile(0);
+        if (wide) tile(0);
         else {
           tile(0);
           tile(1);
