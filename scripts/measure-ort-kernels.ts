@@ -82,7 +82,7 @@ function values(n: number, s: number): Float32Array {
 const B = 8, S = 256, H = 384, NH = 12, HD = 32, I = 1536;
 const SHAPE = { layers: 6, hidden: H, heads: NH, intermediate: I, maxPositions: 512, typeVocab: 2, vocab: 30522, layerNormEps: 1e-12 };
 /** Our kernel variants that run here: fixed-width SIMD always, relaxed SIMD when validated (see the usage note). */
-const OURS: DotKind[] = ['simd', ...(compileModule(encoderModuleBytes(SHAPE, 'relaxed')) ? (['relaxed'] as const) : [])];
+const OURS: DotKind[] = ['simd', ...(compileModule(encoderModuleBytes(SHAPE, 'relaxed')) ? (['relaxed', 'relaxed16'] as const) : [])];
 
 /** Our module over one memory with a bump allocator, for timing single kernels. */
 function ourInstance(dot: DotKind) {
