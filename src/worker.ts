@@ -106,6 +106,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
     deadlines: INPAGE_DEADLINES,
+    initializeMeta: models ? () => ({ models: { embed: models.identityNotes() } }) : undefined,
   };
   const f = config.federation;
   // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).

@@ -48,7 +48,7 @@ export function checkBertConfig(config: Record<string, unknown>): BertConfig {
 }
 
 /** Looks up a tensor by name, with the `bert.` prefix some checkpoints carry, and checks its shape. */
-function tensorGetter(tensors: Map<string, SafeTensor>) {
+export function tensorGetter(tensors: Map<string, SafeTensor>) {
   return (name: string, shape: number[]): SafeTensor => {
     const t = tensors.get(name) ?? tensors.get(`bert.${name}`);
     if (!t) throw new Error(`weights: no tensor ${name}`);
@@ -57,8 +57,14 @@ function tensorGetter(tensors: Map<string, SafeTensor>) {
   };
 }
 
+/** `tensorGetter` for the fp32 data alone. */
+export function getter(tensors: Map<string, SafeTensor>) {
+  const tensor = tensorGetter(tensors);
+  return (name: string, shape: number[]): Float32Array => tensor(name, shape).data;
+}
+
 /** PyTorch Linear weight [out, in] → MatMul's [in, out]. */
-function transpose(w: Float32Array, out: number, inp: number): Float32Array {
+export function transpose(w: Float32Array, out: number, inp: number): Float32Array {
   const t = new Float32Array(w.length);
   for (let o = 0; o < out; o++) for (let i = 0; i < inp; i++) t[i * out + o] = w[o * inp + i];
   return t;
@@ -132,7 +138,7 @@ export interface BertOnnxOptions {
 }
 
 /** Multiplies rows of the [inDim, outDim] weight by their factors (see `smoothing`); returns the input's per-channel 1/s. */
-function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
+export function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
   const inverse = new Float32Array(inDim).fill(1);
   for (const [row, s] of factors) {
     if (!(Number.isInteger(row) && row >= 0 && row < inDim && s >= 1 && Number.isInteger(Math.log2(s)))) throw new Error(`${name}: smoothing ${row} → ${s} is not an input channel and a power of two ≥ 1`);

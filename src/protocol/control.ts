@@ -16,8 +16,10 @@ export interface ModelStatus {
   error?: string;
   /** Load time of the embedder (files + session + warm-up inference), once ready. */
   loadMs?: number;
-  /** WASM inference threads (more than 1 only when the page is cross-origin isolated). */
+  /** onnxruntime-web's WASM inference threads (more than 1 only when the page is cross-origin isolated). */
   threads?: number;
+  /** The encoder runtime, e.g. `rcp-kernels (WASM relaxed SIMD, 2 workers)` or `transformers.js (webgpu)`. */
+  runtime?: string;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }

@@ -43,6 +43,8 @@ export interface Backend {
    * opted in (§17.1). Returns an unsubscribe function.
    */
   subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
+  /** Extra `initialize` result `_meta` fields (e.g. which runtime runs the model of `embed.identity`). */
+  initializeMeta?(): Record<string, unknown>;
 }
 
 /** The identity this server reports in `initialize` / `info`. */

@@ -276,11 +276,12 @@ export class RcpSession {
   private describe(protocolVersion: number): InitializeResult {
     const capabilities = this.capabilities();
     const conformance = conformanceOf(capabilities);
+    const meta = { ...(conformance ? { conformance } : {}), ...this.opts.backend.initializeMeta?.() };
     return {
       protocolVersion,
       server: this.opts.backend.serverInfo,
       capabilities,
-      ...(conformance ? { _meta: { conformance } } : {}),
+      ...(Object.keys(meta).length ? { _meta: meta } : {}),
     };
   }
 
