@@ -1,13 +1,14 @@
 /**
  * RCP/1 conformance checker from the command line, the same checks the playground runs:
  *
- *   npm run conformance -- --http URL [--token T] [--json] [--timeout MS] [--no-write] [--frames all|none]
+ *   npm run conformance -- --http URL [--token T] [--json] [--timeout MS] [--startup-timeout MS] [--no-write] [--frames all|none]
  *   npm run conformance -- [--json] [--timeout MS] [--no-write] --stdio CMD ARGS…
  *
  * `--stdio` starts CMD as the server and speaks NDJSON over its stdin/stdout (everything after
  * `--stdio` is the command). `--json` prints exactly `{"certifiedLevel", "checks": [{id, level,
  * status, section, detail}]}`; otherwise a report (with the frames behind each failure). The token
- * may also come from RCP_CONFORMANCE_TOKEN. Exit status 1 when a check fails, 2 on bad usage.
+ * may also come from RCP_CONFORMANCE_TOKEN. Each exchange may take --timeout ms (10 s), the first
+ * --startup-timeout ms (60 s: a bridge boots a browser). Exit status 1 when a check fails, 2 on bad usage.
  * `--no-write` skips the checks that add (and then delete) probe documents.
  */
 import { HttpWire } from '../src/conformance/http-wire.ts';
@@ -19,7 +20,7 @@ import { StdioTransport } from './lib/stdio-transport.ts';
 
 const USAGE = 'usage: npm run conformance -- --http URL [--token T] [--json] [--timeout MS] [--no-write] | [options] --stdio CMD ARGS…';
 
-function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; write: boolean; frames: 'none' | 'failures' | 'all' } {
+function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; startupMs: number; write: boolean; frames: 'none' | 'failures' | 'all' } {
   const stdioAt = argv.indexOf('--stdio');
   const own = stdioAt >= 0 ? argv.slice(0, stdioAt) : argv;
   const value = (name: string): string | undefined => {
@@ -28,8 +29,9 @@ function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; 
   };
   const json = own.includes('--json');
   const timeoutMs = Number(value('--timeout') ?? 10_000);
+  const startupMs = Number(value('--startup-timeout') ?? 60_000);
   const frames = (value('--frames') ?? 'failures') as 'none' | 'failures' | 'all';
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || !['none', 'failures', 'all'].includes(frames)) throw new Error(USAGE);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || !(startupMs > 0) || !['none', 'failures', 'all'].includes(frames)) throw new Error(USAGE);
   const url = value('--http');
   let wire: Wire;
   if (stdioAt >= 0) {
@@ -41,7 +43,7 @@ function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; 
     if (!/^https?:\/\//.test(url)) throw new Error(`--http needs an http(s) URL, got ${url}`);
     wire = new HttpWire(url, { token: value('--token') ?? process.env.RCP_CONFORMANCE_TOKEN });
   } else throw new Error(USAGE);
-  return { wire, json, timeoutMs, write: !own.includes('--no-write'), frames };
+  return { wire, json, timeoutMs, startupMs, write: !own.includes('--no-write'), frames };
 }
 
 let args: ReturnType<typeof parse>;
@@ -53,6 +55,7 @@ try {
 }
 const report = await runConformance(args.wire, {
   timeoutMs: args.timeoutMs,
+  startupMs: args.startupMs,
   write: args.write,
   onResult: args.json || !process.stderr.isTTY ? undefined : (r, done, total) => process.stderr.write(`\r${done}/${total} ${r.id}`.padEnd(60)),
 });

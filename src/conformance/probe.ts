@@ -30,6 +30,8 @@ export interface Answer {
 
 export interface ProbeOptions {
   timeoutMs: number;
+  /** The first exchange's limit: a server may take a while to start (a bridge boots a browser). */
+  startupMs: number;
   /** Write (and then delete) probe documents when the index is writable. */
   write: boolean;
   /** How long an advertised capability answering -32010 is retried (§12.2: retryable). */
@@ -68,10 +70,12 @@ export interface RunState {
   /** Consecutive transport faults; the run stops when the endpoint is plainly gone. */
   faults: { count: number; last?: string; fatal?: string };
   nextId: number;
+  /** Exchanges so far (the first gets `startupMs`). */
+  exchanges: number;
 }
 
 export function newRunState(wire: Wire, options: ProbeOptions): RunState {
-  return { wire, options, stateless: false, written: [], received: [], sentIds: new Map(), progressTokens: new Set(), scores: [], faults: { count: 0 }, nextId: 1000 };
+  return { wire, options, stateless: false, written: [], received: [], sentIds: new Map(), progressTokens: new Set(), scores: [], faults: { count: 0 }, nextId: 1000, exchanges: 0 };
 }
 
 const MAX_EVIDENCE_CHARS = 4000;
@@ -132,8 +136,9 @@ export class Probe {
   async exchange(text: string, expect: Expect, method?: string, o: CallOptions = {}): Promise<Answer> {
     this.evidence.push({ dir: 'out', text: cut(text) });
     if (expect.kind === 'response' && expect.id !== null) this.state.sentIds.set(JSON.stringify(expect.id), (this.state.sentIds.get(JSON.stringify(expect.id)) ?? 0) + 1);
-    const reply = await this.state.wire.send(text, { expect, method, timeoutMs: o.timeoutMs ?? this.state.options.timeoutMs, headers: o.headers });
+    const reply = await this.state.wire.send(text, { expect, method, timeoutMs: this.limit(o.timeoutMs), headers: o.headers });
     this.record(reply);
+    if (reply.fault?.kind === 'timeout' && !this.state.faults.fatal) await this.resync();
     const answer: Answer = { reply, notifications: [] };
     for (const f of reply.frames) {
       const p = tryParse(f);
@@ -148,7 +153,8 @@ export class Probe {
     }
     if (reply.fault) answer.problem = reply.fault.message;
     else if (expect.kind === 'response' && !answer.response) {
-      answer.problem = reply.frames.length ? `no response with id ${JSON.stringify(expect.id)} among the ${reply.frames.length} frame(s) received` : 'no answer';
+      const status = reply.http && reply.http.status !== 200 ? `HTTP ${reply.http.status}, ` : '';
+      answer.problem = `${status}${reply.frames.length ? `no response with id ${JSON.stringify(expect.id)} among the ${reply.frames.length} frame(s) received` : 'no answer'}`;
     }
     return answer;
   }
@@ -157,9 +163,29 @@ export class Probe {
   async notify(method: string, params: unknown = {}): Promise<Reply> {
     const text = JSON.stringify({ jsonrpc: '2.0', method, params });
     this.evidence.push({ dir: 'out', text: cut(text) });
-    const reply = await this.state.wire.send(text, { expect: { kind: 'silence' }, method, timeoutMs: this.state.options.timeoutMs });
+    const reply = await this.state.wire.send(text, { expect: { kind: 'silence' }, method, timeoutMs: this.limit() });
     this.record(reply);
     return reply;
+  }
+
+  private limit(timeoutMs?: number): number {
+    const t = timeoutMs ?? this.state.options.timeoutMs;
+    return this.state.exchanges++ === 0 ? Math.max(t, this.state.options.startupMs) : t;
+  }
+
+  /**
+   * After a time-out on a stream, waits for a ping to come back (up to the start-up limit), so a
+   * late answer lands before the next exchange and is not taken for that one's (it stays a stray,
+   * judged by the checks over the whole run).
+   */
+  private async resync(): Promise<void> {
+    if (this.state.wire.transport === 'http') return;
+    const id = `rcp-conformance-resync-${this.freshId()}`;
+    const text = JSON.stringify({ jsonrpc: '2.0', id, method: 'ping', params: {} });
+    this.state.sentIds.set(JSON.stringify(id), 1);
+    const reply = await this.state.wire.send(text, { expect: { kind: 'response', id }, timeoutMs: this.state.options.startupMs });
+    this.note(reply.fault ? `resync ping after the time-out: ${reply.fault.message}` : `resync: the server answered a ping ${Math.round(reply.ms)} ms later`);
+    this.record(reply);
   }
 
   /** Responses among a reply's frames (notifications excluded). */

@@ -71,6 +71,7 @@ export async function runConformance(wire: Wire, options: RunOptions = {}): Prom
   const started = performance.now();
   const state: RunState = newRunState(wire, {
     timeoutMs: options.timeoutMs ?? 10_000,
+    startupMs: options.startupMs ?? 60_000,
     write: options.write ?? true,
     unavailableRetryMs: options.unavailableRetryMs ?? 30_000,
   });

@@ -15,7 +15,7 @@ const status = (r: Report, id: string) => r.checks.find((c) => c.id === id)?.sta
 const detail = (r: Report, id: string) => r.checks.find((c) => c.id === id)?.detail ?? '';
 const failing = (r: Report) => r.checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.detail}`);
 
-const run = (t: Transport, timeoutMs = 2000) => runConformance(new StreamWire({ transport: t, kind: 'port', label: 'test', quietMs: 60 }), { timeoutMs, unavailableRetryMs: 500 });
+const run = (t: Transport, timeoutMs = 2000) => runConformance(new StreamWire({ transport: t, kind: 'port', label: 'test', quietMs: 60 }), { timeoutMs, startupMs: timeoutMs, unavailableRetryMs: 500 });
 
 /**
  * A transport in front of a real session that rewrites what goes either way: `toServer` may drop

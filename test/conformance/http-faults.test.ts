@@ -28,7 +28,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: 
 }
 
 const first = (r: Report) => r.checks.find((c) => c.id === 'info-before-initialize')!;
-const check = (url: string, timeoutMs = 400) => runConformance(new HttpWire(url), { timeoutMs, unavailableRetryMs: 200 });
+const check = (url: string, timeoutMs = 400) => runConformance(new HttpWire(url), { timeoutMs, startupMs: timeoutMs, unavailableRetryMs: 200 });
 
 describe('HTTP endpoints that fail at the transport', () => {
   it('down (connection refused): one failed check naming it, the rest not run, in well under a second', async () => {
@@ -83,7 +83,7 @@ describe('HTTP endpoints that fail at the transport', () => {
       };
       more();
     });
-    const r = await runConformance(new HttpWire(url, { maxBodyBytes: 4 << 20 }), { timeoutMs: 3000 });
+    const r = await runConformance(new HttpWire(url, { maxBodyBytes: 4 << 20 }), { timeoutMs: 3000, startupMs: 3000 });
     expect(first(r).status).toBe('fail');
     expect(first(r).detail).toContain('exceeds the 4194304-byte limit');
   });
@@ -109,7 +109,7 @@ describe('HTTP endpoints that fail at the transport', () => {
       const result = m.method === 'initialize' ? { protocolVersion: 1, server: { name: 's', version: '1' }, capabilities: {}, _meta: { session: 'tok-1' } } : {};
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id ?? null, result }));
     });
-    const r = await runConformance(new HttpWire(url, { token: 'sekrit-123' }), { timeoutMs: 500 });
+    const r = await runConformance(new HttpWire(url, { token: 'sekrit-123' }), { timeoutMs: 500, startupMs: 500 });
     expect(seen[0].auth).toBeUndefined(); // http-auth-before-initialize: the request without the token
     expect(seen.slice(1).every((s) => s.auth === 'Bearer sekrit-123')).toBe(true);
     const init = seen.findIndex((s, i) => i > 0 && s.method === 'initialize');

@@ -212,10 +212,15 @@ export const retrieveChecks: Check[] = [
     async run(p) {
       const s = needsRetrieve(p) ?? (await sample(p));
       if (isVerdict(s)) return s;
-      const scores = s.hits.map((h) => h.score as number);
+      // One explicit mode for both requests: a default mode may be served differently from one call to the next.
+      const modes = p.caps.retrieve?.modes ?? [];
+      const mode = modes.includes('sparse') ? 'sparse' : modes[0];
+      const base = await retrieve(p, { query: s.query, k: 5, ...(mode ? { mode } : {}) }, true);
+      if (!base.hits) return fail(described(base.a));
+      const scores = base.hits.map((h) => h.score as number);
       if (scores.length < 2 || scores[0] === scores[scores.length - 1]) return skip('needs two hits with different scores');
       const min = (scores[0] + scores[scores.length - 1]) / 2;
-      const { a, hits } = await retrieve(p, { query: s.query, k: 5, minScore: min });
+      const { a, hits } = await retrieve(p, { query: s.query, k: 5, minScore: min, ...(mode ? { mode } : {}) });
       if (!hits) return fail(`minScore ${min}: ${described(a)}`);
       const below = hits.find((h) => (h.score as number) < min);
       if (below) return fail(`minScore ${min}: hit ${String(below.id)} scores ${String(below.score)}`);
