@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ORIGIN, openPlayground, search, skipSample } from './support/playground.ts';
+import { openPlayground, ORIGIN, search, showArea, skipSample } from './support/playground.ts';
 
 const root = join(import.meta.dirname, '..');
 const REMOTE_PORT = Number(process.env.E2E_PORT ?? 4173) + 30;
@@ -112,7 +112,7 @@ test('the Engines panel fuses the page with a remote RCP engine and shows which 
   await expect(page.locator('#hits li')).toHaveCount(1);
   expect(elsewhere).toEqual([]);
 
-  await page.locator('#engines-panel summary').click();
+  await showArea(page, 'engines');
   for (const url of [REMOTE, malformed, slow, down]) {
     await page.locator('#engine-url').fill(url);
     await page.locator('#engine-form button').click();
@@ -138,6 +138,7 @@ test('the Engines panel fuses the page with a remote RCP engine and shows which 
   await page.screenshot({ path: test.info().outputPath('federation.png'), fullPage: true });
 
   // Removing the remotes returns the page to its own engine alone.
+  await showArea(page, 'engines');
   for (const url of [REMOTE, malformed, slow, down]) await engine(url).getByRole('button', { name: /Remove/ }).click();
   await expect(page.locator('#engine-list li')).toHaveCount(1);
   await search(page, 'harpoon');

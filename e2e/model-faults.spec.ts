@@ -1,5 +1,5 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { guardOrigin, search, skipSample, wasmModel } from './support/playground.ts';
+import { guardOrigin, search, showArea, skipSample, wasmModel } from './support/playground.ts';
 import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
 
 /**
@@ -67,6 +67,7 @@ test('playground: the page status shows the failure and sparse search works', as
   await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
   await expect(page.locator('#model-picker [role=status]')).toContainText(`${MODEL} failed to load`, { timeout: 120_000 });
   await expect(page.locator('#model-picker [role=status]')).toContainText('sparse search still works');
+  await showArea(page, 'import');
   await page.locator('#paste-text').fill('The white whale swam by the ship. Call me Ishmael.');
   await page.getByRole('button', { name: 'Add pasted text' }).click();
   await expect(page.locator('#progress-done')).toContainText(/Imported/, { timeout: 60_000 });

@@ -1,11 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { openPlayground, search, searched, skipSample } from './support/playground.ts';
+import { openPlayground, search, searched, showArea, skipSample } from './support/playground.ts';
 
 async function addPasted(page: import('@playwright/test').Page, title: string, text: string) {
+  await showArea(page, 'import');
   await page.locator('#paste-title').fill(title);
   await page.locator('#paste-text').fill(text);
   await page.getByRole('button', { name: 'Add pasted text' }).click();
   await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 });
+  await showArea(page, 'search');
 }
 
 test.describe('playground: for everyone', () => {
@@ -83,6 +85,7 @@ test.describe('playground: for everyone', () => {
       await skipSample(p);
       await openPlayground(p);
     }
+    await showArea(b, 'documents');
     await addPasted(a, 'From tab A', 'Tab A wrote this note about sea shanties.');
     await expect(b.locator('#doc-list')).toContainText('From tab A', { timeout: 20_000 });
   });

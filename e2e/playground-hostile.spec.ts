@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, search, skipSample } from './support/playground.ts';
+import { guardOrigin, openInspector, openPlayground, search, skipSample } from './support/playground.ts';
 
 const PAYLOADS = [
   '<img src=x onerror="window.__pwned=1">',
@@ -44,6 +44,7 @@ test('hostile documents are text: nothing in them runs, in results, the document
     await page.locator('#doc-body').click();
   }
   // Inspector frames carry the text too (the import's own, shown on request); expanding them must not run it either.
+  await openInspector(page);
   await page.locator('#insp-background').check();
   const details = page.locator('#frames li details');
   for (const d of await details.all()) await d.locator('summary').click();

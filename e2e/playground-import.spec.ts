@@ -1,8 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { guardOrigin, makePdf, openPlayground, search, skipSample } from './support/playground.ts';
+import { guardOrigin, makePdf, openPlayground, search, showArea, skipSample } from './support/playground.ts';
 
 /** Runs `check` with the search mode set to sparse, then back to the default. */
 async function lexically(page: Page, check: () => Promise<void>): Promise<void> {
+  await showArea(page, 'search');
   await page.locator('#search-options').evaluate((d) => ((d as HTMLDetailsElement).open = true));
   await page.locator('#mode').selectOption('sparse');
   await check();
@@ -60,6 +61,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
     await page.locator('#doc-close').click();
 
     // Paste.
+    await showArea(page, 'import');
     await page.locator('#paste-title').fill('Pasted note');
     await page.locator('#paste-text').fill('Narwhals have a single long tusk.');
     await page.getByRole('button', { name: 'Add pasted text' }).click();
@@ -80,6 +82,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
 
     // The document list: delete one, re-index another.
     const list = page.locator('#doc-list');
+    await showArea(page, 'documents');
     await expect(list.locator('li')).toHaveCount(9, { timeout: 15_000 });
     await page.screenshot({ path: test.info().outputPath('documents.png'), fullPage: true });
     await list.locator('li[data-doc-id="beir-2"]').getByRole('button', { name: /Delete/ }).click();
@@ -88,6 +91,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
       await page.locator('#q').fill('glaciers');
       await expect(page.locator('#search-status')).toContainText('No results for “glaciers”', { timeout: 10_000 });
     });
+    await showArea(page, 'documents');
     await list.locator('li[data-doc-id="beir-1"]').getByRole('button', { name: /Re-index/ }).click();
     await expect(page.locator('#frames li[data-method="index/add"]').last()).toBeAttached();
     await search(page, 'tides moon');
@@ -97,6 +101,7 @@ test.describe('playground: import, list, delete, re-index, clear', () => {
     await expect(page.locator('#storage')).toContainText('used of');
 
     // Clear the index (two-step confirmation).
+    await showArea(page, 'documents');
     await page.getByRole('button', { name: 'Clear index' }).click();
     await page.getByRole('button', { name: 'Yes, clear the index' }).click();
     await expect(page.locator('#progress-done')).toContainText('Cleared the index');

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { guardOrigin, search, skipSample, wasmModel } from './support/playground.ts';
+import { guardOrigin, search, showArea, skipSample, wasmModel } from './support/playground.ts';
 
 /**
  * The model picker: starting on the static model (/models/config.json, served by a route), the
@@ -26,11 +26,13 @@ test('switching the model re-embeds the index in the background, then dense sear
   await expect(state).toContainText(`${FROM} ready`, { timeout: 120_000 });
   // Enough passages that re-embedding them on WASM takes a while (the status is polled every 3 s).
   const paragraphs = Array.from({ length: 400 }, (_, i) => `Paragraph ${i}: the white whale swam past the ship while the crew of the Pequod watched the sea, and the captain spoke of the hunt.`);
+  await showArea(page, 'import');
   await page.locator('#paste-text').fill(paragraphs.join('\n\n'));
   await page.getByRole('button', { name: 'Add pasted text' }).click();
   await expect(page.locator('#progress-done')).toContainText(/Imported/, { timeout: 120_000 });
   await expect(page.locator('#capabilities')).toContainText(`${FROM}@sha256:`);
 
+  await showArea(page, 'models');
   const reloaded = page.waitForEvent('load');
   await page.locator(`input[name=dense-model][value="${TO}"]`).check();
   await reloaded;
@@ -40,6 +42,7 @@ test('switching the model re-embeds the index in the background, then dense sear
   await expect(page.locator(`input[name=dense-model][value="${TO}"]`)).toBeChecked();
   await expect(page.locator('#capabilities')).toContainText(`${TO}@sha256:`);
 
+  await showArea(page, 'search');
   await page.locator('#search-options summary').click();
   await page.locator('#mode').selectOption('dense');
   await search(page, 'a whale near a boat');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { openStaticPlayground, search, waitForVectors } from './support/playground.ts';
+import { openStaticPlayground, search, showArea, waitForVectors } from './support/playground.ts';
 
 const DOCS = Array.from({ length: 25 }, (_, i) => ({
   id: `log-${String(i).padStart(2, '0')}`,
@@ -36,6 +36,7 @@ test.describe('playground: your data is yours', () => {
     expect(docsBefore).toHaveLength(25);
 
     // Export: one NDJSON file, a header naming the model, then every document with its vectors.
+    await showArea(page, 'documents');
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-index').click()]);
     await expect(page.locator('#progress-done')).toContainText('Exported 25 documents with vectors from');
     const lines = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

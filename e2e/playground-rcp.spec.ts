@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openPlayground, search, skipSample, waitForVectors } from './support/playground.ts';
+import { openInspector, openPlayground, search, showArea, skipSample, waitForVectors } from './support/playground.ts';
 
 test.describe('playground: learn RCP', () => {
   test('the inspector lists every frame a UI action causes, filters them and copies them as NDJSON', async ({ page, context }) => {
@@ -7,11 +7,13 @@ test.describe('playground: learn RCP', () => {
     await skipSample(page);
     await openPlayground(page);
     await expect(page.locator('#frames li').first()).toContainText('initialize');
+    await showArea(page, 'import');
     await page.locator('#paste-text').fill('Ambergris is found in the intestines of sperm whales.');
     await page.getByRole('button', { name: 'Add pasted text' }).click();
     await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 }); // the first write waits for the model
     await waitForVectors(page);
     await search(page, 'ambergris');
+    await openInspector(page);
 
     // The search shows up as a retrieve request and its response with a latency.
     const req = page.locator('#frames li.kind-request[data-method="retrieve"]').last();
@@ -46,6 +48,7 @@ test.describe('playground: learn RCP', () => {
   test('the console has an example for every advertised method and shows errors for bad requests; capabilities are rendered', async ({ page }) => {
     await skipSample(page);
     await openPlayground(page);
+    await showArea(page, 'learn');
     const labels = await page.locator('#console-example option').allTextContents();
     for (const m of ['initialize', 'info', 'ping', 'retrieve', 'index/add', 'index/delete', 'embed', 'rerank', 'x-inpage/documents', 'x-inpage/document']) expect(labels).toContain(m);
 
@@ -91,14 +94,17 @@ test.describe('playground: learn RCP', () => {
   test('shutdown in the console ends only the console session and offers a new one; searches keep working', async ({ page }) => {
     await skipSample(page);
     await openPlayground(page);
+    await showArea(page, 'import');
     await page.locator('#paste-text').fill('Sperm whales dive deep for squid.');
     await page.getByRole('button', { name: 'Add pasted text' }).click();
     await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 });
+    await showArea(page, 'learn');
     await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":7,"method":"shutdown"}');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-session')).toContainText('shut down');
     await search(page, 'squid');
     await expect(page.locator('#hits li')).toHaveCount(1);
+    await showArea(page, 'learn');
     await page.getByRole('button', { name: 'Start a new session' }).click();
     await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":8,"method":"ping","params":{}}');
     await page.getByRole('button', { name: 'Send', exact: true }).click();

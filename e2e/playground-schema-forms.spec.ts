@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, skipSample } from './support/playground.ts';
+import { guardOrigin, openPlayground, showArea, skipSample } from './support/playground.ts';
 import { watchConsole } from './support/page-health.ts';
 
 test.describe('playground: a form per method from the normative schema', () => {
@@ -8,6 +8,7 @@ test.describe('playground: a form per method from the normative schema', () => {
     const errors = watchConsole(page);
     await skipSample(page);
     await openPlayground(page);
+    await showArea(page, 'learn');
     const forms = page.locator('#schema-forms');
     await expect(forms).toBeVisible();
     await expect(page.locator('#schema-absent')).toBeHidden();

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { guardOrigin, openPlayground, search, waitForSeed } from './support/playground.ts';
+import { guardOrigin, openPlayground, search, showArea, waitForSeed } from './support/playground.ts';
 
 test.describe('playground: sample corpus and search', () => {
   test('first run seeds the sample corpus; search works within seconds; results, scores and the document panel', async ({ page, context }) => {
@@ -59,6 +59,7 @@ test.describe('playground: sample corpus and search', () => {
     // A large pasted import holds the session's write barrier for a while; a search sent after it
     // waits behind it (read-your-writes), so it is surely still in flight when the next query
     // replaces it.
+    await showArea(page, 'import');
     await page.locator('#paste-text').fill('Long pasted text about rigging and sails. '.repeat(40_000));
     await page.getByRole('button', { name: 'Add pasted text' }).click();
     const retrieves = page.locator('#frames li summary', { hasText: 'request retrieve' });

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
 
     t = await now(page);
     w = Date.now();
+    await page.locator('#areas-nav a[data-area="documents"]').click();
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 600_000 }), page.locator('#export-index').click()]);
     const file = join(profile, 'index.ndjson');
     await download.saveAs(file);

@@ -85,6 +85,7 @@ async function main(): Promise<void> {
       figures.push(['sample corpus hybrid-searchable', `${Date.now() - t0} ms (target ≤ 60000; ${(await modelState.textContent())?.trim()})`]);
     } else {
       await page.locator('#status').filter({ hasText: 'Connected' }).waitFor({ timeout: 60_000 });
+      await page.locator('#areas-nav a[data-area="import"]').click();
       await page.locator('#paste-text').fill('The white whale swam by the ship. Call me Ishmael.');
       await page.getByRole('button', { name: 'Add pasted text' }).click();
       await page.locator('#progress-done').filter({ hasText: /Imported/ }).waitFor({ timeout: 60_000 });

@@ -57,6 +57,21 @@ export async function openPlayground(page: Page): Promise<void> {
   await expect(page.locator('#status')).toContainText('Connected', { timeout: 60_000 });
 }
 
+/** The playground's areas (index.html `#areas-nav`): one is shown at a time. */
+export type Area = 'search' | 'documents' | 'import' | 'models' | 'engines' | 'learn';
+
+/** Shows one area through its navigation link, as a person would. */
+export async function showArea(page: Page, area: Area): Promise<void> {
+  await page.locator(`#areas-nav a[data-area="${area}"]`).click();
+  await expect(page.locator(`#area-${area}`)).toBeVisible();
+}
+
+/** Opens the inspector pane beside the current area (if it is not open already). */
+export async function openInspector(page: Page): Promise<void> {
+  if (!(await page.locator('#inspector-pane').isVisible())) await page.locator('#inspector-toggle').click();
+  await expect(page.locator('#inspector-pane')).toBeVisible();
+}
+
 /** Waits until the sample corpus finished seeding. */
 export async function waitForSeed(page: Page, timeout = 180_000): Promise<void> {
   await expect(page.locator('#progress-done')).toContainText(/Imported \d+ documents/, { timeout });

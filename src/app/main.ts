@@ -1,16 +1,20 @@
 /**
- * The playground's composition root: boots the engine worker, opens the page's own RCP session
- * (every frame goes to the inspector), mounts each panel and seeds the sample corpus on first run.
- * Each panel lives in its own module; this file only wires them together.
+ * The playground's composition root: applies the theme and the layout (areas, inspector pane),
+ * boots the engine worker, opens the page's own RCP session (every frame goes to the inspector),
+ * mounts each panel and seeds the sample corpus on first run. Each panel lives in its own module;
+ * this file only wires them together.
  */
 import { createInPageEngine } from '../client/in-page-engine.ts';
 import { clearIndex, hasInpage, listDocuments } from '../client/inpage.ts';
 import type { WorkerStatus } from '../protocol/control.ts';
+import { mountAreas } from './areas.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
+import { changeThrottle } from './change-throttle.ts';
 import { mountCorpusMap } from './corpus-map-view.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';
 import { byId } from './dom.ts';
+import { mountEngineWatch } from './engine-watch.ts';
 import { mountEngines } from './engines-panel.ts';
 import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
@@ -25,6 +29,10 @@ import { fetchSample, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleD
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
 import { registerServiceWorker } from './sw-register.ts';
+import { mountTheme } from './theme.ts';
+
+mountTheme();
+const areas = mountAreas();
 
 const status = byId('status');
 const stats = byId('index-stats');
@@ -32,7 +40,12 @@ const libraryError = byId('library-error');
 
 // Before anything is awaited: Enter in the search box never submits (navigates), and a query typed
 // while the engine starts is kept; the search panel runs it once it is mounted.
-byId<HTMLFormElement>('search-form').addEventListener('submit', (ev) => ev.preventDefault());
+byId<HTMLFormElement>('search-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  areas.show('search');
+});
+// Search first: typing a query anywhere shows the results.
+byId('q').addEventListener('input', () => areas.show('search'));
 const early = () => {
   if (byId<HTMLInputElement>('q').value.trim()) byId('search-status').textContent = 'The engine is starting; your search runs as soon as it is ready.';
 };
@@ -51,8 +64,10 @@ const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, client: {
   await writer.connect();
   return { client: engine, writer };
 });
+const watch = mountEngineWatch();
 const { client, writer } = await started.catch((e: unknown) => {
   status.replaceChildren(errorView(e, 'Could not start the engine'));
+  watch.failed(e);
   throw e;
 });
 Object.assign(window, { rcpClient: client });
@@ -69,6 +84,9 @@ const search = mountSearch(client, engines.searcher, init, (t, opener) => void d
 const storage = mountStorageView();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });
+const syncShown = (area: string) => documents.setShown(area === 'documents');
+areas.onShow(syncShown);
+syncShown(areas.current());
 const importer = mountImport(writer, progress, () => changed());
 mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
 mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
@@ -83,10 +101,10 @@ function describe(s: WorkerStatus): string {
   return parts.join(' · ');
 }
 
-const picker = mountModelPicker(byId('model-picker'), client.control);
+const picker = mountModelPicker(byId('model-picker'), client.control, (texts) => client.request('embed', { inputs: texts, kind: 'document' }));
 let seenVersion: string | undefined;
 async function updateStats(): Promise<WorkerStatus> {
-  const s = await client.status();
+  const s = await watch.status(() => client.status());
   stats.textContent = describe(s);
   picker.update(s);
   if (s.ready) search.setEmpty(s.documents === 0);
@@ -96,17 +114,19 @@ async function updateStats(): Promise<WorkerStatus> {
   return s;
 }
 
-let pendingChange: ReturnType<typeof setTimeout> | undefined;
-/** The index changed: refresh counts, list, storage and the current results (coalesced). */
-function changed(): void {
-  clearTimeout(pendingChange);
-  pendingChange = setTimeout(() => {
+/**
+ * The index changed: refresh counts, list, storage and the current results — coalesced, and at
+ * most once a second while an import or the seeding runs (each batch commits and says so).
+ */
+const changed = changeThrottle(
+  () => {
     void updateStats();
     void documents.refresh();
     void storage.refresh();
     search.refresh(!progress.busy()); // while an import runs, results stay put (see SearchPanel.refresh)
-  }, 50);
-}
+  },
+  { quietMs: 50, busyMs: 1000, busy: () => progress.busy() },
+);
 
 /** Adds the sample corpus; `resume` skips documents already in the index (a seed cut short by a reload). */
 async function loadSample(resume = false): Promise<void> {
@@ -117,7 +137,7 @@ async function loadSample(resume = false): Promise<void> {
     const corpus = await fetchSample();
     let docs = corpus.documents;
     if (resume && hasInpage(client)) {
-      const present = new Set((await listDocuments(client, { offset: 0, limit: docs.length + 1000 })).documents.map((d) => d.id));
+      const present = await allDocumentIds();
       docs = docs.filter((d) => !present.has(d.id ?? ''));
       if (docs.length === 0) return setSeedState('done');
     }
@@ -125,6 +145,16 @@ async function loadSample(resume = false): Promise<void> {
     if (done && !done.cancelled) setSeedState('done');
   } catch (e) {
     libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
+  }
+}
+
+/** Every id in the index, read a page (the largest the server allows) at a time. */
+async function allDocumentIds(): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let offset = 0; ; offset += 1000) {
+    const page = await listDocuments(client, { offset, limit: 1000 });
+    for (const d of page.documents) ids.add(d.id);
+    if (page.documents.length === 0 || offset + page.documents.length >= page.total) return ids;
   }
 }
 
@@ -160,7 +190,6 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
   await new Promise((r) => setTimeout(r, 100));
   s = await updateStats();
 }
-void documents.refresh();
 if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
-setInterval(() => document.visibilityState === 'visible' && void updateStats(), 3000);
+setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);

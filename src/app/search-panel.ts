@@ -49,6 +49,9 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
   const status = byId('search-status');
   const list = byId<HTMLOListElement>('hits');
   const empty = byId('empty-state');
+  const pane = byId('results-pane');
+  /** Whether results are shown (the export buttons keep their place, visible only then). */
+  const hasResults = (v: boolean) => pane.classList.toggle('has-results', v);
 
   mode.replaceChildren(el('option', { attrs: { value: '' } }, `default (${r.defaultMode ?? 'server'})`), ...(r.modes ?? []).map((m) => el('option', { attrs: { value: m } }, m)));
   fusion.replaceChildren(el('option', { attrs: { value: '' } }, 'default'), ...(r.fusion ?? []).map((f) => el('option', { attrs: { value: f } }, f)));
@@ -127,6 +130,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
     shown = { params: p, result: res };
     fresh.hidden = true;
     renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined });
+    hasResults(res.hits.length > 0);
     list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
     list.dataset.ids = res.hits.map((h) => String(h.id)).join('\n');
     const query = typeof p.query === 'string' ? p.query : '';
@@ -151,6 +155,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       pending = undefined;
       fresh.hidden = true;
       list.replaceChildren();
+      hasResults(false);
       delete list.dataset.request;
       shown = undefined;
       status.replaceChildren(indexEmpty ? '' : 'Type to search.');
@@ -190,6 +195,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
       if (e instanceof RcpError && e.code === ErrorCode.Cancelled) return; // superseded by a newer query
       if (background) return; // keep what is shown; the next change or keystroke tries again
       list.replaceChildren();
+      hasResults(false);
       delete list.dataset.request;
       shown = undefined;
       status.replaceChildren(errorView(e, 'Search failed'));

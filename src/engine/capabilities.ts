@@ -1,6 +1,7 @@
 /** The engine's part of the RCP capabilities (§6), advertising exactly what works. */
 import { FILTER_OPERATORS } from '../protocol/filter.ts';
 import type { Capabilities, FilterFieldType, RetrieveMode } from '../protocol/types.ts';
+import { retrieveServing } from './serving.ts';
 import type { EngineLimits } from './config.ts';
 import type { Embedder, Reranker } from './contracts.ts';
 
@@ -13,34 +14,27 @@ export interface CapabilityInputs {
   rerankers?: readonly Reranker[];
   limits: Readonly<EngineLimits>;
   fields: Readonly<Record<string, FilterFieldType>>;
-  defaultMode: RetrieveMode;
+  /** The configured default mode (EngineOptions.defaultMode); served only when its mode is (serving.ts). */
+  defaultMode?: RetrieveMode;
 }
 
 /**
- * Dense/hybrid and fusion only with an embedder; rerank only with a reranker. `scoreFloor` is the
- * minimum over every stage the engine can serve: BM25, every fusion and reranked hits (the logistic
- * of the reranker's score) are ≥ 0, cosine ≥ −1; recency decays toward the floor and MMR only lowers
- * a score to the one above it, never below. `scoreScale` is `bm25` only when BM25 is all there is.
+ * Modes, default mode, fusion, score floor and scale follow the one serving policy (serving.ts):
+ * dense/hybrid and fusion only with an embedder, rerank only with a reranker.
  */
 export function engineCapabilities(i: CapabilityInputs): EngineCapabilities {
-  const dense = i.embedder !== undefined;
   const rerankers = i.rerankers ?? [];
   const retrieve: NonNullable<Capabilities['retrieve']> = {
     maxK: i.limits.maxK,
-    modes: dense ? ['dense', 'sparse', 'hybrid'] : ['sparse'],
     mmr: true,
-    rerankBuiltin: rerankers.length > 0,
     units: ['chunk', 'passage', 'document'],
     tokenBudget: true,
-    defaultMode: i.defaultMode,
     deterministic: true,
     snapshots: true,
     citations: true,
     modalities: ['text'],
+    ...retrieveServing({ dense: i.embedder !== undefined, rerank: rerankers.length > 0, preferredMode: i.defaultMode }),
   };
-  if (dense) retrieve.fusion = ['rrf', 'weighted', 'convex'];
-  retrieve.scoreScale = dense || rerankers.length > 0 ? 'unbounded' : 'bm25';
-  retrieve.scoreFloor = dense ? -1 : 0;
   const caps: EngineCapabilities = {
     retrieve,
     filter: { fields: { ...i.fields }, operators: [...FILTER_OPERATORS], dates: 'rfc3339' },

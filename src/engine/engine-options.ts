@@ -22,8 +22,8 @@ export interface EngineOptions {
   chunkSize?: number;
   chunkOverlap?: number;
   /**
-   * Mode when a request names none. Default 'sparse': with the project's GloVe embedder, hybrid
-   * measured below BM25 on every dev collection (docs/eval.md). Dense/hybrid need an embedder.
+   * Mode when a request names none, when it is served (src/engine/serving.ts): default
+   * `DEFAULT_MODE` (hybrid, measured) with an embedder; without one, sparse whatever this says.
    */
   defaultMode?: RetrieveMode;
   /**

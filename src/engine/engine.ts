@@ -18,7 +18,7 @@ import { checkAborted } from '../util/abort.ts';
 import { createAnalyzer, type Analyzer } from './analysis/analyzer.ts';
 import { Bm25 } from './index/bm25.ts';
 import {
-  DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS, DEFAULT_MODE,
+  DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
 import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
@@ -77,7 +77,8 @@ export class Engine {
   private readonly chunkSize: number;
   private readonly chunkOverlap: number;
   private readonly sessions: Sessions;
-  private readonly defaultMode: RetrieveMode;
+  /** The configured default mode; the capabilities say whether it is served (serving.ts). */
+  private readonly defaultMode?: RetrieveMode;
   private readonly coordination?: Coordination;
   private readonly state: IndexState;
   /** Hit texts of live documents, from memory when recently read. */
@@ -108,7 +109,7 @@ export class Engine {
     this.contextWeight = options.contextWeight ?? DEFAULT_CONTEXT_WEIGHT;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
     this.chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
-    this.defaultMode = this.embedder ? (options.defaultMode ?? DEFAULT_MODE) : 'sparse';
+    this.defaultMode = options.defaultMode;
     this.sessions = new Sessions(this.limits.sessionTtlSeconds * 1000, this.limits.maxSessions, options.now);
     this.coordination = options.coordination;
     this.state = new IndexState({
@@ -429,7 +430,6 @@ export class Engine {
         sessions: this.sessions,
         viewAt: (v) => this.state.viewAt(v),
         current: () => this.state.current(),
-        defaultMode: this.defaultMode,
       },
       plan,
       ctx,

@@ -10,6 +10,8 @@ export interface CatalogEntry {
   name: string;
   /** One line for people. */
   label: string;
+  /** The languages it was trained for, for people (the model picker's column). */
+  languages?: string;
   /**
    * Cosine below which a chunk is no dense match. Chosen on the dev collections: the highest value
    * that leaves dense and hybrid nDCG@10 unchanged, so only hits no relevant document reaches are cut.
@@ -36,6 +38,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = Object.freeze([
   {
     name: 'minilm-l6-v2',
     label: 'all-MiniLM-L6-v2 sentence encoder (6 layers, mean pooling)',
+    languages: 'English',
     // 0.2: nonsense queries get no dense hits; dense nDCG@10 is unchanged, hybrid within ±0.003 of no floor.
     minSimilarity: 0.2,
     backgroundEmbedding: true,
@@ -45,18 +48,21 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = Object.freeze([
   {
     name: 'minilm-l6-v2-static-256d',
     label: 'Static model distilled from all-MiniLM-L6-v2 (fast lookup table)',
+    languages: 'English',
     fusionWeights: { dense: 0.1, sparse: 0.9 },
     quality: { sparse: 0.5695, dense: 0.3885, hybrid: 0.577 },
   },
   {
     name: 'bge-small-en-v1.5',
     label: 'BGE small v1.5 (12 layers, [CLS] pooling, query instruction)',
+    languages: 'English',
     backgroundEmbedding: true,
     quality: undefined,
   },
   {
     name: 'glove-static-100d',
     label: 'GloVe static lookup (fast, weak)',
+    languages: 'English',
     fusionWeights: { dense: 0.1, sparse: 0.9 },
     quality: { sparse: 0.5695, dense: 0.3432, hybrid: 0.5711 },
   },

@@ -50,6 +50,8 @@ export interface AvailableModel {
   name: string;
   /** One line for people. */
   label: string;
+  /** The languages it was trained for (catalog), when stated. */
+  languages?: string;
   dimension: number;
   license: string;
   /** Bytes of the ONNX file for `dtype` (what a switch downloads, besides the small tokenizer). */

@@ -94,8 +94,8 @@ function gateRerank(p: RetrieveParams, caps: Capabilities, refuse: Refuse): void
     return;
   }
   const methods = caps.rerank?.methods ?? [];
-  if (rr.method === undefined) rr.method = methods[0] ?? 'cross-encoder';
-  else if (!methods.includes(rr.method)) {
+  // No method: the server's preferred one, resolved where the reranker is chosen (planRetrieve).
+  if (rr.method !== undefined && !methods.includes(rr.method)) {
     const used = methods[0];
     refuse('rerank.method', `rerank method ${echo(rr.method)}`, () =>
       used ? ((rr.method = used), `used '${used}'`) : ((p.rerank = undefined), 'ignored'));

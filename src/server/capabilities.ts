@@ -4,6 +4,7 @@
  * advertised here are the ones the front door enforces (validate-methods.ts, retrieve-plan.ts).
  */
 import type { Embedder, Reranker } from '../engine/contracts.ts';
+import { retrieveServing } from '../engine/serving.ts';
 import type { Capabilities } from '../protocol/types.ts';
 import { LOG_LEVELS } from './log-levels.ts';
 
@@ -90,14 +91,10 @@ export function withoutDenseModel(caps: Capabilities, encoderMethods: readonly s
     if (methods.length) out.rerank = { ...out.rerank, methods };
     else delete out.rerank;
   }
+  // The serving policy without an encoder (src/engine/serving.ts): sparse only, and its default.
   if (out.retrieve) {
-    const r = out.retrieve;
-    r.modes = (r.modes ?? ['sparse']).filter((m) => m === 'sparse');
-    r.defaultMode = 'sparse';
-    delete r.fusion;
-    r.rerankBuiltin = out.rerank !== undefined;
-    r.scoreFloor = 0;
-    r.scoreScale = out.rerank ? 'unbounded' : 'bm25';
+    delete out.retrieve.fusion;
+    Object.assign(out.retrieve, retrieveServing({ dense: false, rerank: out.rerank !== undefined }));
   }
   return out;
 }

@@ -3,8 +3,7 @@ import { encodeVectors } from '../protocol/vector-codec.ts';
 import type { EmbedResult, MultiEmbedResult, RerankResult } from '../protocol/types.ts';
 import { validateEmbed, validateEmbedMulti, validateRerank } from '../protocol/validate.ts';
 import type { Reranker } from '../engine/contracts.ts';
-import { pickReranker } from '../engine/query/pick-reranker.ts';
-import { optionUnsupported } from '../protocol/errors.ts';
+import { chooseReranker } from '../engine/serving.ts';
 import type { HandlerContext, HandlerTable } from './backend.ts';
 
 /** What the model methods need from a loaded encoder (src/models' TransformersEmbedder fits). */
@@ -25,11 +24,6 @@ const nested = (m: { rows: number; dimension: number; data: Float32Array }): num
  */
 export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerankers: Reranker | readonly Reranker[]): HandlerTable {
   const list: readonly Reranker[] = Array.isArray(rerankers) ? rerankers : [rerankers as Reranker];
-  const pick = (method: string | undefined, model: string | undefined): Reranker => {
-    const r = pickReranker(list, method, model);
-    if (!r) throw optionUnsupported('method', `rerank method '${method}' is not served`);
-    return r;
-  };
   return {
     async embed(raw: unknown, ctx: HandlerContext): Promise<EmbedResult> {
       const p = validateEmbed(raw, ctx.caps);
@@ -48,7 +42,7 @@ export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerank
     async rerank(raw: unknown, ctx: HandlerContext): Promise<RerankResult> {
       const p = validateRerank(raw, ctx.caps);
       const t0 = performance.now();
-      const scores = await pick(p.method, p.model).score(contentText(p.query), p.passages, ctx.signal);
+      const scores = await chooseReranker(list, p.method, p.model, 'method').score(contentText(p.query), p.passages, ctx.signal);
       const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b).slice(0, p.topN ?? scores.length);
       const usage = { reranked: scores.length, latencyMs: Math.round((performance.now() - t0) * 100) / 100 };
       // `results` is the legacy shape reference clients still read (shared/rcp/README.md).

@@ -164,7 +164,8 @@ describe('§7.7 retrieve structure', () => {
     expect(notes).toEqual([]);
     expect(params).toEqual({
       query: 'q', k: 5, mode: 'hybrid', candidateK: 50, fusion: { method: 'rrf', weights: { dense: 0.7, sparse: 0.3 }, rrfK: 30 },
-      rerank: { method: 'cross-encoder', topN: 20, model: 'ms-marco-mini' }, mmr: { lambda: 0.5 },
+      // No rerank.method: the server's preferred one is chosen with the reranker (src/engine/serving.ts).
+      rerank: { topN: 20, model: 'ms-marco-mini' }, mmr: { lambda: 0.5 },
       filter: { field: 'year', op: 'gte', value: 2020 }, minScore: -0.5, recency: { field: 'published', halfLifeDays: 30 },
       unit: 'document', level: 2, tokenBudget: 4000, sessionId: 's', includeText: false, includeVectors: true,
       encoding: 'f32-base64', seed: -9, indexVersion: 'v1', strict: true, cursor: 'c', rewrite: 'hyde',

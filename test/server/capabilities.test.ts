@@ -3,7 +3,6 @@ import { ErrorCode } from '../../src/protocol/codes.ts';
 import { validateIndexAdd } from '../../src/protocol/validate.ts';
 import { advertisedCapabilities, modelCapabilities, RERANK_MAX_CANDIDATES, SESSION_CAPABILITIES } from '../../src/server/capabilities.ts';
 import { inProcessCapabilities } from '../../src/server/front-door.ts';
-import { pickReranker } from '../../src/engine/query/pick-reranker.ts';
 import { CountReranker, makeEngine, search } from '../support/engine.ts';
 import { rcpError } from '../support/rcp-error.ts';
 
@@ -41,19 +40,5 @@ describe('the advertised capability set', () => {
     expect(e.code).toBe(ErrorCode.PayloadTooLarge);
     expect(e.data?.field).toBe('documents');
     expect(() => validateIndexAdd({ documents: documents.slice(1) }, caps)).not.toThrow();
-  });
-});
-
-describe('pickReranker (one rule for retrieve and the rerank method)', () => {
-  const ce = (identity: string) => ({ method: 'cross-encoder' as const, identity, score: async () => [] });
-  const cb = { method: 'colbert' as const, identity: 'cb', score: async () => [] };
-  const list = [ce('ce-1'), cb, ce('ce-2')];
-  it('defaults to the first method, picks by method, then by model among that method', () => {
-    expect(pickReranker(list)?.identity).toBe('ce-1');
-    expect(pickReranker(list, 'colbert')?.identity).toBe('cb');
-    expect(pickReranker(list, 'cross-encoder', 'ce-2')?.identity).toBe('ce-2');
-    expect(pickReranker(list, 'cross-encoder', 'cb')?.identity).toBe('ce-1');
-    expect(pickReranker(list, 'llm')).toBeUndefined();
-    expect(pickReranker([])).toBeUndefined();
   });
 });

@@ -45,7 +45,7 @@ describe('a dense model that failed to load', () => {
     expect(full.embed, 'the full set is untouched').toBeDefined();
     // No mode: the session's default (sparse), so nothing asks the broken model.
     const plan = planRetrieve({ query: 'whale' }, caps, []);
-    expect(plan.defaultMode).toBe('sparse');
+    expect(plan).toMatchObject({ mode: 'sparse', modeDefaulted: true });
     expect((await engine.retrieve(plan)).hits.map((h) => h.id)).toEqual(['a']);
   });
 

@@ -13,10 +13,8 @@ import { denseSearch, missingVectors, refineDense, refinePool, segmentVectors, t
 import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
+import { STAGE_FLOOR } from '../serving.ts';
 import type { Candidate, DocEntry, IndexView } from '../index/view.ts';
-
-/** Theoretical minimum score per stage (§6.1): BM25 and every fusion ≥ 0, cosine ≥ −1. */
-export const FLOOR = Object.freeze({ sparse: 0, dense: -1, fused: 0 });
 
 export interface RecallInput {
   view: IndexView;
@@ -76,8 +74,8 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     checkAborted(r.signal);
     return keep(refined);
   };
-  if (r.mode === 'sparse') return { candidates: sparse(), floor: FLOOR.sparse, notes };
-  if (r.mode === 'dense') return { candidates: await dense(true), floor: FLOOR.dense, notes };
+  if (r.mode === 'sparse') return { candidates: sparse(), floor: STAGE_FLOOR.sparse, notes };
+  if (r.mode === 'dense') return { candidates: await dense(true), floor: STAGE_FLOOR.dense, notes };
 
   // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
   // load: an error named ModelUnavailableError, src/models/errors.ts); `dense` alone fails instead.
@@ -91,8 +89,8 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   const fusion = r.fusion ?? { method: DEFAULT_FUSION.method };
   const weights = fusion.method === 'weighted' && !fusion.weights ? (deps.embedder?.fusionWeights ?? DEFAULT_FUSION.weights) : fusion.weights;
   const lists: RankedList[] = [
-    { name: 'dense', weight: weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.dense },
-    { name: 'sparse', weight: weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: FLOOR.sparse },
+    { name: 'dense', weight: weights?.dense, items: d.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: STAGE_FLOOR.dense },
+    { name: 'sparse', weight: weights?.sparse, items: s.map((c) => ({ id: hitId(c, r.unit), score: c.score })), scoreFloor: STAGE_FLOOR.sparse },
   ];
   const fused =
     fusion.method === 'convex'
@@ -112,7 +110,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     if (sc) scores.sparse = sc.scores.sparse;
     return { seg: base.seg, local: base.local, doc: base.doc, score: f.score, scores };
   });
-  return { candidates, floor: FLOOR.fused, notes };
+  return { candidates, floor: STAGE_FLOOR.fused, notes };
 }
 
 /**
@@ -136,5 +134,5 @@ export async function recallVariants(deps: RecallDeps, r: RecallInput, variants:
     const c = byId.get(f.id)!;
     return { seg: c.seg, local: c.local, doc: c.doc, score: f.score, scores: { ...c.scores } };
   });
-  return { candidates, floor: FLOOR.fused, notes: [...new Set(runs.flatMap((run) => run.notes))] };
+  return { candidates, floor: STAGE_FLOOR.fused, notes: [...new Set(runs.flatMap((run) => run.notes))] };
 }

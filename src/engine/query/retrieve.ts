@@ -9,7 +9,7 @@ import { toEpochMs } from '../../protocol/dates.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import { compileFilter } from './filter-eval.ts';
 import { encodeVectors } from '../../protocol/vector-codec.ts';
-import type { FilterFieldType, Hit, RetrieveMode, RetrieveResult, Unit } from '../../protocol/types.ts';
+import type { FilterFieldType, Hit, RetrieveResult, Unit } from '../../protocol/types.ts';
 import { checkAborted } from '../../util/abort.ts';
 import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
 import type { RetrievePlan } from './plan.ts';
@@ -31,7 +31,6 @@ export interface RetrieveDeps extends RecallDeps {
   /** A retained view by version, or undefined when it is gone. */
   viewAt(version: number): IndexView | undefined;
   current(): IndexView;
-  defaultMode: RetrieveMode;
 }
 
 export interface RetrieveContext {
@@ -118,16 +117,15 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
   if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
   const view = resolveView(deps, params, cursor?.version);
-  // A request that names no mode gets the default only once dense has caught up: while chunks still
-  // wait for vectors (background embedding after an import or a model switch), it is served sparse,
-  // so first results never wait on the encoder and nothing unembedded is ranked down.
-  const defaultMode = plan.defaultMode ?? deps.defaultMode;
-  // Likewise while the model's weights still load (a fresh tab over an embedded index).
-  const wantsDense = params.mode === undefined && defaultMode !== 'sparse' && deps.embedder !== undefined;
-  const loading = wantsDense && deps.embedder?.ready?.() === false;
+  // A request that names no mode is served in the planned default only once dense can serve it:
+  // while the model's weights still load (a fresh tab over an embedded index) or chunks still wait
+  // for vectors (background embedding after an import or a model switch), it is served sparse, so
+  // first results never wait on the encoder and nothing unembedded is ranked down.
+  const downgradable = plan.modeDefaulted && plan.mode !== 'sparse' && deps.embedder !== undefined;
+  const loading = downgradable && deps.embedder?.ready?.() === false;
   // A cold start publishes the view before the vectors are read: whatever touches them waits here
   // (not a default-mode request served sparse because the model still loads).
-  const wantsVectors = (loading ? 'sparse' : (params.mode ?? defaultMode)) !== 'sparse' || params.includeVectors === true || !!params.mmr;
+  const wantsVectors = (loading ? 'sparse' : plan.mode) !== 'sparse' || params.includeVectors === true || !!params.mmr;
   if (deps.embedder && wantsVectors && deps.vectorsLoaded) {
     await deps.vectorsLoaded();
     checkAborted(signal);
@@ -135,10 +133,10 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
 
   const unitOut: Unit = params.unit ?? 'chunk';
   const unit = unitOut === 'document' ? 'document' : 'chunk';
-  const pending = wantsDense && !loading && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
-  const mode = params.mode ?? (pending > 0 || loading ? 'sparse' : defaultMode);
-  if (loading) notes.push(`default mode ${defaultMode} served as sparse: the dense model is still loading`);
-  if (pending > 0) notes.push(`default mode ${defaultMode} served as sparse: ${pending} chunks still wait for vectors`);
+  const pending = downgradable && !loading && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
+  const mode = pending > 0 || loading ? 'sparse' : plan.mode;
+  if (loading) notes.push(`default mode ${plan.mode} served as sparse: the dense model is still loading`);
+  if (pending > 0) notes.push(`default mode ${plan.mode} served as sparse: ${pending} chunks still wait for vectors`);
   const text = contentText(params.query);
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
   const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;
