@@ -7,7 +7,7 @@
  * `--stdio` starts CMD as the server and speaks NDJSON over its stdin/stdout (everything after
  * `--stdio` is the command). `--json` prints exactly `{"certifiedLevel", "checks": [{id, level,
  * status, section, detail}]}`; otherwise a report (with the frames behind each failure). The token
- * may also come from RCP_CONFORMANCE_TOKEN. Each exchange may take --timeout ms (10 s), the first
+ * may also come from RCP_CONFORMANCE_TOKEN. Each exchange may take --timeout ms (30 s), the first
  * --startup-timeout ms (60 s: a bridge boots a browser). Exit status 1 when a check fails, 2 on bad usage.
  * `--no-write` skips the checks that add (and then delete) probe documents.
  */
@@ -28,7 +28,7 @@ function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; 
     return i >= 0 ? own[i + 1] : undefined;
   };
   const json = own.includes('--json');
-  const timeoutMs = Number(value('--timeout') ?? 10_000);
+  const timeoutMs = Number(value('--timeout') ?? 30_000);
   const startupMs = Number(value('--startup-timeout') ?? 60_000);
   const frames = (value('--frames') ?? 'failures') as 'none' | 'failures' | 'all';
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || !(startupMs > 0) || !['none', 'failures', 'all'].includes(frames)) throw new Error(USAGE);

@@ -70,7 +70,7 @@ export function certify(results: readonly CheckResult[], caps: Report['capabilit
 export async function runConformance(wire: Wire, options: RunOptions = {}): Promise<Report> {
   const started = performance.now();
   const state: RunState = newRunState(wire, {
-    timeoutMs: options.timeoutMs ?? 10_000,
+    timeoutMs: options.timeoutMs ?? 30_000,
     startupMs: options.startupMs ?? 60_000,
     write: options.write ?? true,
     unavailableRetryMs: options.unavailableRetryMs ?? 30_000,
