@@ -7,11 +7,13 @@
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
- *                  [--grid [CONFIGS]] [--no-cache]
+ *                  [--grid [CONFIGS]] [--no-cache] [--per-query]
  *
  * --grid indexes each collection once and runs every configuration of CONFIGS (comma-separated
  * `mode[:fusion[:w]]`, default: sparse, dense, and hybrid with rrf, weighted and convex at their
- * defaults) over it. Document vectors are cached by model identity and text in
+ * defaults) over it. `minisearch`, `orama` and `orama-hybrid` in CONFIGS are the engines people
+ * would pick instead, with their defaults, behind the same RCP surface (src/peers; orama-hybrid
+ * gets our model's vectors); the playground's quality harness runs the same code (src/eval). Document vectors are cached by model identity and text in
  * .cache/eval-vectors/ (a 6-layer encoder takes minutes per collection on 2 cores); --no-cache
  * turns that off. --floor sets the embedder's similarity floor (dense matches below it are dropped);
  * without it the model's catalog floor applies (src/models/catalog.ts), as in the worker, and so do
@@ -22,7 +24,8 @@
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
  * field (weight --title-weight). Every query runs with k=100 (with --rerank: k = --rerank-top, so
  * R@100 is then recall at that depth). Metrics are averaged over queries
- * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@100, MRR@10 — as shared/eval/bm25_eval.py.
+ * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@50, Recall@100, MRR@10 — as shared/eval/bm25_eval.py
+ * (src/eval/metrics.ts). --json --per-query adds every query's scores and top 10.
  * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
  * (built by `npm run models`); --dtype q8|fp32 picks its weights.
  */
@@ -32,10 +35,12 @@ import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine, type EngineOptions } from '../src/engine/engine.ts';
+import { readCollection } from './lib/beir-files.ts';
+import { runConfig, type ConfigRun, type RunConfig as HarnessConfig } from '../src/eval/harness.ts';
+import { isPeer, loadCollection, peerClient } from '../src/eval/engines.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
-import type { RetrieveParams } from '../src/protocol/types.ts';
 import { retrieveInProcess } from '../src/server/front-door.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 
@@ -54,7 +59,7 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) dirs.push(a);
-    else if (['--chunk', '--no-title', '--json', '--no-cache'].includes(a)) flags.add(a.slice(2));
+    else if (['--chunk', '--no-title', '--json', '--no-cache', '--per-query'].includes(a)) flags.add(a.slice(2));
     else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
     else opts[a.slice(2)] = argv[++i];
   }
@@ -83,41 +88,17 @@ function parseConfigs(list: string): RunConfig[] {
   });
 }
 
-const readJsonl = (path: string): Record<string, string>[] =>
-  readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-
-function readQrels(path: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  const lines = readFileSync(path, 'utf8').split('\n').slice(1);
-  for (const line of lines) {
-    const [q, d, s] = line.trim().split('\t');
-    if (!q || !d) continue;
-    if (!out.has(q)) out.set(q, new Map());
-    out.get(q)!.set(d, Number(s));
-  }
-  return out;
-}
-
 export interface Metrics {
   ndcg10: number;
+  recall50: number;
   recall100: number;
   mrr10: number;
   queries: number;
   docs: number;
   indexMs: number;
   queryMs: number;
-}
-
-function scoreRun(ranked: string[], rel: Map<string, number>): [number, number, number] {
-  let dcg = 0;
-  for (let i = 0; i < Math.min(10, ranked.length); i++) dcg += (rel.get(ranked[i]) ?? 0) / Math.log2(i + 2);
-  const gains = [...rel.values()].filter((g) => g > 0).sort((a, b) => b - a);
-  let idcg = 0;
-  gains.slice(0, 10).forEach((g, i) => (idcg += g / Math.log2(i + 2)));
-  const relevant = gains.length;
-  const found = ranked.slice(0, 100).filter((d) => (rel.get(d) ?? 0) > 0).length;
-  const first = ranked.slice(0, 10).findIndex((d) => (rel.get(d) ?? 0) > 0);
-  return [idcg > 0 ? dcg / idcg : 0, relevant ? found / relevant : 0, first >= 0 ? 1 / (first + 1) : 0];
+  /** Per query (src/eval/harness.ts), for `--per-query`. */
+  run: ConfigRun;
 }
 
 /** Indexes one collection and evaluates it with the command line's configuration. */
@@ -153,49 +134,56 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
   }
   if (o['title-weight']) options.contextWeight = Number(o['title-weight']);
   if (o.rerank) options.reranker = await loadReranker(o.rerank, embedder);
-  const engine = new Engine(options);
-  await engine.open();
-  const corpus = readJsonl(join(dir, 'corpus.jsonl'));
-  const queries = readJsonl(join(dir, 'queries.jsonl'));
-  const qrels = readQrels(join(dir, 'qrels', 'test.tsv'));
-  const t0 = performance.now();
-  await engine.add(
-    corpus.map((d) => ({ id: String(d._id), text: d.text ?? '', meta: args.flags.has('no-title') || !d.title ? {} : { title: d.title } })),
-    { contextual: true, chunk: args.flags.has('chunk') },
-  );
-  const indexMs = performance.now() - t0;
+  const collection = readCollection(dir);
   const out: Metrics[] = [];
+  // The engines people would pick instead, behind the same RCP surface (src/peers): indexed through index/add.
+  const peerRun = async (cfg: RunConfig): Promise<Metrics> => {
+    const name = cfg.label as Parameters<typeof peerClient>[0];
+    if (name === 'orama-hybrid' && !embedder) throw new Error('orama-hybrid needs the embedder (a grid with a dense or hybrid config loads it)');
+    const client = await peerClient(name, embedder && { fn: (texts, kind) => embedder.embed(texts, kind), dimension: embedder.dimension });
+    const t = performance.now();
+    await loadCollection(client, collection);
+    const indexMs = performance.now() - t;
+    const run = await runConfig(name, (p) => client.request('retrieve', p), collection, { label: name });
+    client.close();
+    return metricsOf(run, collection.corpus.length, indexMs);
+  };
+  const ours = configs.filter((c) => !isPeer(c.label));
+  let engine: Engine | undefined;
+  let indexMs = 0;
+  if (ours.length) {
+    engine = new Engine(options);
+    await engine.open();
+    const t0 = performance.now();
+    await engine.add(
+      collection.corpus.map((d) => ({ id: d.id, text: d.text, meta: args.flags.has('no-title') || !d.title ? {} : { title: d.title } })),
+      { contextual: true, chunk: args.flags.has('chunk') },
+    );
+    indexMs = performance.now() - t0;
+  }
   const floor0 = embedder?.minSimilarity;
   for (const cfg of configs) {
-    if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
-    const sums = [0, 0, 0];
-    let n = 0;
-    let qms = 0;
-    for (const q of queries) {
-      const rel = qrels.get(String(q._id));
-      if (!rel || ![...rel.values()].some((g) => g > 0)) continue;
-      // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
-      const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
-      const params: RetrieveParams = { query: q.text ?? '', k, mode: cfg.mode, includeText: false };
-      if (cfg.fusion) params.fusion = { method: cfg.fusion };
-      if (params.fusion && cfg.weight !== undefined) {
-        const w = cfg.weight;
-        params.fusion = cfg.fusion === 'convex' ? { ...params.fusion, alpha: w } : { ...params.fusion, weights: { dense: w, sparse: 1 - w } };
-      }
-      if (o.rerank) params.rerank = { method: o.rerank as 'colbert' | 'cross-encoder', topN: Number(o['rerank-top'] ?? 30) };
-      if (o.unit) params.unit = o.unit as 'chunk' | 'document';
-      else if (args.flags.has('chunk')) params.unit = 'document';
-      const t = performance.now();
-      const res = await retrieveInProcess(engine, params); // validated and clamped as over RCP
-      qms += performance.now() - t;
-      const ranked = res.hits.map((h) => String(h.citation?.source ?? h.id));
-      scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
-      n++;
+    if (isPeer(cfg.label)) {
+      out.push(await peerRun(cfg));
+      continue;
     }
-    out.push({ ndcg10: sums[0] / n, recall100: sums[1] / n, mrr10: sums[2] / n, queries: n, docs: corpus.length, indexMs, queryMs: qms / n });
+    if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
+    const run: HarnessConfig = { label: cfg.label, mode: cfg.mode, fusion: cfg.fusion, weight: cfg.weight };
+    // With a rerank: k = topN (rerank.topN must be ≥ k, §3.3), so R@100 is recall at that depth.
+    if (o.rerank) run.rerank = { method: o.rerank as 'colbert' | 'cross-encoder', topN: Number(o['rerank-top'] ?? 30) };
+    if (o.unit) run.unit = o.unit as 'chunk' | 'document';
+    else if (args.flags.has('chunk')) run.unit = 'document';
+    const e = engine!;
+    // Validated and clamped as over RCP (the server's front door).
+    out.push(metricsOf(await runConfig('rcp-in-page', (p) => retrieveInProcess(e, p), collection, run), collection.corpus.length, indexMs));
   }
   return out;
 }
+
+const metricsOf = (run: ConfigRun, docs: number, indexMs: number): Metrics => {
+  if (run.failed) throw new Error(`${run.config.label}: ${run.failed} queries failed: ${run.error}`);
+  return { ...run.mean, queries: run.queries.length, docs, indexMs, queryMs: run.queryMs, run };
+};
 
 /** The reranker a `--rerank` method names: colbert = MaxSim over the embedder's token vectors; cross-encoder from public/models/config.json. */
 async function loadReranker(method: string, embedder: Embedder | undefined): Promise<EngineOptions['reranker']> {
@@ -282,7 +270,7 @@ async function main(): Promise<void> {
   if (args.opts['dense-exact-below'] !== undefined) denseTuning.exactBelow = Number(args.opts['dense-exact-below']);
   let embedder: Embedder | undefined;
   let cached: CachedEmbedder | undefined;
-  if (configs.some((c) => c.mode !== 'sparse')) {
+  if (configs.some((c) => (isPeer(c.label) ? c.label === 'orama-hybrid' : c.mode !== 'sparse'))) {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).
     const { loadEmbedder } = await import('../src/models/index.ts');
     const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
@@ -315,7 +303,11 @@ async function main(): Promise<void> {
     if (!args.flags.has('json')) for (const [i, c] of configs.entries()) console.error(`${name}\t${c.label}\t${results.at(-1)![1][i].ndcg10.toFixed(4)}`);
   }
   if (args.flags.has('json')) {
-    console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, ms[i]]))]))));
+    const shown = (m: Metrics) => {
+      const { run, ...rest } = m;
+      return args.flags.has('per-query') ? { ...rest, perQuery: run.queries } : rest;
+    };
+    console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, shown(ms[i])]))]))));
     return;
   }
   const cfg = Object.entries(args.opts)
@@ -324,14 +316,14 @@ async function main(): Promise<void> {
   const f = (x: number): string => x.toFixed(4).padStart(8);
   configs.forEach((c, i) => {
     console.log(`# ${c.label} ${cfg}`);
-    console.log('dataset         docs queries  nDCG@10    R@100   MRR@10  index(ms) query(ms)');
+    console.log('dataset         docs queries  nDCG@10     R@50    R@100   MRR@10  index(ms) query(ms)');
     for (const [name, ms] of results) {
       const m = ms[i];
-      console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
+      console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall50)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
     }
     if (results.length > 1) {
       const mean = (g: (m: Metrics) => number): number => results.reduce((s, [, ms]) => s + g(ms[i]), 0) / results.length;
-      console.log(`${'macro-mean'.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
+      console.log(`${'macro-mean'.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall50))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
     }
   });
   if (results.length > 1 && configs.length > 1) {
