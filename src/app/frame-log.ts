@@ -17,11 +17,11 @@ export interface FrameRecord {
   /** For responses: ms since the matching request was sent. */
   latencyMs?: number;
   text: string;
-  /** Which of the page's sessions carried it: the page's own, the import session, or the console's. */
+  /** Which of the page's sessions carried it: the page's own, the import session, the console's, or the tour's. */
   session: FrameSession;
 }
 
-export type FrameSession = 'page' | 'import' | 'console';
+export type FrameSession = 'page' | 'import' | 'console' | 'tour';
 
 const encoder = new TextEncoder();
 

@@ -20,6 +20,10 @@ import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
 import { mountConformance } from './learn/conformance-panel.ts';
+import { freshEngine } from './learn/fresh-engine.ts';
+import { mountQuality } from './learn/quality-panel.ts';
+import { lessonFederation } from './learn/lesson-federation.ts';
+import { mountTour } from './learn/tour.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
@@ -92,6 +96,8 @@ const importer = mountImport(writer, progress, () => changed());
 mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
 mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
 mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
+mountQuality(byId('quality'), { fresh: freshEngine });
+mountTour(byId('tour'), { openPort: () => client.control.connect(), federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
