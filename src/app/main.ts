@@ -24,6 +24,7 @@ import { freshEngine } from './learn/fresh-engine.ts';
 import { mountQuality } from './learn/quality-panel.ts';
 import { lessonFederation } from './learn/lesson-federation.ts';
 import { mountTour } from './learn/tour.ts';
+import { mountRecordings } from './learn/recordings-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
@@ -97,6 +98,7 @@ mountPortable({ reader: client, writer, progress, results: () => search.current(
 mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
 mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
 mountQuality(byId('quality'), { fresh: freshEngine });
+mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
 mountTour(byId('tour'), { openPort: () => client.control.connect(), federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
