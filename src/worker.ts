@@ -17,7 +17,6 @@ import { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { WorkerStatus } from './protocol/control.ts';
 import type { Backend } from './server/backend.ts';
-import { mapBackendError } from './server/backend-errors.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from './server/inpage-handlers.ts';
@@ -93,9 +92,8 @@ async function start(config: EngineConfig): Promise<Runtime> {
       rerankers,
       extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
       subscribe: models ? (listener) => models.subscribe(listener) : undefined,
-      mapError: mapBackendError,
     }),
-    vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
+    vendorHandlers: createInpageHandlers({ engine: ready }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };

@@ -86,6 +86,13 @@ export function quantizeRowsOf(w: Float32Array, rows: number, cols: number): { q
   return { q, scales };
 }
 
+/** Symmetric int8 values as uint8 with zero point 128 (q + 128), the same numbers. */
+export function offsetBinary(q: Int8Array): Uint8Array {
+  const u = new Uint8Array(q.length);
+  for (let i = 0; i < q.length; i++) u[i] = q[i] + 128;
+  return u;
+}
+
 /** How a weight MatMul is quantised in the int8 graph. */
 export type LinearQuantization = 'dynamic' | 'weight-only' | 'none';
 
@@ -131,6 +138,9 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
   const layerNorm = (x: string, prefix: string): string =>
     g.op('LayerNormalization', [x, g.float(`${prefix}.weight`, [H], get(`${prefix}.weight`, [H])), g.float(`${prefix}.bias`, [H], get(`${prefix}.bias`, [H]))], { axis: -1, epsilon: { f: eps } });
 
+  let zeroPoint: string | undefined;
+  const weightZeroPoint = (): string => (zeroPoint ??= g.uint8('const.weight_zero_point', [], Uint8Array.of(128)));
+
   // Q, K and V read one input with the same factors: one smoothing Mul serves the three.
   const smoothed = new Map<string, string>();
   const linear = (input: string, prefix: string, inDim: number, outDim: number, role: string, layer: number): string => {
@@ -153,7 +163,10 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
     }
     const { q, scales } = quantizeColumns(w, inDim, outDim);
     const [xq, xScale, xZero] = g.ops('DynamicQuantizeLinear', [x], 3);
-    const acc = g.op('MatMulInteger', [xq, g.int8(`${prefix}.weight_quantized`, [inDim, outDim], q), xZero]);
+    // The symmetric int8 weights travel as uint8 with zero point 128 (the same values): onnxruntime's
+    // uint8 × int8 kernel on x86 without VNNI (AVX2) adds pairs of products in saturating int16
+    // (vpmaddubsw), which broke q8 parity on such CPUs (min cosine 0.62); uint8 × uint8 is exact everywhere.
+    const acc = g.op('MatMulInteger', [xq, g.uint8(`${prefix}.weight_quantized`, [inDim, outDim], offsetBinary(q)), xZero, weightZeroPoint()]);
     const scale = g.op('Mul', [xScale, g.float(`${prefix}.weight_scale`, [outDim], scales)]);
     return g.op('Add', [g.op('Mul', [g.op('Cast', [acc], { to: T.FLOAT }), scale]), b]);
   };

@@ -31,6 +31,9 @@ export class GraphBuilder {
   int8(name: string, dims: number[], data: Int8Array): string {
     return this.constant(name, T.INT8, dims, data);
   }
+  uint8(name: string, dims: number[], data: Uint8Array): string {
+    return this.constant(name, T.UINT8, dims, data);
+  }
   int64(name: string, values: number[]): string {
     return this.constant(name, T.INT64, [values.length], BigInt64Array.from(values.map(BigInt)));
   }

@@ -12,7 +12,7 @@
 import type { Reranker } from '../engine/contracts.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
-import { ModelUnavailableError } from './errors.ts';
+import { ModelUnavailableError } from '../engine/errors.ts';
 import type { ModelFolder } from './model-folder.ts';
 
 const RETRY_AFTER_MS = 2_000;

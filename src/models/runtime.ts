@@ -2,19 +2,19 @@ import type { Embedder, Reranker } from '../engine/contracts.ts';
 import type { ModelStatus } from '../protocol/control.ts';
 import { catalogEntry, type CatalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
-import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
-import { ModelUnavailableError, UnembeddableInputError } from './errors.ts';
-import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder.ts';
+import { ModelUnavailableError, UnembeddableInputError } from '../engine/errors.ts';
+import type { TransformersEmbedder } from './embedder.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
-import type { ModelLoadEvent } from './progress.ts';
+import { embedderLoader, openCrossEncoder } from './model-loader.ts';
+import { ModelLog, type ModelEventListener } from './model-log.ts';
 import { decodePrecomputed, lookupPrecomputed, precomputedFileName, precomputedMismatch, type PrecomputedTable } from './precomputed.ts';
 import { DEFAULT_MODEL_BASE, type EmbedDtype, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
-import { LazyCrossEncoder } from './lazy-cross-encoder.ts';
+import type { LazyCrossEncoder } from './lazy-cross-encoder.ts';
 
-export type ModelEventListener = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void;
+export type { ModelEventListener } from './model-log.ts';
 
 export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
   /** The models config; read from `<modelBase>config.json` when absent. */
@@ -37,8 +37,21 @@ export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
 /** A failed model load is retried by the next call after this long. */
 const RETRY_AFTER_MS = 2_000;
 
-/** Log lines a late subscriber still receives (the load history: device choice, fallbacks, failures). */
-const REPLAY_LINES = 32;
+/** What `open` found and started, for the constructor. */
+interface RuntimeParts {
+  config: ModelConfig;
+  folder: ModelFolder;
+  dimension: number;
+  /** The first load, started by `open`. */
+  loading: Promise<TransformersEmbedder>;
+  /** Starts a fresh load (a retry after a failure). */
+  load: () => Promise<TransformersEmbedder>;
+  crossEncoder?: LazyCrossEncoder;
+  /** The status object the loaders keep up to date. */
+  status: ModelStatus;
+  log: ModelLog;
+  precomputedBase?: string;
+}
 
 /**
  * The models of the worker, configured by `/models/config.json` (model-config.ts). The embedder's
@@ -66,41 +79,30 @@ export class ModelRuntime {
   private readonly load: () => Promise<TransformersEmbedder>;
   /** When the current load failed, for the retry back-off; undefined while it has not failed. */
   private failedAt: number | undefined;
-  private readonly listeners = new Set<ModelEventListener>();
-  private readonly history: [level: 'info' | 'warning' | 'error', message: string, data?: unknown][];
-  private statusNow: ModelStatus;
+  private readonly log: ModelLog;
+  private readonly statusNow: ModelStatus;
   /** The precomputed table, fetched on the first document embedding (undefined: none usable). */
   private precomputed: Promise<PrecomputedTable | undefined> | undefined;
   private readonly precomputedUrl: string | undefined;
   private everLoaded = false;
   private lastLoadFailed = false;
 
-  private constructor(
-    config: ModelConfig,
-    folder: ModelFolder,
-    dimension: number,
-    loading: Promise<TransformersEmbedder>,
-    load: () => Promise<TransformersEmbedder>,
-    crossEncoder: LazyCrossEncoder | undefined,
-    status: ModelStatus,
-    history: ModelRuntime['history'],
-    precomputedBase: string | undefined,
-  ) {
-    this.config = config;
-    this.folder = folder;
-    this.identity = folder.identity;
-    this.dimension = dimension;
-    this.normalized = folder.normalized;
-    this.load = load;
-    this.loading = this.watch(loading);
-    this.crossEncoder = crossEncoder;
-    this.statusNow = status;
-    this.history = history;
-    this.catalog = catalogEntry(folder.name);
-    this.precomputedUrl = precomputedBase === undefined ? undefined : `${precomputedBase}${precomputedFileName(folder.name)}`;
+  private constructor(p: RuntimeParts) {
+    this.config = p.config;
+    this.folder = p.folder;
+    this.identity = p.folder.identity;
+    this.dimension = p.dimension;
+    this.normalized = p.folder.normalized;
+    this.load = p.load;
+    this.loading = this.watch(p.loading);
+    this.crossEncoder = p.crossEncoder;
+    this.statusNow = p.status;
+    this.log = p.log;
+    this.catalog = catalogEntry(p.folder.name);
+    this.precomputedUrl = p.precomputedBase === undefined ? undefined : `${p.precomputedBase}${precomputedFileName(p.folder.name)}`;
     this.embedder = {
       identity: this.identity,
-      dimension,
+      dimension: p.dimension,
       normalized: this.normalized,
       minSimilarity: this.catalog?.minSimilarity,
       fusionWeights: this.catalog?.fusionWeights,
@@ -118,21 +120,15 @@ export class ModelRuntime {
   static async open(options: ModelRuntimeOptions = {}): Promise<ModelRuntime | undefined> {
     const support = await detectModelSupport();
     const base = options.modelBase ?? DEFAULT_MODEL_BASE;
-    const history: ModelRuntime['history'] = [];
-    let runtime: ModelRuntime | undefined;
-    const emit = (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => {
-      history.push([level, message, data]);
-      if (history.length > REPLAY_LINES) history.shift();
-      if (runtime) for (const l of runtime.listeners) l(level, message, data);
-      else if (level !== 'info') console.warn(`[models] ${message}`);
-    };
+    const log = new ModelLog();
 
     const read = options.config ? { config: options.config, warnings: [] } : await readModelConfig(base, support.node);
-    for (const w of read.warnings) emit('warning', w);
+    for (const w of read.warnings) log.emit('warning', w);
     const config = options.choice ? { ...read.config, ...options.choice } : read.config;
-    if (options.choice) emit('info', `model ${options.choice.embedder} chosen in this browser (over /models/config.json's ${read.config.embedder})`);
+    if (options.choice) log.emit('info', `model ${options.choice.embedder} chosen in this browser (over /models/config.json's ${read.config.embedder})`);
+    const { loadAfter, choice: _choice, config: _config, precomputedBase, ...given } = options;
     const settings: Partial<EmbedderSettings> = {
-      ...options,
+      ...given,
       modelBase: base,
       model: config.embedder,
       dtype: config.dtype,
@@ -144,71 +140,22 @@ export class ModelRuntime {
     try {
       folder = await resolveModelFolder(base, config.embedder, config.dtype, support.node);
     } catch (e) {
-      emit('warning', `model ${config.embedder} is not available: ${errorMessage(e)}`);
+      log.emit('warning', `model ${config.embedder} is not available: ${errorMessage(e)}`);
       return undefined;
     }
-    for (const n of folder.notes) emit('info', `model: ${n}`);
+    for (const n of folder.notes) log.emit('info', `model: ${n}`);
 
     const status: ModelStatus = { name: folder.name, identity: folder.identity, state: 'loading', progress: 0 };
-    const setStatus = (s: Partial<ModelStatus>) => Object.assign(status, s); // the runtime's statusNow is this object
-    const { loadAfter: _gate, choice: _choice, ...embedderSettings } = settings as typeof settings & { loadAfter?: unknown; choice?: unknown };
-    const load = (): Promise<TransformersEmbedder> => {
-      const t0 = performance.now();
-      setStatus({ state: 'loading', progress: 0, error: undefined });
-      const onProgress = (e: ModelLoadEvent) => onLoadEvent(e, folder.name, emit, setStatus);
-      return loadEmbedder({ ...embedderSettings, onProgress }, folder).then(
-        (model) => {
-          const loadMs = Math.round(performance.now() - t0);
-          const threads = model.device === 'wasm' ? wasmThreads() : undefined;
-          setStatus({ state: 'ready', progress: 1, device: model.device, loadMs, threads });
-          const on = threads ? `${model.device} (${threads} thread${threads > 1 ? 's' : ''})` : model.device;
-          emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs, threads });
-          return model;
-        },
-        (e: unknown) => {
-          const error = errorMessage(e);
-          setStatus({ state: 'failed', error });
-          emit('error', `model ${folder.name} failed to load: ${error}`);
-          throw e;
-        },
-      );
-    };
-    // One quick second try hides a transient fetch failure (several tabs loading at once).
-    const loadTwice = () => load().catch(() => delay(500).then(load));
+    const load = embedderLoader(folder, settings, log, status);
     // Without a known width the first inference tells it, and `open` must wait for that load: it
     // cannot also wait for `loadAfter` (the index opens only after this returns).
-    const gate = folder.dimension === undefined ? Promise.resolve() : (options.loadAfter ?? Promise.resolve()).catch(() => undefined);
-    const loading = gate.then(loadTwice);
+    const gate = folder.dimension === undefined ? Promise.resolve() : (loadAfter ?? Promise.resolve()).catch(() => undefined);
+    const loading = gate.then(load);
     loading.catch(() => undefined);
 
-    let crossEncoder: LazyCrossEncoder | undefined;
-    const ceName = config.crossEncoder;
-    if (ceName) {
-      try {
-        const ceFolder = await resolveModelFolder(base, ceName, config.dtype, support.node);
-        const { batchSize: _embedderBatch, loadAfter: _g, choice: _c, ...shared } = settings as typeof settings & { loadAfter?: unknown; choice?: unknown };
-        crossEncoder = new LazyCrossEncoder(ceFolder, () => {
-          const c0 = performance.now();
-          return CrossEncoderReranker.load({ ...shared, model: ceName, onProgress: (e) => onLoadEvent(e, ceName, emit, () => undefined) }, ceFolder).then(
-            (ce) => {
-              const loadMs = Math.round(performance.now() - c0);
-              status.crossEncoder = { name: ceName, identity: ce.identity, device: ce.device, loadMs };
-              emit('info', `cross-encoder ${ceName} ready on ${ce.device} in ${loadMs} ms`, { identity: ce.identity });
-              return ce;
-            },
-            (e: unknown) => {
-              emit('error', `cross-encoder ${ceName} failed to load: ${errorMessage(e)}`);
-              throw e;
-            },
-          );
-        });
-        // In the background once the embedder's load settled: never ahead of the first sparse answer.
-        const ce = crossEncoder;
-        void loading.then(() => undefined, () => undefined).then(() => ce.loaded()).catch(() => undefined);
-      } catch (e) {
-        emit('warning', `cross-encoder ${ceName} is not available (rerank method 'cross-encoder' not offered): ${errorMessage(e)}`);
-      }
-    }
+    const crossEncoder = config.crossEncoder
+      ? await openCrossEncoder({ name: config.crossEncoder, base, dtype: config.dtype, node: support.node, settings, log, status, after: loading })
+      : undefined;
 
     let dimension = folder.dimension;
     if (dimension === undefined) {
@@ -219,8 +166,7 @@ export class ModelRuntime {
         return undefined;
       }
     }
-    runtime = new ModelRuntime(config, folder, dimension, loading, loadTwice, crossEncoder, status, history, options.precomputedBase);
-    return runtime;
+    return new ModelRuntime({ config, folder, dimension, loading, load, crossEncoder, status, log, precomputedBase });
   }
 
   /**
@@ -267,22 +213,15 @@ export class ModelRuntime {
       const table = decodePrecomputed(new Uint8Array(await res.arrayBuffer()));
       const mismatch = precomputedMismatch(table.header, this);
       if (mismatch) {
-        this.log('warning', `precomputed vectors ${url} ignored: ${mismatch}`);
+        this.log.emit('warning', `precomputed vectors ${url} ignored: ${mismatch}`);
         return undefined;
       }
-      this.log('info', `precomputed vectors ${url}: ${table.header.count} document vectors of ${this.identity}`, { count: table.header.count });
+      this.log.emit('info', `precomputed vectors ${url}: ${table.header.count} document vectors of ${this.identity}`, { count: table.header.count });
       return table;
     } catch (e) {
-      this.log('warning', `precomputed vectors ${url} not used: ${errorMessage(e)}`);
+      this.log.emit('warning', `precomputed vectors ${url} not used: ${errorMessage(e)}`);
       return undefined;
     }
-  }
-
-  private log(level: 'info' | 'warning' | 'error', message: string, data?: unknown): void {
-    this.history.push([level, message, data]);
-    if (this.history.length > REPLAY_LINES) this.history.shift();
-    for (const l of this.listeners) l(level, message, data);
-    if (level !== 'info') console.warn(`[models] ${message}`);
   }
 
   /** Rerankers in preference order (the first is the default `rerank.method`): cross-encoder when loaded, then colbert. */
@@ -327,34 +266,10 @@ export class ModelRuntime {
   }
 
   /**
-   * Load events as log lines for opted-in RCP clients (§17.1). A new listener first receives the
-   * load history so far (bounded), so a session that connects after a fallback still hears of it.
-   * Returns an unsubscribe function.
+   * Load events as log lines for opted-in RCP clients (§17.1): the bounded history first, so a
+   * session that connects after a fallback still hears of it. Returns an unsubscribe function.
    */
   subscribe(listener: ModelEventListener): () => void {
-    for (const [level, message, data] of this.history) listener(level, message, data);
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.log.subscribe(listener);
   }
-}
-
-const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
-
-function onLoadEvent(
-  e: ModelLoadEvent,
-  name: string,
-  emit: (level: 'info' | 'warning' | 'error', message: string, data?: unknown) => void,
-  setStatus: (s: Partial<ModelStatus>) => void,
-): void {
-  if (e.status === 'device') {
-    setStatus({ device: e.device });
-    if (e.skippedSoftwareGpu) emit('info', `model ${name}: the only WebGPU adapter is a software fallback (no GPU), slower than WASM; using ${e.device}`, { device: e.device });
-    if (e.fallbackFrom) emit('warning', `model ${name}: ${e.fallbackFrom} failed (${e.reason ?? 'unknown'}); using ${e.device}`, { fallbackFrom: e.fallbackFrom, device: e.device });
-    return;
-  }
-  if (e.status === 'progress' && 'progress' in e && typeof e.progress === 'number') {
-    setStatus({ progress: Math.min(1, e.progress / 100) });
-    return;
-  }
-  if (e.status === 'done' && 'file' in e) emit('info', `model ${name}: loaded ${String(e.file)}`);
 }

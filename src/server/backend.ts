@@ -1,4 +1,3 @@
-import type { RcpError } from '../protocol/errors.ts';
 import type { Capabilities, Id, LogLevel, Method, PeerInfo, ProgressParams, ResultOf } from '../protocol/types.ts';
 
 /** What a handler may do besides computing its result. */
@@ -36,6 +35,4 @@ export interface Backend {
    * opted in (§17.1). Returns an unsubscribe function.
    */
   subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
-  /** Maps backend failures (e.g. IndexedDB DOMExceptions) to typed RCP errors at the boundary. */
-  mapError?(e: unknown): RcpError | undefined;
 }

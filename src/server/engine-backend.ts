@@ -1,5 +1,4 @@
 import type { Reranker } from '../engine/contracts.ts';
-import type { RcpError } from '../protocol/errors.ts';
 import type { Capabilities, IndexAddResult, IndexDeleteResult, PeerInfo, RetrieveResult, TransformResult } from '../protocol/types.ts';
 import { validateIndexAdd, validateIndexDelete, validateTransform } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, HandlerTable } from './backend.ts';
@@ -20,7 +19,6 @@ export interface EngineBackendOptions {
   rerankers?: readonly Reranker[];
   /** Extra handlers (embed, rerank…) contributed by the models runtime. */
   extraHandlers?: HandlerTable;
-  mapError?(e: unknown): RcpError | undefined;
   subscribe?: Backend['subscribe'];
 }
 
@@ -33,7 +31,7 @@ const PROGRESS_SLICE = 64;
  * plan); retrieval semantics live in the engine.
  */
 export function createEngineBackend(opts: EngineBackendOptions): Backend {
-  const ready = engineReady(opts.engine, opts.mapError);
+  const ready = engineReady(opts.engine);
 
   const handlers: HandlerTable = {
     ...opts.extraHandlers,
@@ -88,6 +86,5 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     capabilities: typeof opts.capabilities === 'function' ? opts.capabilities : () => opts.capabilities as Capabilities,
     handlers,
     subscribe: opts.subscribe,
-    mapError: opts.mapError,
   };
 }

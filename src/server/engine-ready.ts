@@ -1,15 +1,16 @@
-import { backendUnavailable, type RcpError } from '../protocol/errors.ts';
+import { openFailure } from './errors.ts';
 
 /**
- * Waits for the engine; if its storage could not be opened, every call fails with the mapped
- * storage error or -32010 (the capability stays advertised, §13.2).
+ * Waits for the engine; if its storage could not be opened, every call fails with that failure's
+ * RCP error (src/server/errors.ts: -32010 unless a rule says otherwise), the capability staying
+ * advertised (§13.2).
  */
-export function engineReady<E>(engine: Promise<E>, mapError?: (e: unknown) => RcpError | undefined): () => Promise<E> {
+export function engineReady<E>(engine: Promise<E>): () => Promise<E> {
   return async () => {
     try {
       return await engine;
     } catch (e) {
-      throw mapError?.(e) ?? backendUnavailable(`index storage could not be opened: ${(e as Error).message}`);
+      throw openFailure(e);
     }
   };
 }

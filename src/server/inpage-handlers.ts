@@ -74,13 +74,11 @@ export const DOCUMENTS_MAX_LIMIT = 1000;
 export interface InpageHandlerOptions {
   /** Resolves to the opened engine; rejects if storage could not be opened. */
   engine: Promise<InpageEngine>;
-  /** Maps storage failures (as the engine backend does); unmapped open failures are -32010. */
-  mapError?(e: unknown): RcpError | undefined;
 }
 
 /** The `x-inpage/*` handlers by full method name, for `Backend.vendorHandlers`. */
 export function createInpageHandlers(opts: InpageHandlerOptions): Record<string, VendorHandler> {
-  const ready = engineReady(opts.engine, opts.mapError);
+  const ready = engineReady(opts.engine);
   return {
     async 'x-inpage/documents'(raw) {
       const p = paramsObject(raw);

@@ -14,7 +14,7 @@ import type { Capabilities, Id, InitializeResult, LogLevel, ResponseFrame } from
 import { validateInitialize, validatePing } from '../protocol/validate.ts';
 import type { Backend, HandlerContext, VendorHandler } from './backend.ts';
 import { deadlineFor, type Deadlines } from './deadlines.ts';
-import { toErrorObject } from './error-mapping.ts';
+import { toErrorObject } from './errors.ts';
 import { LOG_LEVELS } from './log-levels.ts';
 
 export interface SessionOptions {
@@ -145,7 +145,7 @@ export class RcpSession {
     try {
       return { jsonrpc: '2.0', id, result: await work };
     } catch (e) {
-      return errorFrame(id, toErrorObject(e, this.opts.backend.mapError));
+      return errorFrame(id, toErrorObject(e));
     } finally {
       this.unanswered.delete(work);
     }

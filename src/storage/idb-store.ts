@@ -39,7 +39,7 @@ const noop = (): void => {};
  *
  * Errors: the store lets the browser's DOMExceptions through unchanged (QuotaExceededError,
  * InvalidStateError, …) and throws {@link StorageUnavailableError} when IndexedDB is missing or
- * the open stays blocked; the server maps them to RCP errors with `mapBackendError` at its
+ * the open stays blocked; the server maps them to RCP errors (src/server/errors.ts) at its
  * boundary. Calls after `close()` reject with an `InvalidStateError` DOMException.
  */
 export async function openIndexedDbStore(name = 'rcp-engine', opts: IdbStoreOptions = {}): Promise<IndexStore> {

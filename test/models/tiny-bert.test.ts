@@ -271,7 +271,7 @@ describe('ModelRuntime from a models config (Node)', () => {
 
   it('failDevices makes the load fail on that device; a forced device does not fall back', async () => {
     const rt = await ModelRuntime.open({ modelBase: base, config: { embedder: TINY_ENCODER, dtype: 'fp32', device: 'auto', failDevices: ['cpu'] } });
-    await expect(rt!.loaded()).rejects.toMatchObject({ name: 'ModelUnavailableError' }); // the server answers -32010 (backend-errors.test.ts)
+    await expect(rt!.loaded()).rejects.toMatchObject({ name: 'ModelUnavailableError' }); // the server answers -32010 (test/server/errors.test.ts)
     expect(rt!.status()).toMatchObject({ state: 'failed' });
     expect(rt!.status().error).toMatch(/simulated cpu failure/);
   });

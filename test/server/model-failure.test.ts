@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../src/engine/contracts.ts';
 import { Engine } from '../../src/engine/engine.ts';
-import { ModelUnavailableError } from '../../src/models/errors.ts';
+import { ModelUnavailableError } from '../../src/engine/errors.ts';
 import { planRetrieve } from '../../src/server/retrieve-plan.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from '../../src/server/capabilities.ts';
 import { retrieveInProcess } from '../../src/server/front-door.ts';

@@ -12,7 +12,7 @@ import {
   openIndexedDbStore,
   type IdbStoreOptions,
 } from '../../src/storage/index.ts';
-import { mapBackendError } from '../../src/server/backend-errors.ts';
+import { matchError } from '../../src/server/errors.ts';
 
 let counter = 0;
 const open: IndexStore[] = [];
@@ -208,7 +208,7 @@ describe('IndexedDB store: atomic commit', () => {
 
     expect(await snapshot(store)).toEqual(before);
 
-    const mapped = mapBackendError(err)!;
+    const mapped = matchError(err)!;
     expect(mapped.code).toBe(ErrorCode.PayloadTooLarge);
     expect(mapped.data?.detail).toMatch(/^storage quota exceeded/);
     expect(mapped.data?.retryable).toBe(false);
@@ -236,7 +236,7 @@ describe('IndexedDB store: atomic commit', () => {
     );
     expect((err as Error).name).toBe('DataCloneError');
     expect(await snapshot(store)).toEqual(before);
-    const mapped = mapBackendError(err)!;
+    const mapped = matchError(err)!;
     expect(mapped.code).toBe(ErrorCode.InternalError);
     expect(mapped.data?.retryable).toBe(false);
   });
@@ -294,7 +294,7 @@ describe('IndexedDB store: idempotency, clear, reopen', () => {
       (e: unknown) => e,
     );
     expect((err as Error).name).toBe('InvalidStateError');
-    expect(mapBackendError(err)!.code).toBe(ErrorCode.BackendUnavailable);
+    expect(matchError(err)!.code).toBe(ErrorCode.BackendUnavailable);
 
     const { store: again } = await freshStore(undefined, name);
     expect(await snapshot(again)).toEqual(before);
@@ -332,7 +332,7 @@ describe('IndexedDB store: other tabs and failures', () => {
       (e: unknown) => e,
     );
     expect((err as Error).name).toBe('VersionError');
-    const mapped = mapBackendError(err)!;
+    const mapped = matchError(err)!;
     expect(mapped.code).toBe(ErrorCode.BackendUnavailable);
     expect(mapped.data?.detail).toMatch(/VersionError/);
     expect(mapped.retryable()).toBe(true);
@@ -378,7 +378,7 @@ describe('IndexedDB store: other tabs and failures', () => {
     expect(err).toBeInstanceOf(StorageUnavailableError);
     expect((err as StorageUnavailableError).reason).toBe('blocked');
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    const mapped = mapBackendError(err)!;
+    const mapped = matchError(err)!;
     expect(mapped.code).toBe(ErrorCode.BackendUnavailable);
     expect(mapped.data?.detail).toMatch(/timed out after 150 ms/);
     tab1.close();
@@ -393,7 +393,7 @@ describe('IndexedDB store: other tabs and failures', () => {
     );
     expect(err).toBeInstanceOf(StorageUnavailableError);
     expect((err as StorageUnavailableError).reason).toBe('unsupported');
-    const mapped = mapBackendError(err)!;
+    const mapped = matchError(err)!;
     expect(mapped.code).toBe(ErrorCode.BackendUnavailable);
     expect(mapped.data?.detail).toMatch(/not available/);
   });

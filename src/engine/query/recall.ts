@@ -9,6 +9,7 @@ import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Bm25 } from '../index/bm25.ts';
 import { nextStamp } from '../index/select-top.ts';
 import type { Embedder, FineCodes } from '../contracts.ts';
+import { ModelUnavailableError } from '../errors.ts';
 import { denseSearch, missingVectors, refineDense, refinePool, segmentVectors, type DenseModel } from '../index/dense.ts';
 import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
@@ -78,9 +79,9 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   if (r.mode === 'dense') return { candidates: await dense(true), floor: STAGE_FLOOR.dense, notes };
 
   // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
-  // load: an error named ModelUnavailableError, src/models/errors.ts); `dense` alone fails instead.
+  // load: a ModelUnavailableError, ../errors.ts); `dense` alone fails instead.
   const d = await dense(false).catch((e: unknown) => {
-    if (!(e instanceof Error && e.name === 'ModelUnavailableError') || r.signal?.aborted) throw e;
+    if (!(e instanceof ModelUnavailableError) || r.signal?.aborted) throw e;
     notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
     return [] as Candidate[];
   });

@@ -1,7 +1,11 @@
 /**
- * The retrieve pipeline (§7.7): resolve snapshot → recall (filter inside) → recency → rerank →
- * minScore → MMR → session dedup → page (cursor) → token budget → hits. Deterministic: every
- * ordering is total (score, then document id, then chunk index), so `seed` needs no randomness.
+ * The retrieve pipeline (§7.7), one function per stage over one `Run`, in this order (`runRetrieve`):
+ *
+ *   snapshot → serve mode → session → rewrite → recall (filter inside) → recency → rerank → minScore
+ *   → MMR → page (cursor) → token budget → hits
+ *
+ * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
+ * needs no randomness.
  */
 import { ErrorCode } from '../../protocol/codes.ts';
 import { contentText } from '../../protocol/content.ts';
@@ -9,11 +13,11 @@ import { toEpochMs } from '../../protocol/dates.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import { compileFilter } from './filter-eval.ts';
 import { encodeVectors } from '../../protocol/vector-codec.ts';
-import type { FilterFieldType, Hit, RetrieveResult, Unit } from '../../protocol/types.ts';
+import type { FilterFieldType, Hit, RetrieveMode, RetrieveResult, Unit } from '../../protocol/types.ts';
 import { checkAborted } from '../../util/abort.ts';
 import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
 import type { RetrievePlan } from './plan.ts';
-import { cursorNotFound, decodeCursor, encodeCursor, paramsHash } from './cursor.ts';
+import { cursorNotFound, decodeCursor, encodeCursor, paramsHash, type CursorState } from './cursor.ts';
 import { candidateVector, cosine, missingVectors } from '../index/dense.ts';
 import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
@@ -105,22 +109,89 @@ function makeMonotonic(list: Candidate[]): void {
 /** σ(x) = 1 / (1 + e^−x): monotone, in [0, 1]. */
 const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
 
+/** What one retrieve carries from stage to stage. */
+interface Run {
+  readonly deps: RetrieveDeps;
+  readonly plan: RetrievePlan;
+  readonly params: RetrievePlan['params'];
+  readonly ctx: RetrieveContext;
+  readonly t0: number;
+  /** Degradations and clamps, for `usage.notes`. */
+  readonly notes: string[];
+  /** Hit texts, each document read at most once per query. */
+  readonly reader: DocumentReader;
+  readonly hash: string;
+  readonly cursor?: CursorState;
+  readonly view: IndexView;
+  readonly unitOut: Unit;
+  readonly unit: 'chunk' | 'document';
+  /** The mode served: the plan's, or sparse while dense is not ready for a defaulted mode. */
+  mode: RetrieveMode;
+  /** The query text(s) recalled: the query, its spelling-corrected form or its variants. */
+  variants: string[];
+  rewrittenQuery?: string;
+  session?: ReturnType<Sessions['begin']>;
+  /** Candidates, best first. */
+  list: Candidate[];
+  /** How many recall returned (`usage.candidates`). */
+  candidates: number;
+  /** The floor of the scores in `list` (recency decays toward it). */
+  floor: number;
+  reranked: number;
+  /** Where this page starts in `list` (the cursor's offset). */
+  offset: number;
+  /** The hits of this page, after the budget. */
+  page: Candidate[];
+  tokens?: number;
+}
+
 /** Runs one retrieve against the engine state, as planned (validated, gated and clamped) by the caller. */
 export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
   const t0 = performance.now();
-  const { signal } = ctx;
-  checkAborted(signal);
-  const { params, k } = plan;
-  const notes: string[] = [...plan.notes];
-  const reader = readOncePerQuery(deps.texts);
+  checkAborted(ctx.signal);
+  const run = snapshot(deps, plan, ctx, t0);
+  await serveMode(run);
+  beginSession(run);
+  await rewrite(run);
+  await recallStage(run);
+  if (run.params.recency) recency(run, run.list, run.floor);
+  await rerank(run);
+  minScore(run);
+  await mmr(run);
+  makeMonotonic(run.list);
+  pageAt(run);
+  budget(run);
+  return hits(run);
+}
+
+/** Resolves the cursor and the index view the request reads (current, pinned or the cursor's). */
+function snapshot(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext, t0: number): Run {
+  const { params } = plan;
   const hash = paramsHash(params);
   const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
   if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
-  const view = resolveView(deps, params, cursor?.version);
-  // A request that names no mode is served in the planned default only once dense can serve it:
-  // while the model's weights still load (a fresh tab over an embedded index) or chunks still wait
-  // for vectors (background embedding after an import or a model switch), it is served sparse, so
-  // first results never wait on the encoder and nothing unembedded is ranked down.
+  const unitOut: Unit = params.unit ?? 'chunk';
+  return {
+    deps, plan, params, ctx, t0, hash, cursor,
+    notes: [...plan.notes],
+    reader: readOncePerQuery(deps.texts),
+    view: resolveView(deps, params, cursor?.version),
+    unitOut,
+    unit: unitOut === 'document' ? 'document' : 'chunk',
+    mode: plan.mode,
+    variants: [contentText(params.query)],
+    list: [], candidates: 0, floor: 0, reranked: 0, offset: 0, page: [],
+  };
+}
+
+/**
+ * The one run-time downgrade: a request that names no mode is served in the planned default only
+ * once dense can serve it. While the model's weights still load (a fresh tab over an embedded index)
+ * or chunks still wait for vectors (background embedding after an import or a model switch), it is
+ * served sparse, so first results never wait on the encoder and nothing unembedded is ranked down.
+ */
+async function serveMode(run: Run): Promise<void> {
+  const { deps, plan, params } = run;
   const downgradable = plan.modeDefaulted && plan.mode !== 'sparse' && deps.embedder !== undefined;
   const loading = downgradable && deps.embedder?.ready?.() === false;
   // A cold start publishes the view before the vectors are read: whatever touches them waits here
@@ -128,120 +199,152 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   const wantsVectors = (loading ? 'sparse' : plan.mode) !== 'sparse' || params.includeVectors === true || !!params.mmr;
   if (deps.embedder && wantsVectors && deps.vectorsLoaded) {
     await deps.vectorsLoaded();
-    checkAborted(signal);
+    checkAborted(run.ctx.signal);
   }
+  const pending = downgradable && !loading && deps.embedder ? missingVectors(run.view, denseModel(deps.embedder)) : 0;
+  if (pending > 0 || loading) run.mode = 'sparse';
+  if (loading) run.notes.push(`default mode ${plan.mode} served as sparse: the dense model is still loading`);
+  if (pending > 0) run.notes.push(`default mode ${plan.mode} served as sparse: ${pending} chunks still wait for vectors`);
+}
 
-  const unitOut: Unit = params.unit ?? 'chunk';
-  const unit = unitOut === 'document' ? 'document' : 'chunk';
-  const pending = downgradable && !loading && deps.embedder ? missingVectors(view, denseModel(deps.embedder)) : 0;
-  const mode = pending > 0 || loading ? 'sparse' : plan.mode;
-  if (loading) notes.push(`default mode ${plan.mode} served as sparse: the dense model is still loading`);
-  if (pending > 0) notes.push(`default mode ${plan.mode} served as sparse: ${pending} chunks still wait for vectors`);
-  const text = contentText(params.query);
+/** §7.7.3 session dedup: the ids this session was already given are excluded at recall, this page's recorded in `hits`. */
+function beginSession(run: Run): void {
+  const id = run.params.sessionId;
+  if (id !== undefined) run.session = run.deps.sessions.begin(id, run.cursor?.session);
+}
+
+/** §7.7 `rewrite` (gated on transform.methods): the spelling-corrected query, or several variants fused. */
+async function rewrite(run: Run): Promise<void> {
+  const { params, deps } = run;
+  if (params.rewrite !== 'rewrite' && params.rewrite !== 'multi-query') return;
+  const text = run.variants[0];
+  const tdeps = { analyzer: deps.analyzer, view: run.view, texts: deps.texts };
+  if (params.rewrite === 'rewrite') run.variants = [(await rewriteQuery(text, tdeps)).query];
+  else run.variants = (await queryVariants(text, MULTI_QUERY_VARIANTS, tdeps)).queries;
+  run.rewrittenQuery = run.variants[0];
+  if (run.variants.length > 1) run.notes.push(`multi-query: ${run.variants.length} variants fused by RRF`);
+  checkAborted(run.ctx.signal);
+}
+
+/** Recall in the served mode, the metadata filter applied while candidates are generated, session-seen hits excluded. */
+async function recallStage(run: Run): Promise<void> {
+  const { params, deps } = run;
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
-  const session = params.sessionId !== undefined ? deps.sessions.begin(params.sessionId, cursor?.session) : undefined;
-
-  // §7.7 `rewrite` (gated on transform.methods): spelling-corrected query, or several variants fused.
-  let variants = [text];
-  let rewrittenQuery: string | undefined;
-  if (params.rewrite === 'rewrite' || params.rewrite === 'multi-query') {
-    const tdeps = { analyzer: deps.analyzer, view, texts: deps.texts };
-    if (params.rewrite === 'rewrite') variants = [(await rewriteQuery(text, tdeps)).query];
-    else variants = (await queryVariants(text, MULTI_QUERY_VARIANTS, tdeps)).queries;
-    rewrittenQuery = variants[0];
-    if (variants.length > 1) notes.push(`multi-query: ${variants.length} variants fused by RRF`);
-    checkAborted(signal);
-  }
-
-  ctx.onStage?.('recall', 0);
+  run.ctx.onStage?.('recall', 0);
   const rec = await recallVariants(deps, {
-    view,
-    text,
-    mode,
-    unit,
-    depth: plan.candidateK,
+    view: run.view,
+    text: contentText(params.query),
+    mode: run.mode,
+    unit: run.unit,
+    depth: run.plan.candidateK,
     accept: filter && ((doc) => filter(doc.meta)),
-    exclude: session?.exclude ?? new Set(),
+    exclude: run.session?.exclude ?? new Set(),
     fusion: params.fusion,
-    signal,
-  }, variants);
-  notes.push(...rec.notes);
+    signal: run.ctx.signal,
+  }, run.variants);
+  run.notes.push(...rec.notes);
+  checkAborted(run.ctx.signal);
+  run.list = rec.candidates;
+  run.candidates = rec.candidates.length;
+  run.floor = rec.floor;
+}
+
+/** Recency multiplier relative to the newest dated candidate, mapped around the stage floor. */
+function recency(run: Run, cands: Candidate[], floor: number | undefined): void {
+  const { field, halfLifeDays } = run.params.recency!;
+  applyRecency(cands, field, halfLifeDays, floor, run.notes);
+}
+
+/** The plan's reranker rescores the leading `topN`; the rest follow in recall order up to `k`. */
+async function rerank(run: Run): Promise<void> {
+  if (!run.plan.rerank) return;
+  const { reranker, topN } = run.plan.rerank;
+  const { signal } = run.ctx;
+  run.ctx.onStage?.('rerank', 0.5);
+  const pool = run.list.slice(0, topN);
+  const texts = await loadTexts(run.reader, pool, 'chunk');
   checkAborted(signal);
-  let list = rec.candidates;
-  const candidates = list.length;
-  if (params.recency) applyRecency(list, params.recency.field, params.recency.halfLifeDays, rec.floor, notes);
+  const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
+  const scores = await reranker.score(run.variants[0], passages, signal);
+  checkAborted(signal);
+  pool.forEach((c, i) => {
+    c.scores.recall = c.score; // the score it was ranked by before reranking, so a viewer can show what rerank changed
+    c.scores.rerank = scores[i];
+    c.score = scores[i];
+  });
+  pool.sort(compareCandidates);
+  // The raw reranker score (a logit, a MaxSim sum) has no floor; its logistic does (0), so the
+  // advertised scoreFloor stays true with a reranker (§6.1, §16.3). Mapped after sorting on the
+  // raw value, so saturation near 1 can only tie neighbours, never reorder them.
+  for (const c of pool) c.score = logistic(c.score);
+  if (run.params.recency) recency(run, pool, 0);
+  run.reranked = pool.length;
+  const { k } = run.plan;
+  run.list = pool.length < k ? [...pool, ...run.list.slice(pool.length, k)] : pool;
+}
 
-  let reranked = 0;
-  if (plan.rerank) {
-    const { reranker, topN } = plan.rerank;
-    ctx.onStage?.('rerank', 0.5);
-    const pool = list.slice(0, topN);
-    const texts = await loadTexts(reader, pool, 'chunk');
-    checkAborted(signal);
-    const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
-    const scores = await reranker.score(variants[0], passages, signal);
-    checkAborted(signal);
-    pool.forEach((c, i) => {
-      c.scores.recall = c.score; // the score it was ranked by before reranking, so a viewer can show what rerank changed
-      c.scores.rerank = scores[i];
-      c.score = scores[i];
-    });
-    pool.sort(compareCandidates);
-    // The raw reranker score (a logit, a MaxSim sum) has no floor; its logistic does (0), so the
-    // advertised scoreFloor stays true with a reranker (§6.1, §16.3). Mapped after sorting on the
-    // raw value, so saturation near 1 can only tie neighbours, never reorder them.
-    for (const c of pool) c.score = logistic(c.score);
-    if (params.recency) applyRecency(pool, params.recency.field, params.recency.halfLifeDays, 0, notes);
-    reranked = pool.length;
-    list = pool.length < k ? [...pool, ...list.slice(pool.length, k)] : pool;
+/** MMR over the leading candidates: cosine of their vectors when all have one, else term Jaccard. */
+async function mmr(run: Run): Promise<void> {
+  const { params, deps } = run;
+  if (!params.mmr || run.list.length <= 1) return;
+  run.ctx.onStage?.('mmr', 0.8);
+  const pool = run.list.slice(0, MMR_POOL);
+  const model = deps.embedder && denseModel(deps.embedder);
+  const vecs = model ? pool.map((c) => candidateVector(c, model)) : [];
+  let sim: (i: number, j: number) => number;
+  if (model && vecs.every((v) => v !== undefined)) {
+    sim = (i, j) => cosine(vecs[i]!, vecs[j]!);
+  } else {
+    const texts = await loadTexts(run.reader, pool, 'chunk');
+    const sets = texts.map((t) => new Set(deps.analyzer.indexTerms(t)));
+    sim = (i, j) => jaccard(sets[i], sets[j]);
   }
-  if (params.minScore !== undefined) list = list.filter((c) => c.score >= params.minScore!);
+  checkAborted(run.ctx.signal);
+  const order = mmrOrder(pool.map((c) => c.score), params.mmr.lambda, sim);
+  run.list = [...order.map((i) => pool[i]), ...run.list.slice(pool.length)];
+}
 
-  if (params.mmr && list.length > 1) {
-    ctx.onStage?.('mmr', 0.8);
-    const pool = list.slice(0, MMR_POOL);
-    const model = deps.embedder && denseModel(deps.embedder);
-    const vecs = model ? pool.map((c) => candidateVector(c, model)) : [];
-    let sim: (i: number, j: number) => number;
-    if (model && vecs.every((v) => v !== undefined)) {
-      sim = (i, j) => cosine(vecs[i]!, vecs[j]!);
-    } else {
-      const texts = await loadTexts(reader, pool, 'chunk');
-      const sets = texts.map((t) => new Set(deps.analyzer.indexTerms(t)));
-      sim = (i, j) => jaccard(sets[i], sets[j]);
-    }
-    checkAborted(signal);
-    const order = mmrOrder(pool.map((c) => c.score), params.mmr.lambda, sim);
-    list = [...order.map((i) => pool[i]), ...list.slice(pool.length)];
-  }
-  makeMonotonic(list);
+/** §7.7 `minScore`: hits scoring below it are dropped (after rerank, on the final scale). */
+function minScore(run: Run): void {
+  const min = run.params.minScore;
+  if (min !== undefined) run.list = run.list.filter((c) => c.score >= min);
+}
 
-  ctx.onStage?.('pack', 0.9);
-  const offset = cursor?.offset ?? 0;
-  let page = list.slice(offset, offset + k);
-  let tokens: number | undefined;
-  if (params.tokenBudget !== undefined) {
-    const packed = packBudget(page, unit, params.tokenBudget);
-    if (packed.count === 0 && page.length > 0) notes.push('tokenBudget: the next hit alone exceeds the budget');
-    page = page.slice(0, packed.count);
-    tokens = packed.tokens;
-  }
-  const next = offset + page.length;
+/** The page at the cursor's offset (or the first). */
+function pageAt(run: Run): void {
+  run.ctx.onStage?.('pack', 0.9);
+  run.offset = run.cursor?.offset ?? 0;
+  run.page = run.list.slice(run.offset, run.offset + run.plan.k);
+}
+
+/** §7.7 `tokenBudget`: the leading hits of the page that fit. */
+function budget(run: Run): void {
+  if (run.params.tokenBudget === undefined) return;
+  const packed = packBudget(run.page, run.unit, run.params.tokenBudget);
+  if (packed.count === 0 && run.page.length > 0) run.notes.push('tokenBudget: the next hit alone exceeds the budget');
+  run.page = run.page.slice(0, packed.count);
+  run.tokens = packed.tokens;
+}
+
+/** The page as hits (texts, trust, vectors), the next cursor, the session's record and usage. */
+async function hits(run: Run): Promise<RetrieveResult> {
+  const { params, deps, page, unit, session, view } = run;
+  const next = run.offset + page.length;
   const nextCursor =
-    next < list.length && page.length > 0
-      ? encodeCursor({ version: view.version, offset: next, hash, ...(session ? { session: session.chainStart } : {}) })
+    next < run.list.length && page.length > 0
+      ? encodeCursor({ version: view.version, offset: next, hash: run.hash, ...(session ? { session: session.chainStart } : {}) })
       : undefined;
 
-  const hits: Hit[] = page.map((c) => toHit(c, unit, unitOut));
+  const out: Hit[] = page.map((c) => toHit(c, unit, run.unitOut));
   // Bodies are read for every page: the injection screen needs them even when includeText is false
   // (then a pinned snapshot whose texts are gone is still served, only unscreened).
   const texts = page.length === 0 ? [] : params.includeText !== false
-    ? await loadTexts(reader, page, unit)
-    : await loadTexts(reader, page, unit).catch((e: unknown) => {
+    ? await loadTexts(run.reader, page, unit)
+    : await loadTexts(run.reader, page, unit).catch((e: unknown) => {
       if (e instanceof DocumentRewritten) return undefined;
       throw e;
     });
-  hits.forEach((h, i) => {
+  out.forEach((h, i) => {
     if (params.includeText !== false) h.text = texts![i];
     // §15.2: everything here arrived through index/add, so nothing is vouched for ("untrusted").
     h.trust = texts && suspectInjection(texts[i]) ? { level: 'untrusted', injectionSuspected: true } : { level: 'untrusted' };
@@ -249,7 +352,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   if (params.includeVectors && deps.embedder) {
     const model = denseModel(deps.embedder);
     const encoding = params.encoding ?? 'json';
-    hits.forEach((h, i) => {
+    out.forEach((h, i) => {
       const v = candidateVector(page[i], model);
       // §7.3.1: the encoding used is echoed, and `dimension` accompanies every vector.
       if (!v) return;
@@ -258,17 +361,17 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
       h.dimension = v.length;
     });
   }
-  checkAborted(signal);
+  checkAborted(run.ctx.signal);
   if (session && params.sessionId !== undefined) deps.sessions.record(params.sessionId, page.map((c) => hitId(c, unit)), session.seq);
 
   const result: RetrieveResult = {
-    hits,
+    hits: out,
     indexVersion: String(view.version),
-    usage: { candidates, reranked, latencyMs: Math.round((performance.now() - t0) * 100) / 100 },
+    usage: { candidates: run.candidates, reranked: run.reranked, latencyMs: Math.round((performance.now() - run.t0) * 100) / 100 },
   };
-  if (tokens !== undefined) result.usage!.tokens = tokens;
-  if (rewrittenQuery !== undefined) result.rewrittenQuery = rewrittenQuery;
-  if (notes.length > 0) result.usage!.notes = notes;
+  if (run.tokens !== undefined) result.usage!.tokens = run.tokens;
+  if (run.rewrittenQuery !== undefined) result.rewrittenQuery = run.rewrittenQuery;
+  if (run.notes.length > 0) result.usage!.notes = run.notes;
   if (nextCursor) result.nextCursor = nextCursor;
   return result;
 }
