@@ -9,11 +9,12 @@
  * status, section, detail}]}`; otherwise a report (with the frames behind each failure). The token
  * may also come from RCP_CONFORMANCE_TOKEN. Each exchange may take --timeout ms (30 s), the first
  * --startup-timeout ms (60 s: a bridge boots a browser). Exit status 1 when a check fails, 2 on bad usage.
- * `--no-write` skips the checks that add (and then delete) probe documents.
+ * `--no-write` skips the checks that add (and then delete) probe documents; `--list` prints every
+ * check (id, level, section, the sentence it checks) as a Markdown table.
  */
 import { HttpWire } from '../src/conformance/http-wire.ts';
 import { StreamWire } from '../src/conformance/stream-wire.ts';
-import { runConformance } from '../src/conformance/run.ts';
+import { CHECKS, HONESTY_CHECK, runConformance } from '../src/conformance/run.ts';
 import { formatText, toJsonReport } from '../src/conformance/report.ts';
 import type { Wire } from '../src/conformance/wire.ts';
 import { StdioTransport } from './lib/stdio-transport.ts';
@@ -44,6 +45,13 @@ function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; 
     wire = new HttpWire(url, { token: value('--token') ?? process.env.RCP_CONFORMANCE_TOKEN });
   } else throw new Error(USAGE);
   return { wire, json, timeoutMs, startupMs, write: !own.includes('--no-write'), frames };
+}
+
+if (process.argv.includes('--list')) {
+  // The checks as a Markdown table (docs/conformance.md carries it).
+  console.log('| check | level | section | sentence checked |\n|---|---|---|---|');
+  for (const c of [...CHECKS, HONESTY_CHECK as (typeof CHECKS)[number]]) console.log(`| \`${c.id}\` | ${c.level}${c.should ? ' (SHOULD)' : ''} | §${c.section} | ${c.sentence.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  process.exit(0);
 }
 
 let args: ReturnType<typeof parse>;
