@@ -4,32 +4,22 @@
  * check must pass or be skipped for a stated reason, and the certified level must be the L2 the
  * server declares.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { JsonReport } from '../src/conformance/types.ts';
 import { startHttp } from './support/bridge-process.ts';
+import { runScript } from './support/node-script.ts';
 
-const root = join(import.meta.dirname, '..');
 const PORT = Number(process.env.E2E_PORT ?? 4173) + 10_030;
 const TOKEN = 'e2e-conformance-7c1d';
 
 /** Runs the CLI with `args`; resolves with its exit code and parsed --json report. */
-function conformance(args: string[]): Promise<{ code: number | null; report: JsonReport; stderr: string }> {
-  const child = spawn('node', ['--import', 'tsx', 'scripts/conformance.ts', '--json', '--timeout', '30000', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((ok, fail) =>
-    child.on('exit', (code) => {
-      try {
-        ok({ code, report: JSON.parse(out) as JsonReport, stderr: err });
-      } catch (e) {
-        fail(new Error(`no JSON report (exit ${code}): ${out.slice(0, 500)} ${err.slice(-1500)}`));
-      }
-    }),
-  );
+async function conformance(args: string[]): Promise<{ code: number | null; report: JsonReport; stderr: string }> {
+  const { code, stdout, stderr } = await runScript(['scripts/conformance.ts', '--json', '--timeout', '30000', ...args]);
+  try {
+    return { code, report: JSON.parse(stdout) as JsonReport, stderr };
+  } catch {
+    throw new Error(`no JSON report (exit ${code}): ${stdout.slice(0, 500)} ${stderr.slice(-1500)}`);
+  }
 }
 
 const failures = (r: JsonReport) => r.checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.detail}`);

@@ -4,10 +4,10 @@
  * same nDCG@10, Recall@50 and MRR@10 to 4 decimals for our engine and for the peers behind RCP.
  * A malformed BEIR file is refused with the file and line named.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { runScript } from './support/node-script.ts';
 import { openStaticPlayground, showArea, STATIC_MODEL } from './support/playground.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -18,21 +18,12 @@ const PEERS = ['minisearch', 'orama', 'orama-hybrid'];
 type Means = Record<string, { ndcg10: number; recall50: number; mrr10: number }>;
 
 /** `npm run eval --json` for TIME over the same grid, keyed like the page's runs. */
-function cli(): Promise<Means> {
-  const args = ['--import', 'tsx', 'scripts/eval.ts', join(EVAL, 'time'), '--grid', [...CONFIGS, ...PEERS].join(','), '--model', STATIC_MODEL.embedder, '--json', '--no-cache'];
-  const child = spawn('node', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((ok, fail) =>
-    child.on('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || !line) return fail(new Error(`eval failed (${code}): ${err.slice(-2000)}`));
-      const byConfig = JSON.parse(line) as Record<string, { time: Means[string] }>;
-      ok(Object.fromEntries(Object.entries(byConfig).map(([label, sets]) => [label, sets.time])));
-    }),
-  );
+async function cli(): Promise<Means> {
+  const { code, stdout, stderr } = await runScript(['scripts/eval.ts', join(EVAL, 'time'), '--grid', [...CONFIGS, ...PEERS].join(','), '--model', STATIC_MODEL.embedder, '--json', '--no-cache']);
+  const line = stdout.split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !line) throw new Error(`eval failed (${code}): ${stderr.slice(-2000)}`);
+  const byConfig = JSON.parse(line) as Record<string, { time: Means[string] }>;
+  return Object.fromEntries(Object.entries(byConfig).map(([label, sets]) => [label, sets.time]));
 }
 
 test('TIME in the page matches npm run eval to 4 decimals, for our engine and the peers', async ({ page, context }) => {

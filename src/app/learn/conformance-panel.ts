@@ -13,7 +13,7 @@ import { StreamWire } from '../../conformance/stream-wire.ts';
 import type { CheckResult, Report } from '../../conformance/types.ts';
 import type { Wire } from '../../conformance/wire.ts';
 import { PortTransport } from '../../transport/port-transport.ts';
-import { el } from '../dom.ts';
+import { downloadFile, el } from '../dom.ts';
 import { connectAllowed, pageConnectSources } from './connect-policy.ts';
 import { specLink } from './spec-view.ts';
 import './learn.css';
@@ -26,15 +26,6 @@ export interface ConformanceDeps {
 }
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skip: 'skip' } as const;
-
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = el('a', { attrs: { href: url, download: name } });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 function frameList(r: CheckResult): HTMLElement {
   if (!r.frames.length) return el('p', { class: 'muted' }, 'No frames: judged from what the run had seen.');
@@ -98,7 +89,7 @@ export function mountConformance(container: HTMLElement, deps: ConformanceDeps):
     for (const li of list.querySelectorAll<HTMLLIElement>('li.conf-item')) li.hidden = show.value !== 'all' && li.dataset.status !== show.value;
   };
   show.addEventListener('change', refilter);
-  save.addEventListener('click', () => report && download('rcp-conformance.json', `${JSON.stringify(toJsonReport(report), null, 2)}\n`));
+  save.addEventListener('click', () => report && downloadFile('rcp-conformance.json', 'application/json', [`${JSON.stringify(toJsonReport(report), null, 2)}\n`]));
   cancel.addEventListener('click', () => abort?.abort());
 
   const wireFor = async (): Promise<Wire | string> => {

@@ -9,7 +9,7 @@ import type { BeirCollection } from '../../eval/beir.ts';
 import { judgedQueries } from '../../eval/beir.ts';
 import { PEER_LABELS, PEERS, type PeerName } from '../../eval/engines.ts';
 import { parseRunConfigs, queryDiffs, type ConfigRun } from '../../eval/harness.ts';
-import { el } from '../dom.ts';
+import { downloadFile, el } from '../dom.ts';
 import { collectionFromFiles, exampleCollection, exampleSets } from './beir-input.ts';
 import { connectAllowed, pageConnectSources } from './connect-policy.ts';
 import { runQuality, type EngineChoice, type FreshEngine } from './quality-run.ts';
@@ -167,12 +167,7 @@ export function mountQuality(container: HTMLElement, deps: QualityDeps): void {
 
   save.addEventListener('click', () => {
     const body = JSON.stringify({ collection: collection?.name, runs: runs.map((r) => ({ engine: r.engine, config: r.config, mean: r.mean, queryMs: r.queryMs, failed: r.failed, queries: r.queries })) }, null, 1);
-    const url = URL.createObjectURL(new Blob([body], { type: 'application/json' }));
-    const a = el('a', { attrs: { href: url, download: `rcp-quality-${collection?.name ?? 'run'}.json` } });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    downloadFile(`rcp-quality-${collection?.name ?? 'run'}.json`, 'application/json', [body]);
   });
   cancel.addEventListener('click', () => abort?.abort(new Error('cancelled')));
 

@@ -9,7 +9,7 @@ import { StreamWire } from '../../conformance/stream-wire.ts';
 import type { Wire } from '../../conformance/wire.ts';
 import type { InitializeResult } from '../../protocol/types.ts';
 import { PortTransport } from '../../transport/port-transport.ts';
-import { el } from '../dom.ts';
+import { downloadFile, el } from '../dom.ts';
 import type { FrameLog } from '../frame-log.ts';
 import { connectAllowed, pageConnectSources } from './connect-policy.ts';
 import { parseRecording, sessionsOf, toNdjsonRecording, type RecordedFrame, type Recording } from './recording.ts';
@@ -26,15 +26,6 @@ const short = (v: unknown) => {
   const s = JSON.stringify(v) ?? 'undefined';
   return s.length > 300 ? `${s.slice(0, 300)}…` : s;
 };
-
-function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = el('a', { attrs: { href: url, download: name } });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 function stepItem(s: ReplayStep): HTMLLIElement {
   const state = s.notification ? (s.problem ? 'different' : 'same') : s.problem ? 'problem' : s.differences.length ? 'different' : 'same';
@@ -86,7 +77,7 @@ export function mountRecordings(container: HTMLElement, deps: RecordingsDeps): v
   container.append(el('div', { class: 'conf-actions' }, record, ' ', exportAll), recState, form, status, list);
 
   const framesOf = (from = 0): RecordedFrame[] => deps.log.records.filter((r) => r.seq >= from).map((r) => ({ t: r.at, dir: r.direction, session: r.session, frame: r.text }));
-  const save = (frames: RecordedFrame[]) => download(`rcp-recording-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`, toNdjsonRecording({ server: deps.server, frames }), 'application/x-ndjson');
+  const save = (frames: RecordedFrame[]) => downloadFile(`rcp-recording-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`, 'application/x-ndjson', [toNdjsonRecording({ server: deps.server, frames })]);
   record.addEventListener('click', () => {
     if (startSeq === undefined) {
       startSeq = (deps.log.records.at(-1)?.seq ?? 0) + 1;
