@@ -63,6 +63,12 @@ const INTEGER_PATHS: ((r: Record<string, unknown>) => [string, unknown][])[] = [
   (r) => [['chunks', r.chunks], ['deleted', r.deleted], ['accepted', r.accepted], ['dimension', r.dimension]],
 ];
 
+/** Boolean members of the capabilities (§6, §6.1, §7.7.1). */
+const BOOLEAN_FIELDS: [string, string][] = [
+  ['index', 'writable'], ['index', 'chunking'], ['index', 'contextual'], ['embed', 'normalized'], ['retrieve', 'mmr'], ['retrieve', 'rerankBuiltin'],
+  ['retrieve', 'tokenBudget'], ['retrieve', 'confidence'], ['retrieve', 'deterministic'], ['retrieve', 'snapshots'], ['session', 'dedup'], ['memory', 'clues'],
+];
+
 export const globalChecks: Check[] = [
   {
     id: 'jsonrpc-well-formed',
@@ -134,6 +140,29 @@ export const globalChecks: Check[] = [
         }
       }
       return n ? pass(`${n} integer fields`) : skip('no integer fields seen');
+    },
+  },
+  {
+    id: 'booleans-are-booleans',
+    level: 'L0',
+    section: '4.6',
+    offline: true,
+    sentence: 'Booleans are `true`/`false`, never `0`/`1` or `"true"`.',
+    async run(p) {
+      let n = 0;
+      for (const r of everything(p)) {
+        for (const m of messages(r)) {
+          const caps = isObject(m) && isObject(m.result) && isObject(m.result.capabilities) ? m.result.capabilities : undefined;
+          if (!caps) continue;
+          for (const [key, field] of BOOLEAN_FIELDS) {
+            const v = isObject(caps[key]) ? (caps[key] as Record<string, unknown>)[field] : undefined;
+            if (v === undefined) continue;
+            n++;
+            if (typeof v !== 'boolean') return fail(`capabilities.${key}.${field} is ${JSON.stringify(v)} (during ${r.check})`);
+          }
+        }
+      }
+      return n ? pass(`${n} boolean capability fields`) : skip('no boolean capability fields seen');
     },
   },
   {

@@ -119,14 +119,18 @@ export const retrieveChecks: Check[] = [
     id: 'retrieve-maxk-clamped',
     level: 'L1',
     section: '12',
-    sentence: 'A value that is well-formed but larger than an advertised limit (`k > maxK`) is not an error at all: the server MUST clamp it.',
+    sentence: 'A value that is well-formed but larger than an advertised limit (`k > maxK`) is not an error at all: the server MUST clamp it. (§7.7: "A server MUST clamp each value to `retrieve.maxK`".)',
     async run(p) {
       const maxK = p.caps.retrieve?.maxK;
       if (!p.caps.retrieve) return skip('retrieve not advertised');
       if (typeof maxK !== 'number' || maxK < 1) return skip('no retrieve.maxK advertised');
       const { a, hits } = await retrieve(p, { query: p.state.sample?.query ?? 'test', k: maxK + 1000 });
       if (!hits) return fail(`k=${maxK + 1000} (maxK ${maxK}): ${described(a)}`);
-      return hits.length <= maxK ? pass(`k=${maxK + 1000}: ${hits.length} hits ≤ maxK ${maxK}`) : fail(`k=${maxK + 1000}: ${hits.length} hits, above maxK ${maxK}`);
+      if (hits.length > maxK) return fail(`k=${maxK + 1000}: ${hits.length} hits, above maxK ${maxK}`);
+      // candidateK too: "A server MUST clamp each value to retrieve.maxK" (§7.7).
+      const wide = await retrieve(p, { query: p.state.sample?.query ?? 'test', k: 3, candidateK: maxK + 1000 });
+      if (!wide.hits) return fail(`candidateK=${maxK + 1000} (maxK ${maxK}): ${described(wide.a)}`);
+      return pass(`k=${maxK + 1000}: ${hits.length} hits ≤ maxK ${maxK}; candidateK=${maxK + 1000} answered`);
     },
   },
   {
@@ -282,6 +286,19 @@ export const retrieveChecks: Check[] = [
       if ((r.modalities ?? ['text']).includes('image')) return skip('image is an advertised modality');
       const image = { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' };
       return expectError(await p.call('retrieve', { query: image, k: 1 }), [-32005], 'an image Content block as query (modalities: text)');
+    },
+  },
+  {
+    id: 'retrieve-content-uri',
+    level: 'L1',
+    section: '4.8',
+    sentence: 'Servers … MUST treat a `uri` they will not or cannot fetch as `-32602` rather than silently ignoring it.',
+    async run(p) {
+      const r = p.caps.retrieve as (Capabilities['retrieve'] & { modalities?: string[] }) | undefined;
+      if (!r) return skip('retrieve not advertised');
+      if (!(r.modalities ?? []).includes('image')) return skip('no image modality advertised (a text-only server need not accept blocks)');
+      const image = { type: 'image', mimeType: 'image/png', uri: 'https://rcp-conformance.invalid/page.png' };
+      return expectError(await p.call('retrieve', { query: image, k: 1 }), [-32602], 'an image block whose uri cannot be fetched (.invalid)');
     },
   },
   {
