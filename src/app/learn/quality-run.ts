@@ -74,9 +74,12 @@ export async function runQuality(c: BeirCollection, engines: readonly EngineChoi
     if (needFresh) {
       ev.stage('Starting a fresh engine (its own worker and database)…');
       fresh = await deps.fresh();
-      await loadCollection(fresh.client, c, { signal, onProgress: progress(`Indexing ${c.name} into the fresh engine`) });
-      const why = await waitForVectors(fresh, ev, signal);
-      if (why) ev.stage(`Dense search is unavailable: ${why}`);
+      // Orama hybrid alone only borrows the fresh engine's model (embed): nothing to index then.
+      if (engines.some((e) => e.kind === 'fresh')) {
+        await loadCollection(fresh.client, c, { signal, onProgress: progress(`Indexing ${c.name} into the fresh engine`) });
+        const why = await waitForVectors(fresh, ev, signal);
+        if (why) ev.stage(`Dense search is unavailable: ${why}`);
+      }
     }
     for (const e of engines) {
       if (e.kind === 'fresh') {
