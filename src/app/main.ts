@@ -99,7 +99,7 @@ mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.
 mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
 mountQuality(byId('quality'), { fresh: freshEngine });
 mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
-mountTour(byId('tour'), { openPort: () => client.control.connect(), federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
+mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];

@@ -19,6 +19,8 @@ import './learn.css';
 
 export interface TourDeps {
   openPort(): Promise<MessagePort>;
+  /** What this engine advertises (the page's own session): requests are prefilled from it until the tour's session has its own. */
+  capabilities: Capabilities;
   /** §16 over this page's engine and an in-page peer holding the lesson documents. */
   federate(query: string, k: number): Promise<unknown>;
   /** Sees the tour session's frames (the inspector). */
@@ -70,7 +72,7 @@ export function mountTour(container: HTMLElement, deps: TourDeps): void {
 
   let wire: StreamWire | undefined;
   let initialized = false;
-  let caps: Capabilities = {};
+  let caps: Capabilities = deps.capabilities;
   let docsAdded = false;
 
   const session = async (): Promise<StreamWire> => {
