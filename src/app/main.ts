@@ -23,6 +23,12 @@ import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { markQuarantined, type HitTarget } from './hits-view.ts';
 import { mountImport } from './import-panel.ts';
+import { mountConformance } from './learn/conformance-panel.ts';
+import { freshEngine } from './learn/fresh-engine.ts';
+import { mountQuality } from './learn/quality-panel.ts';
+import { lessonFederation } from './learn/lesson-federation.ts';
+import { mountTour } from './learn/tour.ts';
+import { mountRecordings } from './learn/recordings-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
@@ -127,6 +133,10 @@ const docFeedback = mountDocFeedback(client, feedback, released);
 docPanel.onOpen((t) => (related.show(t), docFeedback.show(t)));
 docPanel.onClose(() => (related.hide(), docFeedback.hide()));
 const quarantine = mountQuarantine(client, released);
+mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
+mountQuality(byId('quality'), { fresh: freshEngine });
+mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
+mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];

@@ -54,6 +54,7 @@ import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
 import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
 import { makeView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
+import { unchangedIds, withoutDocs } from './index/unchanged.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
@@ -279,11 +280,17 @@ export class Engine {
           if (prior !== undefined) return prior as AddResult;
         }
         this.checkRoom(effective);
-        const plan = planWrite(this.state.current(), this.state.docs, this.state.manifest, prepared.docs, [], {
+        const view = this.state.current();
+        // §7.10: a document re-added exactly as stored is not rewritten (see unchanged.ts).
+        const identity = prepared.dense?.identity;
+        const oneAnalysis = view.segments.every((g) => g.lex.analyzer === this.analyzer.id && g.lex.contextWeight === this.contextWeight && (identity === undefined || g.record.dense?.identity === identity));
+        const todo = oneAnalysis ? withoutDocs(prepared, await unchangedIds(this.store, this.state.docs, prepared.docs)) : prepared;
+        if (todo.docs.length === 0) return { ids, chunks: prepared.chunks, indexVersion: String(view.version), ...(opts.vectors ? { vectorsReused: prepared.reused ?? 0 } : {}) };
+        const plan = planWrite(view, this.state.docs, this.state.manifest, todo.docs, [], {
           analyzerId: this.analyzer.id,
           contextWeight: this.contextWeight,
           maxSegments: this.limits.maxSegments,
-          dense: prepared.dense,
+          dense: todo.dense,
         });
         const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
         if (opts.vectors) result.vectorsReused = prepared.reused ?? 0;
