@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
 import { routeApp } from './static-server.ts';
-import type { RcpBridge } from '../src/protocol/control.ts';
+import type { IndexLoss, RcpBridge } from '../src/protocol/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = process.env.RCP_CHROMIUM ?? '/usr/bin/chromium';
@@ -23,6 +23,8 @@ export const CHROMIUM_ARGS = [
 
 export interface BrowserHost {
   page: Page;
+  /** Settles once the engine opened its index and compared it with its record: the loss found, if any (bridge page only). */
+  indexLoss(): Promise<IndexLoss | undefined>;
   /** Opens a fresh worker session port; frames from the worker go to `onFrame`. */
   openSession(onFrame: (frame: string) => void): Promise<BrowserSession>;
   close(): Promise<void>;
@@ -85,6 +87,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {
     page,
+    indexLoss: () => page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.indexLoss()),
     async openSession(onFrame) {
       const sid = await page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.open());
       listeners.set(sid, onFrame);

@@ -8,6 +8,7 @@
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
 import { diag, parseArgs } from '../scripts/lib/args.ts';
 import { launchHost } from './browser-host.ts';
+import { reportIndexLoss } from './index-loss.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
@@ -31,6 +32,7 @@ const session = await host.openSession((frame) => {
   }
 });
 diag(`ready in ${Date.now() - started} ms`);
+reportIndexLoss(host, diag);
 
 const lines = new LineBuffer();
 let queue = Promise.resolve();

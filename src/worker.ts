@@ -15,7 +15,7 @@ import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
 import { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
-import type { WorkerStatus } from './protocol/control.ts';
+import type { IndexLoss, WorkerStatus } from './protocol/control.ts';
 import type { Backend } from './server/backend.ts';
 import { mapBackendError } from './server/backend-errors.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
@@ -25,6 +25,7 @@ import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/serve.ts';
 import { SERVER_INFO } from './server/server-info.ts';
 import { openIndexedDbStore } from './storage/index.ts';
+import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
 import type { ControlApi, EngineConfig } from './transport/control.ts';
@@ -38,6 +39,10 @@ interface Runtime {
   modelBase: string;
   /** Settles when the engine opened its storage; rejects (→ -32010 per request) if it could not. */
   opened: Promise<void>;
+  /** The record of what the index held, kept outside the database (src/storage/witness.ts). */
+  witness: Witness;
+  /** Settles once the opened index was compared with that record: the loss being reported, if any. */
+  indexLoss: Promise<IndexLoss | undefined>;
   backend: Backend;
   deadlines?: Record<string, number>;
 }
@@ -51,8 +56,17 @@ async function start(config: EngineConfig): Promise<Runtime> {
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = browserCoordination(database);
   const connectionLost = new EventTarget();
+  // Read before the database opens, so no commit can replace it first. Without OPFS nothing
+  // outlives the database, so a loss cannot be told (kept in memory: every check passes).
+  const witness = new Witness(opfsWitnessFile(database) ?? memoryWitnessFile());
+  let browserDataLoss: string | undefined;
   const store = readAhead(
-    lazyStore(openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
+    lazyStore(
+      openIndexedDbStore(database, {
+        onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
+        onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
+      }),
+    ),
     coordination,
   );
   const models =
@@ -72,11 +86,17 @@ async function start(config: EngineConfig): Promise<Runtime> {
     coordination,
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
     embedInBackground: models?.catalog?.backgroundEmbedding === true,
+    // A clear is the person starting over: what was lost before is no longer news.
+    onCommitted: (summary, cleared) => (cleared ? witness.dismiss(summary) : witness.note(summary)),
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
   const ready = opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
+  const indexLoss = opened.then(
+    () => witness.check(engine.openedAs!, { storedId: engine.openedAs!.storedId, missing: engine.missing, browserDataLoss }),
+    () => witness.loss,
+  );
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
     models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
@@ -92,13 +112,20 @@ async function start(config: EngineConfig): Promise<Runtime> {
       capabilities: models ? () => (models.loadFailed ? degraded : capabilities) : capabilities,
       rerankers,
       extraHandlers: models ? createModelHandlers(() => models.encoder(), rerankers) : undefined,
-      subscribe: models ? (listener) => models.subscribe(listener) : undefined,
+      subscribe: (listener) => {
+        // A loss is news to every session that listens: found later, or already (then after the initialize answer).
+        const tell = (loss: IndexLoss) => listener('error', describeLoss(loss), { 'x-inpage-index-loss': loss });
+        if (witness.loss) setTimeout(tell, 0, witness.loss);
+        const unsubscribe = [witness.onLoss(tell), models?.subscribe(listener)];
+        return () => unsubscribe.forEach((u) => u?.());
+      },
+      notes: () => (witness.loss ? [describeLoss(witness.loss)] : []),
       mapError: mapBackendError,
     }),
     vendorHandlers: createInpageHandlers({ engine: ready, mapError: mapBackendError }),
     writeMethods: ['index/add', 'index/delete', ...INPAGE_WRITES],
   };
-  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
+  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, indexLoss, backend, deadlines: config.deadlines };
 }
 
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
@@ -135,7 +162,17 @@ const control: ControlApi = {
     const rt = await started();
     const { ready, error } = await openState(rt.opened);
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
-    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status() };
+    const loss = rt.witness.loss;
+    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}) };
+  },
+  async indexLoss() {
+    return (await started()).indexLoss;
+  },
+  async dismissIndexLoss() {
+    const rt = await started();
+    await rt.opened;
+    rt.witness.dismiss(rt.engine.summary());
+    await rt.witness.flushed();
   },
   async models() {
     const rt = await started();

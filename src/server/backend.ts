@@ -38,4 +38,9 @@ export interface Backend {
   subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
   /** Maps backend failures (e.g. IndexedDB DOMExceptions) to typed RCP errors at the boundary. */
   mapError?(e: unknown): RcpError | undefined;
+  /**
+   * What every client must hear at `initialize`, as `usage.notes` of its result (e.g. an index
+   * found smaller than its record, src/storage/witness.ts). Asked at each `initialize`.
+   */
+  notes?(): string[];
 }

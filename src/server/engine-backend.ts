@@ -22,6 +22,7 @@ export interface EngineBackendOptions {
   extraHandlers?: HandlerTable;
   mapError?(e: unknown): RcpError | undefined;
   subscribe?: Backend['subscribe'];
+  notes?: Backend['notes'];
 }
 
 /** Batches larger than this report progress (§9) per slice. */
@@ -89,5 +90,6 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     handlers,
     subscribe: opts.subscribe,
     mapError: opts.mapError,
+    notes: opts.notes,
   };
 }

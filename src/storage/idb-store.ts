@@ -28,6 +28,11 @@ export interface IdbStoreOptions {
    * reopens lazily; the caller may want to `load()` again, since another tab may have changed data.
    */
   onConnectionLost?: (reason: 'versionchange' | 'terminated') => void;
+  /**
+   * Called when an open created the database (`oldVersion` 0: there was none) or upgraded it,
+   * with Chromium's `dataLoss` report when the browser discarded a corrupt one (src/storage/open.ts).
+   */
+  onUpgrade?: (info: { oldVersion: number; dataLoss?: string }) => void;
   faults?: StoreFaults;
 }
 
@@ -95,6 +100,7 @@ class IdbStore implements IndexStore {
     const opening = openDatabase(this.name, this.openTimeoutMs, {
       onVersionChange: () => this.lose(opening, 'versionchange', true),
       onTerminated: () => this.lose(opening, 'terminated', false),
+      onUpgrade: this.opts.onUpgrade,
     });
     this.db = opening;
     // A failed open is not cached: the next call tries again.

@@ -3,7 +3,7 @@
  * it: `connect()` only hands over a fresh MessagePort, which then carries RCP text frames. The
  * status and bridge shapes are wire types in src/protocol/control.ts.
  */
-import type { WorkerStatus } from '../protocol/control.ts';
+import type { IndexLoss, WorkerStatus } from '../protocol/control.ts';
 import type { AvailableModel } from '../protocol/control.ts';
 
 /**
@@ -43,6 +43,13 @@ export interface ControlApi {
   /** A new, uninitialized RCP session on its own port. */
   connect(): Promise<MessagePort>;
   status(): Promise<WorkerStatus>;
+  /**
+   * Settles once the engine opened its index and compared it with the record kept outside the
+   * database (src/storage/witness.ts): the loss found (or an earlier one not yet dismissed), if any.
+   */
+  indexLoss(): Promise<IndexLoss | undefined>;
+  /** Forgets the reported loss (the person has seen it); the record then describes the index as it is. */
+  dismissIndexLoss(): Promise<void>;
   /** The built-in models this app serves, and the folder the worker runs. */
   models(): Promise<{ current?: string; available: AvailableModel[] }>;
   /**

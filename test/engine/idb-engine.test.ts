@@ -30,7 +30,14 @@ describe('engine over IndexedDB', () => {
     expect(deleted).toBe(2);
     const s = await store(name);
     const loaded = await s.load();
-    expect(loaded).toEqual({ manifest: { version: Number(indexVersion), nextChunkKey: 3, nextSegmentId: 2, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: Number(indexVersion) }, segments: [], documents: [] });
+    // The database keeps its id across the clear (it is the same database, emptied on purpose).
+    const storeId = engine.summary().storeId;
+    expect(storeId).toMatch(/^[0-9a-f]{24}$/);
+    expect(loaded).toEqual({
+      manifest: { version: Number(indexVersion), nextChunkKey: 3, nextSegmentId: 2, segmentIds: [], tombstones: [], chunkless: 0, documents: 0, clearedAt: Number(indexVersion), storeId },
+      segments: [],
+      documents: [],
+    });
     expect(await s.getDocuments(['a'])).toEqual([undefined]);
     expect(await s.getChunks([1, 2])).toEqual([undefined, undefined]);
     const cold = new Engine({ store: s });
