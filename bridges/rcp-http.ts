@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { diag, parseArgs } from '../scripts/lib/args.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
+import { idbChoice } from './profile-storage.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
 import { corsHeaders, originAllowed, refuse, type GuardOptions } from './http-guard.ts';
@@ -31,7 +32,7 @@ const SESSION_PATH = /^session\/([A-Za-z0-9._~-]{1,128})(?:\/(.*))?$/;
 const SESSION_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 
 await ensureBuilt(diag);
-const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: flags.has('verbose') ? diag : undefined });
+const host = await launchHost({ profile: values.get('profile'), idb: 'profile', newProfileIdb: idbChoice(values.get('idb')), headed: flags.has('headed'), log: flags.has('verbose') ? diag : undefined });
 reportIndexLoss(host, diag);
 const sessions = new HttpSessions((onFrame) => host.openSession(onFrame));
 

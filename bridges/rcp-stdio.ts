@@ -9,6 +9,7 @@ import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
 import { diag, parseArgs } from '../scripts/lib/args.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
+import { idbChoice } from './profile-storage.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
@@ -17,7 +18,7 @@ const verbose = flags.has('verbose');
 const started = Date.now();
 
 await ensureBuilt(diag);
-const host = await launchHost({ profile: values.get('profile'), headed: flags.has('headed'), log: verbose ? diag : undefined });
+const host = await launchHost({ profile: values.get('profile'), idb: 'profile', newProfileIdb: idbChoice(values.get('idb')), headed: flags.has('headed'), log: verbose ? diag : undefined });
 const tracker = new RequestTracker();
 let exiting = false;
 /** A successful shutdown was answered: forward nothing more, answer what is in flight, exit. */
