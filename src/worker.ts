@@ -162,7 +162,8 @@ const control: ControlApi = {
     const rt = await started();
     const { ready, error } = await openState(rt.opened);
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
-    const loss = rt.witness.loss;
+    // Once open, the comparison with the record follows at once: wait for it, so a lost index is never shown as merely empty.
+    const loss = ready ? await rt.indexLoss : rt.witness.loss;
     return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}) };
   },
   async indexLoss() {

@@ -15,6 +15,7 @@ import { mountEngines } from './engines-panel.ts';
 import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { mountImport } from './import-panel.ts';
+import { mountIndexLoss } from './index-loss-view.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
@@ -84,11 +85,13 @@ function describe(s: WorkerStatus): string {
 }
 
 const picker = mountModelPicker(byId('model-picker'), client.control);
+const indexLoss = mountIndexLoss(byId('index-loss'), () => client.control.dismissIndexLoss());
 let seenVersion: string | undefined;
 async function updateStats(): Promise<WorkerStatus> {
   const s = await client.status();
   stats.textContent = describe(s);
   picker.update(s);
+  indexLoss.update(s.indexLoss);
   if (s.ready) search.setEmpty(s.documents === 0);
   // The index moved without this page writing (another tab): refresh what shows it.
   if (seenVersion !== undefined && s.indexVersion !== seenVersion) changed();
@@ -161,6 +164,7 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
   s = await updateStats();
 }
 void documents.refresh();
-if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
-else if (s.ready && seedState() === 'seeding') void loadSample(true);
+// Never over a lost index: the person decides (re-import, load an export) with the loss in view.
+if (s.ready && s.documents === 0 && !sampleDeclined() && !s.indexLoss) void loadSample();
+else if (s.ready && seedState() === 'seeding' && !s.indexLoss) void loadSample(true);
 setInterval(() => document.visibilityState === 'visible' && void updateStats(), 3000);
