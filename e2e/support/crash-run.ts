@@ -121,8 +121,9 @@ export async function crashRun(opts: CrashOptions): Promise<CrashReport> {
       const life: LifeReport = { life: round, sawDocuments: seen.size, acknowledgedBefore: acknowledgedDocs(), missingBatches: missingIn(seen) };
       perLife.push(life);
       if (life.missingBatches.length > 0) log(`life ${round}: ${life.missingBatches.length} acknowledged batches missing at start (saw ${seen.size} of ${life.acknowledgedBefore})`);
-      // A few batches acknowledged in this life, then one more that the kill interrupts.
-      const before = 1 + (round % 3);
+      // A few batches acknowledged in this life, then one more that the kill interrupts; the first
+      // life is killed during the very first write of the new profile.
+      const before = round === 0 ? 0 : 1 + (round % 3);
       const target: KillTarget = targets === 'mixed' ? (random() < 0.5 ? 'bridge' : 'tab') : targets;
       const moment: KillMoment = (['first-progress', 'last-progress', 'delay'] as const)[Math.floor(random() * 3)];
       const delayMs = Math.floor(random() * 3000);
