@@ -21,7 +21,7 @@ import {
   DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
-import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import type { Embedder, IndexStore, IndexSummary, Manifest, Reranker } from './contracts.ts';
 import type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
@@ -114,6 +114,10 @@ export class Engine {
   /** `feedback` (§7.16): counts kept with the index, integrity signals quarantine documents. */
   private readonly feedbacks: FeedbackService;
   private readonly now: () => number;
+  /** What `open()` found missing from the store (segments the manifest lists): lost passages. */
+  readonly missing: string[] = [];
+  /** What the index held as `open()` completed, before any write of this engine. */
+  openedAs: (IndexSummary & { storedId: boolean }) | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -143,6 +147,7 @@ export class Engine {
         this.texts.clear();
         this.reembed?.schedule();
       },
+      onPublished: (cleared) => options.onCommitted?.(this.summary(), cleared),
     });
     this.texts = new TextCache(
       this.store,
@@ -194,7 +199,10 @@ export class Engine {
     await this.writeQueue.run(() =>
       this.state.exclusive(async () => {
         if (this.opened) return;
-        this.warnings.push(...(await this.state.load()));
+        const { warnings, missing } = await this.state.load();
+        this.warnings.push(...warnings);
+        this.missing.push(...missing);
+        this.openedAs = this.summary();
         this.opened = true;
       }),
     );
@@ -242,6 +250,22 @@ export class Engine {
     if (this.state.needsRefresh && this.opened) this.state.refresh().catch(() => undefined);
     const v = this.state.current();
     return { documents: this.state.docs.size, chunks: v.live, indexVersion: String(v.version) };
+  }
+
+  /**
+   * What the index holds now, as a record kept outside the database remembers it (`storeId` is
+   * the database's once `storedId` is true: loaded from it or committed since).
+   */
+  summary(): IndexSummary & { storedId: boolean } {
+    const m = this.state.manifest;
+    return {
+      storeId: m.storeId ?? '',
+      storedId: this.state.stored,
+      indexVersion: m.version,
+      documents: m.documents ?? this.state.docs.size,
+      chunks: this.state.current().live,
+      ...(this.embedder ? { model: this.embedder.identity } : {}),
+    };
   }
 
   /** Adds or replaces documents (§7.10) in one atomic commit. */
@@ -339,7 +363,7 @@ export class Engine {
         // Everything goes, the quarantine list with the documents it names.
         const { quarantine: _gone, ...m } = this.state.manifest;
         const version = m.version + 1;
-        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
+        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, documents: 0, clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();

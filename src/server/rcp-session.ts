@@ -270,7 +270,9 @@ export class RcpSession {
     if (this.logLevel !== undefined) {
       this.unsubscribe = this.opts.backend.subscribe?.((level, message, data) => this.emitLog(level, message, data, undefined, 'engine'));
     }
-    return this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
+    const result = this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
+    const notes = this.opts.backend.notes?.() ?? [];
+    return notes.length > 0 ? { ...result, usage: { notes } } : result;
   }
 
   private describe(protocolVersion: number): InitializeResult {
