@@ -55,13 +55,19 @@ export type TensorGetter = (name: string, shape: number[]) => SafeTensor;
 const legacyName = (name: string): string => name.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta');
 
 /** Looks up a tensor by name, with the `bert.` prefix and the legacy LayerNorm names some checkpoints carry, and checks its shape. */
-function tensorGetter(tensors: Map<string, SafeTensor>): TensorGetter {
+export function tensorGetter(tensors: Map<string, SafeTensor>): TensorGetter {
   return (name: string, shape: number[]): SafeTensor => {
     const t = [name, legacyName(name)].map((n) => tensors.get(n) ?? tensors.get(`bert.${n}`)).find((x) => x !== undefined);
     if (!t) throw new Error(`weights: no tensor ${name}`);
     if (t.shape.join(',') !== shape.join(',')) throw new Error(`weights: ${name} is [${t.shape}], expected [${shape}]`);
     return t;
   };
+}
+
+/** `tensorGetter` for the fp32 data alone. */
+export function getter(tensors: Map<string, SafeTensor>) {
+  const tensor = tensorGetter(tensors);
+  return (name: string, shape: number[]): Float32Array => tensor(name, shape).data;
 }
 
 /** PyTorch Linear weight [out, in] → MatMul's [in, out]. */
@@ -154,7 +160,7 @@ export interface BertHeadInputs {
 }
 
 /** Multiplies rows of the [inDim, outDim] weight by their factors (see `smoothing`); returns the input's per-channel 1/s. */
-function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
+export function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
   const inverse = new Float32Array(inDim).fill(1);
   for (const [row, s] of factors) {
     if (!(Number.isInteger(row) && row >= 0 && row < inDim && s >= 1 && Number.isInteger(Math.log2(s)))) throw new Error(`${name}: smoothing ${row} → ${s} is not an input channel and a power of two ≥ 1`);

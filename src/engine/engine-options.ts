@@ -5,7 +5,7 @@ import type { AnalyzerOptions } from './analysis/analyzer.ts';
 import type { LanguageDetector } from './analysis/language.ts';
 import type { Bm25Params } from './index/bm25.ts';
 import type { EngineLimits } from './config.ts';
-import type { Embedder, IndexStore, Reranker } from './contracts.ts';
+import type { Embedder, IndexStore, IndexSummary, Reranker } from './contracts.ts';
 import type { Coordination } from './state/coordination.ts';
 
 export interface EngineOptions {
@@ -53,6 +53,12 @@ export interface EngineOptions {
    * announcements. Absent (Node, a single tab): this engine assumes it is the only writer.
    */
   coordination?: Coordination;
+  /**
+   * Called after each write this engine committed became current (adds, deletes, clears,
+   * re-embedding), with what the index holds now: the worker keeps a record of it outside the
+   * database (src/storage/witness.ts). Must not throw; it runs on the write's path.
+   */
+  onCommitted?: (summary: IndexSummary, cleared: boolean) => void;
 }
 
 export interface AddOptions {

@@ -21,7 +21,7 @@ import {
   DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
-import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import type { Embedder, IndexStore, IndexSummary, Manifest, Reranker } from './contracts.ts';
 import type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
@@ -54,6 +54,7 @@ import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
 import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
 import { makeView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
+import { unchangedIds, withoutDocs } from './index/unchanged.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
@@ -113,6 +114,10 @@ export class Engine {
   /** `feedback` (§7.16): counts kept with the index, integrity signals quarantine documents. */
   private readonly feedbacks: FeedbackService;
   private readonly now: () => number;
+  /** What `open()` found missing from the store (segments the manifest lists): lost passages. */
+  readonly missing: string[] = [];
+  /** What the index held as `open()` completed, before any write of this engine. */
+  openedAs: (IndexSummary & { storedId: boolean }) | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -142,6 +147,7 @@ export class Engine {
         this.texts.clear();
         this.reembed?.schedule();
       },
+      onPublished: (cleared) => options.onCommitted?.(this.summary(), cleared),
     });
     this.texts = new TextCache(
       this.store,
@@ -193,11 +199,16 @@ export class Engine {
     await this.writeQueue.run(() =>
       this.state.exclusive(async () => {
         if (this.opened) return;
-        this.warnings.push(...(await this.state.load()));
+        const { warnings, missing } = await this.state.load();
+        this.warnings.push(...warnings);
+        this.missing.push(...missing);
+        this.openedAs = this.summary();
         this.opened = true;
       }),
     );
-    this.prefetch.arm();
+    // A read-only index is a published bundle, usually read over HTTP: its vectors are fetched once
+    // someone searches (after the first answer), never on an idle timer for every visit.
+    if (!this.readOnly) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
@@ -243,6 +254,22 @@ export class Engine {
     return { documents: this.state.docs.size, chunks: v.live, indexVersion: String(v.version) };
   }
 
+  /**
+   * What the index holds now, as a record kept outside the database remembers it (`storeId` is
+   * the database's once `storedId` is true: loaded from it or committed since).
+   */
+  summary(): IndexSummary & { storedId: boolean } {
+    const m = this.state.manifest;
+    return {
+      storeId: m.storeId ?? '',
+      storedId: this.state.stored,
+      indexVersion: m.version,
+      documents: m.documents ?? this.state.docs.size,
+      chunks: this.state.current().live,
+      ...(this.embedder ? { model: this.embedder.identity } : {}),
+    };
+  }
+
   /** Adds or replaces documents (§7.10) in one atomic commit. */
   add(docs: AddDocument[], opts: AddOptions = {}): Promise<AddResult> {
     return this.writeQueue.run(async () => {
@@ -279,11 +306,17 @@ export class Engine {
           if (prior !== undefined) return prior as AddResult;
         }
         this.checkRoom(effective);
-        const plan = planWrite(this.state.current(), this.state.docs, this.state.manifest, prepared.docs, [], {
+        const view = this.state.current();
+        // §7.10: a document re-added exactly as stored is not rewritten (see unchanged.ts).
+        const identity = prepared.dense?.identity;
+        const oneAnalysis = view.segments.every((g) => g.lex.analyzer === this.analyzer.id && g.lex.contextWeight === this.contextWeight && (identity === undefined || g.record.dense?.identity === identity));
+        const todo = oneAnalysis ? withoutDocs(prepared, await unchangedIds(this.store, this.state.docs, prepared.docs)) : prepared;
+        if (todo.docs.length === 0) return { ids, chunks: prepared.chunks, indexVersion: String(view.version), ...(opts.vectors ? { vectorsReused: prepared.reused ?? 0 } : {}) };
+        const plan = planWrite(view, this.state.docs, this.state.manifest, todo.docs, [], {
           analyzerId: this.analyzer.id,
           contextWeight: this.contextWeight,
           maxSegments: this.limits.maxSegments,
-          dense: prepared.dense,
+          dense: todo.dense,
         });
         const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
         if (opts.vectors) result.vectorsReused = prepared.reused ?? 0;
@@ -332,7 +365,7 @@ export class Engine {
         // Everything goes, the quarantine list with the documents it names.
         const { quarantine: _gone, ...m } = this.state.manifest;
         const version = m.version + 1;
-        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
+        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, documents: 0, clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();

@@ -41,7 +41,12 @@ async function session(sparse: (SparseModelEncoder & { identity: string; vocabul
   });
   const t = connect(backend);
   const init = await t.init();
-  return { t, caps: init.result.capabilities };
+  // Model calls take seconds on a loaded machine (the first one loads the weights): wait longer than the harness's 2 s.
+  const call = (id: unknown, method: string, params?: unknown) => {
+    t.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+    return t.waitFor((m) => m && m.id === id && !('method' in m), 60_000);
+  };
+  return { t: { ...t, call }, caps: init.result.capabilities };
 }
 
 describe.skipIf(!BUILT)('embed/sparse served by the runtime (SPLADE-tiny)', () => {
