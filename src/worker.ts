@@ -126,11 +126,13 @@ async function start(config: EngineConfig): Promise<Runtime> {
       subscribe: (listener) => {
         // A loss is news to every session that listens: found later, or already (then after the initialize answer).
         const tell = (loss: IndexLoss) => listener('error', describeLoss(loss), { 'x-inpage-index-loss': loss });
+        const warn = (warning: string) => listener('warning', warning);
         if (witness.loss) setTimeout(tell, 0, witness.loss);
-        const unsubscribe = [witness.onLoss(tell), models?.subscribe(listener)];
+        if (witness.warning) setTimeout(warn, 0, witness.warning);
+        const unsubscribe = [witness.onLoss(tell), witness.onWarning(warn), models?.subscribe(listener)];
         return () => unsubscribe.forEach((u) => u?.());
       },
-      notes: () => (witness.loss ? [describeLoss(witness.loss)] : []),
+      notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : [])],
     }),
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
@@ -181,10 +183,16 @@ const control: ControlApi = {
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     // Once open, the comparison with the record follows at once: wait for it, so a lost index is never shown as merely empty.
     const loss = ready ? await rt.indexLoss : rt.witness.loss;
-    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}) };
+    const warning = rt.witness.warning;
+    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}), ...(warning ? { indexWarning: warning } : {}) };
   },
   async indexLoss() {
     return (await started()).indexLoss;
+  },
+  async indexWarning() {
+    const rt = await started();
+    await rt.indexLoss.catch(() => undefined);
+    return rt.witness.warning;
   },
   async dismissIndexLoss() {
     const rt = await started();
