@@ -23,7 +23,7 @@ import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { withFederation } from './server/aggregator.ts';
-import { createModelHandlers } from './server/model-handlers.ts';
+import { createModelHandlers, createSparseEmbedHandler } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
@@ -107,7 +107,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   );
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
-    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers, sparseEncoder: models?.sparseEncoder }),
     session: SESSION_CAPABILITIES,
     extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],
   });
@@ -121,6 +121,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       rerankers,
       extraHandlers: {
         ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
+        ...(models?.sparseEncoder ? createSparseEmbedHandler(models.sparseEncoder) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
       subscribe: (listener) => {
