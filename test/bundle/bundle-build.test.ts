@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BundleStore } from '../../src/bundle/bundle-store.ts';
 import { decodeValue, encodeValue } from '../../src/bundle/codec.ts';
-import { MANIFEST_FILE } from '../../src/bundle/format.ts';
+import { BUNDLE_VERSION, MANIFEST_FILE } from '../../src/bundle/format.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { matchError } from '../../src/server/errors.ts';
 import { ErrorCode } from '../../src/protocol/codes.ts';
@@ -97,7 +97,7 @@ describe('rcp-in-page index', () => {
     expect((await search(engine, { query: 'whale', k: 3, includeText: true, mode: 'sparse' })).hits.length).toBeGreaterThan(0);
 
     writeFileSync(join(out, MANIFEST_FILE), JSON.stringify({ ...manifest, version: 99 }));
-    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/bundle format version 99; this engine reads version 1/);
+    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(new RegExp(`bundle format version 99; this engine reads version ${BUNDLE_VERSION}`));
     rmSync(join(out, MANIFEST_FILE));
     await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/rcp-bundle\.json: HTTP 404/);
   });
