@@ -55,7 +55,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const coordination = bundle ? undefined : browserCoordination(database);
   const connectionLost = new EventTarget();
   const store = readAhead(
-    lazyStore(bundle ? Promise.resolve(bundle) : openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) })),
+    lazyStore(bundle ? Promise.resolve(bundle) : openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) }), bundle?.partial),
     coordination,
   );
   const models =

@@ -195,7 +195,9 @@ export class Engine {
         this.opened = true;
       }),
     );
-    this.prefetch.arm();
+    // A store read on demand (a bundle over HTTP) reads its vectors after the first answer only:
+    // the idle read would spend the visitor's bandwidth before the first query, and race it.
+    if (!this.store.partial) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
