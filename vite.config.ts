@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
+import { evalSets } from './scripts/vite-eval-sets.ts';
 import { rcpReference } from './scripts/vite-rcp-reference.ts';
 import { serviceWorker } from './scripts/vite-sw.ts';
 
@@ -40,7 +41,7 @@ const remoteEnginesInMetaCsp: Plugin = {
 };
 
 export default defineConfig({
-  plugins: [rcpReference({ root, publicDir: resolve(root, 'public') }), remoteEnginesInMetaCsp, serviceWorker({ entry: resolve(root, 'src/sw/sw.ts'), publicDir: resolve(root, 'public') })],
+  plugins: [rcpReference({ root, publicDir: resolve(root, 'public') }), evalSets({ root, publicDir: resolve(root, 'public') }), remoteEnginesInMetaCsp, serviceWorker({ entry: resolve(root, 'src/sw/sw.ts'), publicDir: resolve(root, 'public') })],
   build: {
     target: 'es2022',
     rollupOptions: {

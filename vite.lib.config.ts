@@ -6,6 +6,8 @@ const BOOT = resolve(root, 'src/client/boot.ts');
 /** Stands in for the worker's URL until the chunk is written (keeps Vite from bundling the worker into index.js). */
 /** Name of the chunk that holds the third-party model runtime (scripts/lib-size.ts leaves it out). */
 export const ML_RUNTIME_CHUNK = 'ml-runtime';
+/** Name of the chunk that holds the language detector and its n-gram data (eld; left out likewise). */
+export const LANGUAGE_DETECTOR_CHUNK = 'language-detector';
 const PLACEHOLDER = '__RCP_IN_PAGE_WORKER_URL__';
 
 /**
@@ -63,7 +65,13 @@ export default defineConfig({
         chunkFileNames: 'chunks/[name]-[hash].js',
         assetFileNames: 'assets/[name]-[hash][extname]',
         // transformers.js + onnxruntime-web in a chunk of their own, so the library's own size can be told apart.
-        codeSplitting: { groups: [{ name: ML_RUNTIME_CHUNK, test: /node_modules[\\/](@huggingface[\\/]transformers|onnxruntime-(web|common))[\\/]/ }] },
+        // eld (language detection, 280 KB gzipped of n-gram data) likewise: loaded on the first add only.
+        codeSplitting: {
+          groups: [
+            { name: ML_RUNTIME_CHUNK, test: /node_modules[\\/](@huggingface[\\/]transformers|onnxruntime-(web|common))[\\/]/ },
+            { name: LANGUAGE_DETECTOR_CHUNK, test: /node_modules[\\/]eld[\\/]/ },
+          ],
+        },
       },
     },
   },

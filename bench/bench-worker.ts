@@ -12,6 +12,7 @@ import { Engine } from '../src/engine/engine.ts';
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
+import { memoryWitnessFile, opfsWitnessFile, Witness } from '../src/storage/witness.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
@@ -101,9 +102,11 @@ function resetStoreMs(): void {
 
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
-  const s = timed(await openIndexedDbStore(db));
+  const s = timed(await openIndexedDbStore(db, { durability: cfg().durability }));
   const t1 = performance.now();
-  const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined });
+  // As the app's worker: the record of what the index holds, written after each commit.
+  const witness = cfg().witness ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
+  const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined, onCommitted: witness && ((summary) => witness.note(summary)) });
   engineHasEmbedder = withEmbedder && cached !== undefined;
   resetStoreMs();
   await e.open();

@@ -45,7 +45,7 @@ const ROWS: Row[] = [
   { system: 'EntityDB', key: 'dense', pick: (s) => s.entitydb },
 ];
 
-export function formatReport(r: BenchResult, meta: { date: string; machine: string; corpus: string; wallS: number }): string {
+export function formatReport(r: BenchResult, meta: { date: string; machine: string; corpus: string; wallS: number; idb?: string }): string {
   const out: string[] = [];
   const c = r.config;
   out.push(`Date: ${meta.date}  `);
@@ -55,6 +55,7 @@ export function formatReport(r: BenchResult, meta: { date: string; machine: stri
   out.push(
     `Queries: ${c.queries} timed per system and size (${c.reducedQueries} at ≥ ${sizeName(c.reducedAt)}), after ${c.warmup} untimed warm-up queries; k = ${c.k}; one query at a time.  `,
   );
+  out.push(`Storage: IndexedDB on Chromium's ${meta.idb ?? 'leveldb'} backend, commit durability '${c.durability ?? 'default'}', witness ${c.witness === false ? 'off' : 'on'} (docs/durability.md).  `);
   out.push(`Run: ${meta.wallS.toFixed(0)} s wall in total.`);
   out.push('');
 

@@ -17,6 +17,10 @@
  *   --write [FILE]      also write the report to FILE (default docs/bench.md)
  *   --json FILE         also write a summary as JSON ({size, dimension, rows: [{system, mode, p50, p95,
  *                       recall10}], ingest, memory, coldStart, …}; the raw result under "raw")
+ *   --idb sqlite|leveldb  Chromium's IndexedDB backend (default leveldb, what people's browsers use;
+ *                       the bridges keep new profiles on sqlite: bridges/profile-storage.ts)
+ *   --durability strict|relaxed|default  our store's commit durability (default: default = relaxed in Chromium)
+ *   --no-witness        do not keep the record of what the index holds (src/storage/witness.ts)
  *   --headed, --verbose
  */
 import { spawnSync } from 'node:child_process';
@@ -25,6 +29,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchHost } from '../bridges/browser-host.ts';
+import { idbChoice } from '../bridges/profile-storage.ts';
 import { parseArgs } from '../scripts/lib/args.ts';
 import { buildCorpus } from './corpus.ts';
 import { formatReport, formatTargets, summarizeJson } from './report.ts';
@@ -53,6 +58,8 @@ const config: BenchConfig = {
   recallQueries: Number(values.get('recall-queries') ?? (Math.max(...sizes) >= 500_000 ? 100 : 200)),
   peersMax: Number(values.get('peers-max') ?? 100_000),
   entityDbQueries: Number(values.get('entitydb-queries') ?? 20),
+  durability: (values.get('durability') ?? 'default') as IDBTransactionDurability,
+  witness: !flags.has('no-witness'),
 };
 
 async function main(): Promise<void> {
@@ -96,6 +103,7 @@ async function main(): Promise<void> {
       headed: flags.has('headed'),
       extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc', '--enable-blink-features=ForceEagerMeasureMemory'],
       isolated: true, // measureUserAgentSpecificMemory needs cross-origin isolation
+      idb: idbChoice(values.get('idb')) ?? 'leveldb',
       log: (line) => {
         if (verbose || line.includes('[bench]') || line.includes('error')) say(line.replace(/^\[page log\] \[bench\] /, ''));
       },
@@ -117,7 +125,7 @@ async function main(): Promise<void> {
       (i.overlappingWindows ? `, of which ${i.overlappingWindows.toLocaleString('en-US')} are 50%-overlap windows between adjacent passages (the natural passages number ${i.naturalPassages.toLocaleString('en-US')})` : '') +
       (i.remixedPassages ? ` and ${i.remixedPassages.toLocaleString('en-US')} are remixed from two passages of one document (first part of one, last part of the other)` : '') +
       `; seeded shuffle, so each size is a sample of all sources; each passage is one unchunked document (= one chunk)`;
-    const report = formatReport(result, { date, machine, corpus: corpusLine, wallS });
+    const report = formatReport(result, { date, machine, corpus: corpusLine, wallS, idb: values.get('idb') ?? 'leveldb' });
     const targets = formatTargets(result);
     process.stdout.write(`${report}\n\n### Targets (benchmarks, not tests)\n\n${targets}\n`);
     if (flags.has('write') || values.has('write')) {

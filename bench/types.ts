@@ -50,6 +50,10 @@ export interface BenchConfig {
   peersMax: number;
   /** Timed queries for EntityDB, which reads every vector from IndexedDB per query. */
   entityDbQueries: number;
+  /** IndexedDB commit durability of our engine's store (src/storage/idb-store.ts). */
+  durability: IDBTransactionDurability;
+  /** Keep the witness (a record in OPFS after each commit, src/storage/witness.ts) as the app's worker does. */
+  witness: boolean;
 }
 
 export interface Latency {

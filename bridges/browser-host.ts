@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
+import { backendArgs, profileBackend, type IdbBackend } from './profile-storage.ts';
 import { federateQuery, type FederateArgs } from './federate-args.ts';
 import { routeApp } from './static-server.ts';
-import type { RcpBridge } from '../src/protocol/control.ts';
+import type { IndexLoss, RcpBridge } from '../src/protocol/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = process.env.RCP_CHROMIUM ?? '/usr/bin/chromium';
@@ -32,6 +33,10 @@ const FEDERATE_ARGS = ['--disable-features=LocalNetworkAccessChecks,BlockInsecur
 
 export interface BrowserHost {
   page: Page;
+  /** The IndexedDB backend this browser keeps the index in (bridges/profile-storage.ts). */
+  backend: IdbBackend;
+  /** Settles once the engine opened its index and compared it with its record: the loss found, if any (bridge page only). */
+  indexLoss(): Promise<IndexLoss | undefined>;
   /** Opens a fresh worker session port; frames from the worker go to `onFrame`. */
   openSession(onFrame: (frame: string) => void): Promise<BrowserSession>;
   close(): Promise<void>;
@@ -61,6 +66,14 @@ export interface HostOptions {
   /** Chromium flags added to CHROMIUM_ARGS. */
   extraArgs?: string[];
   /**
+   * The IndexedDB backend: 'profile' (the bridges) takes the one the profile remembers, `sqlite`
+   * for a new or temporary profile (bridges/profile-storage.ts). Default: Chromium's own
+   * (LevelDB), which is what pages opened by people get (the bench and the measure scripts).
+   */
+  idb?: 'profile' | IdbBackend;
+  /** With `idb: 'profile'`: the backend a new profile gets (an existing one must already use it). Default `sqlite`. */
+  newProfileIdb?: IdbBackend;
+  /**
    * Serve the app cross-origin isolated (COOP + COEP). Off by default: isolation turns on
    * onnxruntime-web's WASM threads, whose nested workers Playwright's interception never sees, so
    * the model would hang. The bench asks for it (measureUserAgentSpecificMemory needs it).
@@ -82,11 +95,12 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const profile = resolve(opts.profile ?? temp!);
   mkdirSync(profile, { recursive: true });
   const origin = temp ? DEFAULT_ORIGIN : profileOrigin(profile);
+  const backend: IdbBackend = opts.idb === 'profile' ? (temp ? (opts.newProfileIdb ?? 'sqlite') : profileBackend(profile, opts.newProfileIdb)) : (opts.idb ?? 'leveldb');
   log(`serving ${dist} at ${origin} (request interception, no port)`);
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
-    args: [...CHROMIUM_ARGS, ...(opts.federate?.urls.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
+    args: [...CHROMIUM_ARGS, ...backendArgs(backend), ...(opts.federate?.urls.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
   await routeApp(context, origin, dist, { isolated: opts.isolated === true, allow: opts.federate?.urls });
@@ -100,6 +114,8 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {
     page,
+    backend,
+    indexLoss: () => page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.indexLoss()),
     async openSession(onFrame) {
       const sid = await page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.open());
       listeners.set(sid, onFrame);

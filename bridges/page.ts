@@ -37,6 +37,10 @@ const ports = new Map<number, MessagePort>();
 let nextSid = 1;
 
 window.rcpBridge = {
+  async indexLoss() {
+    await configured; // never start the engine before its settings arrived
+    return worker.control.indexLoss();
+  },
   async open() {
     const sid = nextSid++;
     await configured;

@@ -11,6 +11,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
+import { reportIndexLoss } from './index-loss.ts';
+import { idbChoice } from './profile-storage.ts';
 import { federateArgs } from './federate-args.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
@@ -37,7 +39,15 @@ const SESSION_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 
 await ensureBuilt(diag);
 const federate = federateArgs(process.argv.slice(2));
-const host = await launchHost({ profile: text(args.profile), headed: args.headed === true, log: args.verbose === true ? diag : undefined, federate });
+const host = await launchHost({
+  profile: text(args.profile),
+  idb: 'profile',
+  newProfileIdb: idbChoice(text(args.idb)),
+  headed: args.headed === true,
+  log: args.verbose === true ? diag : undefined,
+  federate,
+});
+reportIndexLoss(host, diag);
 if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
 const sessions = new HttpSessions((onFrame) => host.openSession(onFrame));
 

@@ -8,6 +8,8 @@
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
 import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
+import { reportIndexLoss } from './index-loss.ts';
+import { idbChoice } from './profile-storage.ts';
 import { federateArgs } from './federate-args.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
@@ -18,7 +20,14 @@ const started = Date.now();
 
 await ensureBuilt(diag);
 const federate = federateArgs(process.argv.slice(2));
-const host = await launchHost({ profile: typeof args.profile === 'string' ? args.profile : undefined, headed: args.headed === true, log: verbose ? diag : undefined, federate });
+const host = await launchHost({
+  profile: typeof args.profile === 'string' ? args.profile : undefined,
+  idb: 'profile',
+  newProfileIdb: idbChoice(typeof args.idb === 'string' ? args.idb : undefined),
+  headed: args.headed === true,
+  log: verbose ? diag : undefined,
+  federate,
+});
 if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
 const tracker = new RequestTracker();
 let exiting = false;
@@ -34,6 +43,7 @@ const session = await host.openSession((frame) => {
   }
 });
 diag(`ready in ${Date.now() - started} ms`);
+reportIndexLoss(host, diag);
 
 const lines = new LineBuffer();
 let queue = Promise.resolve();

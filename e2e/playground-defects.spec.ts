@@ -1,13 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
+import { watchConsole } from './support/page-health.ts';
 import { guardOrigin, openPlayground, search, searched, skipSample, waitForVectors } from './support/playground.ts';
-
-/** Fails the test on any console error (CSP violations included). */
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
 
 async function importFile(page: Page, name: string, text: string | Buffer, expected: RegExp | string = /Imported/): Promise<void> {
   await page.locator('#file-input').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: typeof text === 'string' ? Buffer.from(text) : text });

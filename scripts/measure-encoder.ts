@@ -1,21 +1,25 @@
 /**
- * Encoder speed, side by side on one machine (figures, not a test): for each dtype (fp32, q8) of
- * all-MiniLM-L6-v2,
+ * Encoder speed, side by side on one machine (figures, not a test), for all-MiniLM-L6-v2:
  *   - ingest: passages/s embedding ≈1,000-character passages (the engine's chunk size), as
- *     `embed` kind `document` batches in the app's worker on WASM in Debian's Chromium, and as
- *     `loadEmbedder` on onnxruntime-node (the native ceiling) with the same ONNX file;
+ *     `embed` kind `document` batches of 32 in the app's worker in Debian's Chromium — on our own
+ *     WASM kernels (runtime `kernels`, encoder workers) and on transformers.js (onnxruntime-web
+ *     WASM threads), each with and without cross-origin isolation — and as `loadEmbedder` on
+ *     onnxruntime-node (the native ceiling) with the same ONNX file;
+ *   - passages per CPU-second: the same ingest divided by the CPU time of the whole Chromium
+ *     process tree (/proc), which a loaded machine moves far less than wall time;
  *   - query: p50 (and p90) of embedding one 10-word query, in the worker (an RCP round trip from
  *     the page, so it includes the postMessage hop) and in onnxruntime-node.
- * The built app (dist/) is served by a small HTTP server on localhost (--port, default 4189) with
- * COOP/COEP headers, not by request interception: onnxruntime-web's threaded WASM starts nested
- * workers whose requests interception does not see (the model then never becomes ready).
- * /models/config.json is answered per dtype with `device: wasm`; every request outside the origin
- * is aborted. The 1-minute load average is printed before and after: on a
- * shared machine the figures are only comparable within one run.
+ * The built app (dist/) is served by a small HTTP server on localhost (--port, default 4189), with
+ * COOP/COEP headers for the isolated cases, not by request interception: onnxruntime-web's threaded
+ * WASM starts nested workers whose requests interception does not see. /models/config.json is
+ * answered per case (`device: wasm`, the case's dtype and runtime); every request outside the origin
+ * is aborted. The 1-minute load average is printed with every row: on a shared machine the figures
+ * are only comparable within one run.
  *
- * Usage: npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30] [--dtype q8|fp32] [--model minilm-l6-v2] [--port 4189]
+ * Usage: npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30]
+ *   [--dtype q8|fp32] [--runtime kernels|transformers.js] [--isolated yes|no] [--node no] [--model minilm-l6-v2] [--port 4189]
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,18 +37,36 @@ const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) 
 const PASSAGES = Number(opt('passages', '96'));
 const QUERIES = Number(opt('queries', '30'));
 const MODEL = opt('model', 'minilm-l6-v2');
-const DTYPES = (argv.includes('--dtype') ? [opt('dtype', 'q8')] : ['fp32', 'q8']) as ('fp32' | 'q8')[];
+type Dtype = 'fp32' | 'q8';
+type Runtime = 'kernels' | 'transformers.js';
+interface Case { dtype: Dtype; runtime: Runtime; isolated: boolean }
+/** Every case, filtered by the flags given. Our kernels run int8 weights only. */
+const CASES: Case[] = (
+  [
+    { dtype: 'q8', runtime: 'kernels', isolated: false },
+    { dtype: 'q8', runtime: 'kernels', isolated: true },
+    { dtype: 'q8', runtime: 'transformers.js', isolated: true },
+    { dtype: 'q8', runtime: 'transformers.js', isolated: false },
+    { dtype: 'fp32', runtime: 'transformers.js', isolated: true },
+  ] as Case[]
+).filter(
+  (c) =>
+    (!argv.includes('--dtype') || c.dtype === opt('dtype', '')) &&
+    (!argv.includes('--runtime') || c.runtime === opt('runtime', '')) &&
+    (!argv.includes('--isolated') || c.isolated === (opt('isolated', 'yes') === 'yes')),
+);
+const DTYPES = [...new Set(CASES.map((c) => c.dtype))];
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
 const PORT = Number(opt('port', '4189'));
 const ORIGIN = `http://localhost:${PORT}`;
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
 
-/** dist/ over HTTP with cross-origin isolation (threads), and this run's /models/config.json. */
-function serve(config: () => unknown): Promise<Server> {
+/** dist/ over HTTP, cross-origin isolated (threads) or not, and this run's /models/config.json. */
+function serve(config: () => unknown, isolated: boolean): Promise<Server> {
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', ORIGIN).pathname;
-    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-cache' };
+    const headers = { ...(isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {}), 'Cache-Control': 'no-cache' };
     if (path === '/models/config.json') return res.writeHead(200, { ...headers, 'Content-Type': 'application/json' }).end(JSON.stringify(config()));
     const file = await resolveStatic(DIST, path);
     if (!file) return res.writeHead(404, headers).end('not found');
@@ -64,7 +86,44 @@ function passages(n: number): string[] {
 
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-interface Figures { ingest: number; p50: number; p90: number; threads?: number }
+/** `loadMs`: the worker's cold load of the model (fetch, session creation, warm-up inference), from its ready log. */
+interface Figures { ingest: number; p50: number; p90: number; threads?: number; runtime?: string; perCpuSecond?: number; loadMs?: number }
+
+/** The Chromium browser process started with this profile (its children are found from it). */
+function browserPid(profile: string): number | undefined {
+  const withProfile = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(profile);
+    } catch {
+      return false;
+    }
+  });
+  const ppid = (d: string) => readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1];
+  return withProfile.map(Number).find((p) => !withProfile.includes(ppid(String(p))));
+}
+
+/** CPU seconds (user + system) of process `pid` and all its descendants, from /proc. */
+function treeCpuSeconds(pid: number): number {
+  const tick = 100; // USER_HZ on Linux
+  const stats = new Map<number, { ppid: number; cpu: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(d), { ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / tick });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  let total = 0;
+  const walk = (p: number) => {
+    total += stats.get(p)?.cpu ?? 0;
+    for (const [child, s] of stats) if (s.ppid === p) walk(child);
+  };
+  walk(pid);
+  return total;
+}
 
 async function measureNode(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figures> {
   const e = await loadEmbedder({ modelBase: `${join(DIST, 'models')}/`, model: MODEL, dtype });
@@ -88,16 +147,19 @@ async function openSession(page: Page): Promise<void> {
   if (init.error) throw new Error(`initialize: ${JSON.stringify(init.error)}`);
 }
 
-async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figures> {
+async function measureWasm(c: Case, texts: string[]): Promise<Figures> {
   const profile = mkdtempSync(join(tmpdir(), 'rcp-measure-encoder-'));
-  const server = await serve(() => ({ embedder: MODEL, dtype, device: 'wasm' }));
+  const server = await serve(() => ({ embedder: MODEL, dtype: c.dtype, device: 'wasm', runtime: c.runtime }), c.isolated);
   const context = await chromium.launchPersistentContext(profile, { baseURL: ORIGIN, executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block' });
+  const pid = browserPid(profile);
   try {
     await context.route((url) => url.origin !== ORIGIN && !/^(data|blob):/.test(url.protocol), (route) => route.abort('blockedbyclient'));
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
     page.on('crash', () => console.error('[page crashed]'));
     page.on('console', (m) => m.type() === 'error' && console.error(`[page console] ${m.text()}`));
+    const marks = { start: 0, end: 0 };
+    await page.exposeFunction('__cpuMark', (which: 'start' | 'end') => void (marks[which] = pid ? treeCpuSeconds(pid) : 0));
     await openSession(page);
     const ready = await page
       .waitForFunction(
@@ -109,18 +171,21 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
         const logs = await page.evaluate(() => (window as unknown as { __logs: { message: string }[] }).__logs.map((l) => l.message)).catch(() => []);
         throw new Error(`${e.message}; worker log so far: ${JSON.stringify(logs)}`);
       });
-    const info = (await ready.jsonValue()) as { data?: { device?: string; threads?: number } };
+    const info = (await ready.jsonValue()) as { data?: { device?: string; threads?: number; runtime?: string; loadMs?: number } };
     if (info.data?.device !== 'wasm') throw new Error(`expected the model on wasm, got ${JSON.stringify(info.data)}`);
+    if (!info.data.runtime?.startsWith(c.runtime === 'kernels' ? 'rcp-kernels' : 'transformers.js')) throw new Error(`expected runtime ${c.runtime}, got ${info.data.runtime}`);
     // A string, not a function: tsx's name helpers (__name) do not exist in the page.
     const figures = (await page.evaluate(`(async (texts, query, queries) => {
       const embed = async (inputs, kind) => {
         const r = await window.rcp('embed', { inputs, kind, encoding: 'f32-base64' });
         if (r.error) throw new Error(JSON.stringify(r.error));
       };
-      await embed(texts.slice(0, 4), 'document'); // warm
+      await embed(texts.slice(0, 8), 'document'); // warm (and tier up the kernels)
+      window.__cpuMark && (await window.__cpuMark('start'));
       const t0 = performance.now();
       for (let i = 0; i < texts.length; i += 32) await embed(texts.slice(i, i + 32), 'document');
       const ingest = texts.length / ((performance.now() - t0) / 1000);
+      window.__cpuMark && (await window.__cpuMark('end'));
       const q = [];
       for (let i = 0; i < queries; i++) {
         const t = performance.now();
@@ -130,7 +195,8 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
       q.sort((a, b) => a - b);
       return { ingest, p50: q[Math.floor(q.length / 2)], p90: q[Math.min(q.length - 1, Math.floor(q.length * 0.9))] };
     })(${JSON.stringify(texts)}, ${JSON.stringify(QUERY)}, ${QUERIES})`)) as Figures;
-    return { ...figures, threads: info.data?.threads };
+    const cpu = marks.end - marks.start;
+    return { ...figures, threads: info.data?.threads, runtime: info.data?.runtime, loadMs: info.data?.loadMs, perCpuSecond: cpu > 0 ? texts.length / cpu : undefined };
   } finally {
     await context.close().catch(() => {});
     server.close();
@@ -140,21 +206,29 @@ async function measureWasm(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
 
 async function main(): Promise<void> {
   const texts = passages(PASSAGES);
-  const load = () => loadavg()[0].toFixed(2);
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`# ${MODEL}: ${texts.length} passages of 1000 chars, ${QUERIES} queries of 10 words; ${cpus().length} cores; load average ${load()} at start`);
+  const node = new Map<Dtype, Figures>();
+  if (opt('node', 'yes') !== 'no') {
+    for (const dtype of DTYPES) {
+      node.set(dtype, await measureNode(dtype, texts));
+      console.log(`# ${dtype} onnxruntime-node: ${node.get(dtype)!.ingest.toFixed(1)} passages/s, query p50 ${node.get(dtype)!.p50.toFixed(1)} ms; load average ${load()}`);
+    }
+  }
+  const header = '| dtype | runtime | isolated | cold load (ms) | ingest (passages/s) | passages per CPU-s | vs onnxruntime-node | query p50 / p90 (ms, RCP round trip) | load average |';
   const rows: string[] = [];
-  for (const dtype of DTYPES) {
-    const node = await measureNode(dtype, texts);
-    console.log(`# ${dtype} onnxruntime-node: ${node.ingest.toFixed(1)} passages/s, query p50 ${node.p50.toFixed(1)} ms; load average ${load()}`);
-    const wasm = await measureWasm(dtype, texts);
+  for (const c of CASES) {
+    const w = await measureWasm(c, texts);
+    const n = node.get(c.dtype);
     rows.push(
-      `| ${dtype} | ${wasm.ingest.toFixed(1)} (${wasm.threads ?? '?'} threads) | ${node.ingest.toFixed(1)} | ${((wasm.ingest / node.ingest) * 100).toFixed(0)}% | ${wasm.p50.toFixed(1)} / ${wasm.p90.toFixed(1)} | ${node.p50.toFixed(1)} / ${node.p90.toFixed(1)} |`,
+      `| ${c.dtype} | ${w.runtime ?? c.runtime}${w.threads ? ` (${w.threads} threads)` : ''} | ${c.isolated ? 'yes' : 'no'} | ${w.loadMs ?? '?'} | ${w.ingest.toFixed(1)} | ${w.perCpuSecond?.toFixed(1) ?? '?'} | ${n ? `${((w.ingest / n.ingest) * 100).toFixed(0)}%` : '—'} | ${w.p50.toFixed(1)} / ${w.p90.toFixed(1)} | ${load()} |`,
     );
     console.log(rows.at(-1));
   }
   console.log(`\n# load average ${load()} at end`);
-  console.log('| dtype | ingest WASM (passages/s) | ingest onnxruntime-node | WASM/node | query p50/p90 WASM (ms, RCP round trip) | query p50/p90 node (ms) |');
-  console.log('|---|---|---|---|---|---|');
+  for (const [dtype, n] of node) console.log(`# onnxruntime-node ${dtype}: ${n.ingest.toFixed(1)} passages/s, query p50 / p90 ${n.p50.toFixed(1)} / ${n.p90.toFixed(1)} ms`);
+  console.log(header);
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }
 

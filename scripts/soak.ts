@@ -1,15 +1,19 @@
 /**
- * `npm run soak -- [--frames N] [--seed S] [--kills K]`: the long runs of the bridge fuzzer and
- * crash test that CI runs bounded (e2e/bridge-fuzz.spec.ts, e2e/bridge-crash.spec.ts). Prints the
- * figures issue 10 asks for; exits 1 when any answer is missing, doubled, mistyped or schema-invalid,
- * or any acknowledged document is lost.
+ * `npm run soak -- [--frames N] [--seed S] [--kills K] [--targets bridge|tab|mixed] [--load]
+ * [--profile DIR] [--idb sqlite|leveldb]`: the long runs of the bridge fuzzer and crash test that CI runs bounded
+ * (e2e/bridge-fuzz.spec.ts, e2e/bridge-crash.spec.ts). `--load` runs a load generator (another
+ * bridge ingesting and searching) during the crash test; `--profile` keeps the crash test's
+ * profile (reused by a later run); `--idb` picks a new profile's IndexedDB backend (leveldb shows
+ * what Chromium's default does under kills). Prints the figures issues 10 and 21 ask for, with every life
+ * that started with acknowledged documents missing named; exits 1 when any answer is missing,
+ * doubled, mistyped or schema-invalid, or any acknowledged document is lost.
  */
 import { crashRun } from '../e2e/support/crash-run.ts';
 import { fuzzStdio } from '../e2e/support/fuzz-run.ts';
 import { parseArgs } from './lib/args.ts';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs(process.argv.slice(2));
+  const { flags, values } = parseArgs(process.argv.slice(2));
   const frames = Number(values.get('frames') ?? 20_000);
   const seed = Number(values.get('seed') ?? Date.now() % 2 ** 31);
   const kills = Number(values.get('kills') ?? 0);
@@ -25,10 +29,18 @@ async function main(): Promise<void> {
     for (const line of [...r.missing, ...r.doubled, ...r.unexpected, ...r.wrongCodes, ...r.schemaErrors].slice(0, 30)) console.log(`  ${line}`);
   }
   if (kills > 0) {
-    say(`crash test: ${kills} SIGKILLs mid-ingest`);
-    const r = await crashRun(kills, 150, say);
-    failed ||= r.documentsLost > 0 || r.partialBatches.length > 0;
-    console.log(`kills survived: ${r.kills}; documents acknowledged: ${r.documentsAcknowledged}; documents lost: ${r.documentsLost}; partial batches: ${r.partialBatches.length}`);
+    const targets = (values.get('targets') ?? 'mixed') as 'bridge' | 'tab' | 'mixed';
+    const load = flags.has('load');
+    say(`crash test: ${kills} kills (${targets}) mid-ingest, seed ${seed}${load ? ', with a load generator' : ''}`);
+    const t0 = performance.now();
+    const idb = values.get('idb') as 'sqlite' | 'leveldb' | undefined;
+    const r = await crashRun({ kills, seed, targets, load, idb, profile: values.get('profile'), log: say });
+    failed ||= r.documentsLost > 0 || r.partialBatches.length > 0 || r.lostLives.length > 0 || (r.load?.failures.length ?? 0) > 0;
+    const byTarget = (t: string) => r.perLife.filter((l) => l.kill?.target === t).length;
+    console.log(`kills survived: ${r.kills} (bridge ${byTarget('bridge')}, tab ${byTarget('tab')}; seed ${r.seed}, ${((performance.now() - t0) / 1000).toFixed(0)} s); lives checked: ${r.lives}`);
+    console.log(`documents acknowledged: ${r.documentsAcknowledged}; documents lost: ${r.documentsLost}; partial batches: ${r.partialBatches.length}; lives that started with a loss: ${r.lostLives.length}; losses reported by the bridge: ${r.reportedLosses}`);
+    for (const line of [...r.lostLives, ...r.partialBatches].slice(0, 30)) console.log(`  ${line}`);
+    if (r.load) console.log(`load generator: ${r.load.adds} adds, ${r.load.retrieves} retrieves, ${r.load.failures.length} failures${r.load.failures.length ? `: ${r.load.failures.slice(0, 3).join('; ')}` : ''}`);
   }
   process.exit(failed ? 1 : 0);
 }

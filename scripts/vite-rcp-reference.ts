@@ -1,7 +1,9 @@
 /**
  * Vite plugin: copies the normative RCP/1 schema (MIT, from `../shared/rcp`, beside the repository)
  * into public/rcp/ (gitignored) so the playground's console can build a form per method from it,
- * and writes public/rcp/sections.json: each method's section of the spec (number, title, link).
+ * the spec itself (public/rcp/rcp-1.0.md, which the page shows section by section, offline: the
+ * lessons and the conformance checker link into it), and writes public/rcp/sections.json: each
+ * method's section of the spec (number, title, link).
  * When `../shared` is absent (a user's clone) nothing is copied and the page hides the forms:
  * `__RCP_REFERENCE__` tells it, at build time, which files exist, so it never asks for a missing one.
  */
@@ -14,6 +16,8 @@ export interface RcpReference {
   schema: string;
   /** URL of the method → spec section map, or '' when the build had no spec. */
   sections: string;
+  /** URL of the copied spec text (markdown), read by the page's spec viewer; '' when absent. */
+  spec: string;
 }
 
 export interface SpecSection {
@@ -59,15 +63,17 @@ export function copyRcpReference(root: string, publicDir: string): RcpReference 
   const schemaFrom = join(shared, 'schema', 'rcp-1.0.json');
   const specFrom = join(shared, 'spec', 'rcp-1.0.md');
   const out = join(publicDir, 'rcp');
-  if (!existsSync(schemaFrom)) return { schema: '', sections: '' };
+  if (!existsSync(schemaFrom)) return { schema: '', sections: '', spec: '' };
   mkdirSync(out, { recursive: true });
   copyFileSync(schemaFrom, join(out, 'rcp-1.0.json'));
   const licence = join(shared, 'LICENSE');
   if (existsSync(licence)) copyFileSync(licence, join(out, 'LICENSE'));
   const specUrl = specUrlFor((JSON.parse(readFileSync(schemaFrom, 'utf8')) as { $id?: unknown }).$id);
-  if (!existsSync(specFrom) || !specUrl) return { schema: '/rcp/rcp-1.0.json', sections: '' };
+  if (!existsSync(specFrom)) return { schema: '/rcp/rcp-1.0.json', sections: '', spec: '' };
+  copyFileSync(specFrom, join(out, 'rcp-1.0.md'));
+  if (!specUrl) return { schema: '/rcp/rcp-1.0.json', sections: '', spec: '/rcp/rcp-1.0.md' };
   writeFileSync(join(out, 'sections.json'), JSON.stringify(methodSections(readFileSync(specFrom, 'utf8'), specUrl), null, 1));
-  return { schema: '/rcp/rcp-1.0.json', sections: '/rcp/sections.json' };
+  return { schema: '/rcp/rcp-1.0.json', sections: '/rcp/sections.json', spec: '/rcp/rcp-1.0.md' };
 }
 
 export function rcpReference(opts: { root: string; publicDir: string }): Plugin {

@@ -11,6 +11,7 @@ import type { Plugin } from 'vite';
 import { parseModelConfig, type ModelConfig } from '../src/models/model-config.ts';
 import { precomputedFileName } from '../src/models/precomputed.ts';
 import { ONNX_FILE } from '../src/models/settings.ts';
+import { WEIGHTS_FILE } from '../src/models/encoder-runtime/weights-file.ts';
 
 /** public/models/config.json as parsed JSON (the defaults when absent or unreadable). */
 function readModelsConfig(publicDir: string): unknown {
@@ -44,7 +45,9 @@ function walk(dir: string): string[] {
 /**
  * What of public/models and public/sample the worker needs offline with the configured model
  * (public/models/config.json): that model's folder with the ONNX file of its dtype (the other's
- * only when that one is missing, as the runtime falls back), its precomputed sample vectors, and
+ * only when that one is missing, as the runtime falls back) and, for q8, the int8 weight file of our
+ * own encoder runtime (it runs no fp32 weights; transformers.js runs the ONNX file on WebGPU or when
+ * our kernels cannot run), its precomputed sample vectors, and
  * the small files of every other model (the picker reads their manifests). Other models' weights
  * and vectors are cached on first use.
  */
@@ -58,6 +61,7 @@ export function precachedPublicFiles(files: readonly string[], config: Pick<Mode
     .filter((f) => {
       if (f.endsWith('README.md') || f.endsWith('.tmp')) return false;
       if (vectors.test(f)) return f === `/sample/${precomputedFileName(config.embedder)}`;
+      if (f.startsWith('/models/') && f.endsWith('.bin')) return config.dtype === 'q8' && f === `${own}${WEIGHTS_FILE.q8}`;
       if (!/\.onnx$/.test(f)) return true;
       if (!f.startsWith(own)) return false;
       return f === wanted || (f === fallback && !all.has(wanted));

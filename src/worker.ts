@@ -10,12 +10,13 @@
  */
 import * as Comlink from 'comlink';
 import { browserCoordination } from './engine/state/coordination.ts';
+import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
 import { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
-import type { ControlApi, EngineConfig, WorkerStatus } from './protocol/control.ts';
+import type { ControlApi, EngineConfig, IndexLoss, WorkerStatus } from './protocol/control.ts';
 import { SERVER_INFO, type Backend } from './server/backend.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
 import { createEngineBackend } from './server/engine-backend.ts';
@@ -25,6 +26,7 @@ import { withFederation } from './server/aggregator.ts';
 import { createModelHandlers } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
+import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
 import { bundleInpageCapabilities, withoutWrites } from './bundle/serve-bundle.ts';
@@ -38,6 +40,10 @@ interface Runtime {
   modelBase: string;
   /** Settles when the engine opened its storage; rejects (→ -32010 per request) if it could not. */
   opened: Promise<void>;
+  /** The record of what the index held, kept outside the database (src/storage/witness.ts). */
+  witness: Witness;
+  /** Settles once the opened index was compared with that record: the loss being reported, if any. */
+  indexLoss: Promise<IndexLoss | undefined>;
   backend: Backend;
   deadlines?: Record<string, number>;
 }
@@ -54,8 +60,20 @@ async function start(config: EngineConfig): Promise<Runtime> {
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = bundle ? undefined : browserCoordination(database);
   const connectionLost = new EventTarget();
+  // Read before the database opens, so no commit can replace it first. Without OPFS nothing
+  // outlives the database, so a loss cannot be told (kept in memory: every check passes).
+  const witness = new Witness((bundle ? undefined : opfsWitnessFile(database)) ?? memoryWitnessFile());
+  let browserDataLoss: string | undefined;
   const store = readAhead(
-    lazyStore(bundle ? Promise.resolve(bundle) : openIndexedDbStore(database, { onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')) }), bundle?.partial),
+    lazyStore(
+      bundle
+        ? Promise.resolve(bundle)
+        : openIndexedDbStore(database, {
+            onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
+            onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
+          }),
+      bundle?.partial,
+    ),
     coordination,
   );
   const models =
@@ -76,11 +94,18 @@ async function start(config: EngineConfig): Promise<Runtime> {
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
     embedInBackground: models?.catalog?.backgroundEmbedding === true,
     ...(bundle ? { readOnly: true, fields: bundle.manifest.fields } : {}),
+    detectLanguage: loadLanguageDetector,
+    // A clear is the person starting over: what was lost before is no longer news.
+    onCommitted: (summary, cleared) => (cleared ? witness.dismiss(summary) : witness.note(summary)),
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
   const ready = opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
+  const indexLoss = opened.then(
+    () => witness.check(engine.openedAs!, { storedId: engine.openedAs!.storedId, missing: engine.missing, browserDataLoss }),
+    () => witness.loss,
+  );
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
     models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
@@ -99,18 +124,26 @@ async function start(config: EngineConfig): Promise<Runtime> {
         ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
-      subscribe: models ? (listener) => models.subscribe(listener) : undefined,
+      subscribe: (listener) => {
+        // A loss is news to every session that listens: found later, or already (then after the initialize answer).
+        const tell = (loss: IndexLoss) => listener('error', describeLoss(loss), { 'x-inpage-index-loss': loss });
+        if (witness.loss) setTimeout(tell, 0, witness.loss);
+        const unsubscribe = [witness.onLoss(tell), models?.subscribe(listener)];
+        return () => unsubscribe.forEach((u) => u?.());
+      },
+      notes: () => (witness.loss ? [describeLoss(witness.loss)] : []),
     }),
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
     deadlines: INPAGE_DEADLINES,
+    initializeMeta: models ? () => ({ models: { embed: models.identityNotes() } }) : undefined,
   };
   const f = config.federation;
   // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).
   const backend = f?.engines.length
     ? withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
     : plain;
-  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, backend, deadlines: config.deadlines };
+  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, indexLoss, backend, deadlines: config.deadlines };
 }
 
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
@@ -147,7 +180,18 @@ const control: ControlApi = {
     const rt = await started();
     const { ready, error } = await openState(rt.opened);
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
-    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status() };
+    // Once open, the comparison with the record follows at once: wait for it, so a lost index is never shown as merely empty.
+    const loss = ready ? await rt.indexLoss : rt.witness.loss;
+    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}) };
+  },
+  async indexLoss() {
+    return (await started()).indexLoss;
+  },
+  async dismissIndexLoss() {
+    const rt = await started();
+    await rt.opened;
+    rt.witness.dismiss(rt.engine.summary());
+    await rt.witness.flushed();
   },
   async models() {
     const rt = await started();

@@ -91,8 +91,8 @@ export async function startHttp(port: number, args: string[] = [], env: Record<s
   };
 }
 
-/** SIGKILLs `pid` and every descendant at once (frozen first, so none reacts to another's death). */
-export function killTree(pid: number): number[] {
+/** `pid` and every descendant of it, parents first. */
+export function treeOf(pid: number): number[] {
   const parent = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -106,6 +106,12 @@ export function killTree(pid: number): number[] {
   }
   const tree = [pid];
   for (let i = 0; i < tree.length; i++) tree.push(...(parent.get(tree[i]) ?? []));
+  return tree;
+}
+
+/** SIGKILLs `pid` and every descendant at once (frozen first, so none reacts to another's death). */
+export function killTree(pid: number): number[] {
+  const tree = treeOf(pid);
   for (const p of tree) trySignal(p, 'SIGSTOP');
   for (const p of tree) trySignal(p, 'SIGKILL');
   return tree;

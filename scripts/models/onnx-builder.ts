@@ -40,6 +40,10 @@ export class GraphBuilder {
   scalar(name: string, value: number): string {
     return this.constant(name, T.FLOAT, [], Float32Array.of(value));
   }
+  /** A constant made once under `name` and reused by every later caller. */
+  shared(name: string, make: () => string): string {
+    return this.names.has(name) ? name : make();
+  }
   /** One node; returns its first output's name (`outputs` names them, else auto-named). */
   op(opType: string, inputs: string[], attrs: Record<string, Attr> = {}, outputs?: string[] | number): string {
     const outs = Array.isArray(outputs) ? outputs : Array.from({ length: outputs ?? 1 }, (_, i) => `${opType.toLowerCase()}_${this.n}${i ? `_${i}` : ''}`);

@@ -10,6 +10,23 @@ export interface SafeTensor {
   shape: number[];
   /** Always float32 (widened from F16/BF16; I64, e.g. BERT's position_ids buffer, converted). */
   data: Float32Array;
+  /**
+   * Set when the source stored the tensor 4-bit (E5S1, scripts/models/e5s1.ts): its Q4_0 blocks,
+   * of which `data` is the exact dequantisation, so a writer can ship them without requantising.
+   */
+  q4?: Q4Blocks;
+}
+
+/**
+ * ggml Q4_0 blocks along the last axis: per 32 values an fp16 scale d (raw bits) and 16 bytes whose
+ * byte j holds value j (low nibble) and value j + 16 (high nibble); value = d·(nibble − 8).
+ */
+export interface Q4Blocks {
+  blockSize: 32;
+  /** fp16 bits, one per block, blocks in row-major order. */
+  scales: Uint16Array;
+  /** 16 bytes per block. */
+  codes: Uint8Array;
 }
 
 export interface SafeTensors {
@@ -56,7 +73,8 @@ function bf16(bits: number): number {
   scratch.setUint32(0, bits << 16);
   return scratch.getFloat32(0);
 }
-function f16(h: number): number {
+/** IEEE half-precision bits → number. */
+export function f16(h: number): number {
   const s = h & 0x8000 ? -1 : 1;
   const e = (h >> 10) & 0x1f;
   const m = h & 0x3ff;

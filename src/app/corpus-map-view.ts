@@ -1,8 +1,9 @@
 /**
  * "Map of your documents": the passages on the first two principal axes of their vectors, drawn
- * on a canvas, coloured by document, with the current query (a cross) and its hits (ringed)
- * marked. The projection is computed in the worker (`x-inpage/map`); the page only draws, so it
- * never freezes. Computed when the panel is opened and again when the results change.
+ * on a canvas, coloured by document (or by graph community, with a `MapColouring` such as
+ * community-layer.ts), with the current query (a cross) and its hits (ringed) marked. The
+ * projection is computed in the worker (`x-inpage/map`); the page only draws, so it never freezes.
+ * Computed when the panel is opened and again when the results or the colouring change.
  */
 import { corpusMap, hasInpage, type InpageMapResult } from '../client/inpage.ts';
 import type { RcpClient } from '../client/rcp-client.ts';
@@ -13,14 +14,40 @@ import { plural } from './format.ts';
 
 const SAMPLE = 2000;
 const LEGEND = 8;
+/** Maps asked again when the index moved between the map and its colouring (both must be of one version). */
+const COLOURING_ATTEMPTS = 3;
 
-/** A distinct colour per document rank (golden-angle hues). */
-const colour = (rank: number) => `hsl(${(rank * 137.508) % 360} 65% 45%)`;
+/** A distinct colour per rank (golden-angle hues). */
+export const colour = (rank: number) => `hsl(${(rank * 137.508) % 360} 65% 45%)`;
+
+export type MapPoint = InpageMapResult['points'][number];
+
+/** How dots are coloured when not by document: what the map asks for, and how it paints the answer. */
+export interface MapColouring {
+  /** The community level to colour by (sent as `communityLevel`), or undefined to colour by document. */
+  level(): number | undefined;
+  /** The colours for `m` (its points tagged at `level()`), or undefined when its version is not the colouring's (map again). */
+  paint(m: InpageMapResult, signal: AbortSignal): Promise<MapPaint | undefined>;
+  /** Called when the person changes the colouring. */
+  onChange(fn: () => void): void;
+}
+
+export interface MapPaint {
+  colour(p: MapPoint): string;
+  /** What a dot's hover title adds ("whale, ship, sea"). */
+  label(p: MapPoint): string | undefined;
+  legend: HTMLElement[];
+  /** "each dot coloured by …" */
+  colouredBy: string;
+  /** Set on the canvas as data-colouring. */
+  name: string;
+}
 
 export function mountCorpusMap(
   client: RcpClient,
   results: () => { params: RetrieveParams; result: RetrieveResult } | undefined,
   open?: (docId: string, opener: HTMLElement) => void,
+  colouring?: MapColouring,
 ): void {
   const panel = byId<HTMLDetailsElement>('map-panel');
   // Shown from the start (its place is reserved, so the results do not move down when it mounts);
@@ -35,33 +62,34 @@ export function mountCorpusMap(
   let inflight: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** The drawn points in canvas pixels (CSS), for pointing at one. */
-  let placed: { x: number; y: number; doc: string }[] = [];
+  let placed: { x: number; y: number; doc: string; label?: string }[] = [];
   const nearest = (ev: MouseEvent) => {
     const r = canvas.getBoundingClientRect();
     const x = ev.clientX - r.left;
     const y = ev.clientY - r.top;
-    let best: { doc: string; d: number } | undefined;
+    let best: { p: (typeof placed)[number]; d: number } | undefined;
     for (const p of placed) {
       const d = Math.hypot(p.x - x, p.y - y);
-      if (d <= 8 && (!best || d < best.d)) best = { doc: p.doc, d };
+      if (d <= 8 && (!best || d < best.d)) best = { p, d };
     }
-    return best?.doc;
+    return best?.p;
   };
   canvas.addEventListener('mousemove', (ev) => {
-    const doc = nearest(ev);
-    canvas.title = doc ? `${doc} — click to open` : '';
-    canvas.style.cursor = doc && open ? 'pointer' : '';
+    const p = nearest(ev);
+    canvas.title = p ? `${p.doc}${p.label ? ` (${p.label})` : ''} — click to open` : '';
+    canvas.style.cursor = p && open ? 'pointer' : '';
   });
   canvas.addEventListener('click', (ev) => {
-    const doc = nearest(ev);
-    if (doc && open) open(doc, canvas);
+    const p = nearest(ev);
+    if (p && open) open(p.doc, canvas);
   });
 
-  const draw = (m: InpageMapResult, hitIds: ReadonlySet<string>) => {
+  const draw = (m: InpageMapResult, hitIds: ReadonlySet<string>, paint?: MapPaint) => {
     const counts = new Map<string, number>();
     for (const p of m.points) counts.set(p.doc, (counts.get(p.doc) ?? 0) + 1);
     const docs = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     const rankOf = new Map(docs.map(([d], i) => [d, i]));
+    const fill = paint ? (p: MapPoint) => paint.colour(p) : (p: MapPoint) => colour(rankOf.get(p.doc)!);
     const dpr = window.devicePixelRatio || 1;
     const w = canvas.clientWidth || 600;
     const h = canvas.clientHeight || 360;
@@ -80,7 +108,7 @@ export function mountCorpusMap(
     ctx.globalAlpha = 0.65;
     for (const p of m.points) {
       if (hitIds.has(p.id)) continue;
-      ctx.fillStyle = colour(rankOf.get(p.doc)!);
+      ctx.fillStyle = fill(p);
       ctx.beginPath();
       ctx.arc(sx(p.x), sy(p.y), 2.5, 0, 2 * Math.PI);
       ctx.fill();
@@ -90,7 +118,7 @@ export function mountCorpusMap(
     for (const p of m.points) {
       if (!hitIds.has(p.id)) continue;
       hits++;
-      ctx.fillStyle = colour(rankOf.get(p.doc)!);
+      ctx.fillStyle = fill(p);
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 1.5;
       ctx.beginPath();
@@ -112,7 +140,8 @@ export function mountCorpusMap(
         ctx.stroke();
       }
     }
-    placed = m.points.map((p) => ({ x: sx(p.x), y: sy(p.y), doc: p.doc }));
+    placed = m.points.map((p) => ({ x: sx(p.x), y: sy(p.y), doc: p.doc, label: paint?.label(p) }));
+    canvas.dataset.colouring = paint?.name ?? 'document';
     canvas.dataset.points = String(m.points.length);
     canvas.dataset.documents = String(docs.length);
     canvas.dataset.hits = String(hits);
@@ -122,8 +151,9 @@ export function mountCorpusMap(
     const sampled = m.withVectors > SAMPLE ? ` (an even sample of ${m.withVectors.toLocaleString('en')})` : '';
     const missing = m.total > m.withVectors ? ` ${plural(m.total - m.withVectors, 'passage')} not embedded yet ${m.total - m.withVectors === 1 ? 'is' : 'are'} not shown.` : '';
     const marks = m.query ? ` The cross is your query${hits ? `; the ${plural(hits, 'ringed dot')} ${hits === 1 ? 'is' : 'are'} its results` : ''}.` : ' Search to see where your query lands.';
-    summary.textContent = `${plural(m.points.length, 'passage')} from ${plural(docs.length, 'document')}${sampled}, each dot coloured by its document; nearby dots are close in meaning.${explained}${marks}${missing}`;
+    summary.textContent = `${plural(m.points.length, 'passage')} from ${plural(docs.length, 'document')}${sampled}, each dot coloured by ${paint?.colouredBy ?? 'its document'}; nearby dots are close in meaning.${explained}${marks}${missing}`;
     canvas.setAttribute('aria-label', `Map of ${plural(m.points.length, 'passage')} from ${plural(docs.length, 'document')}${m.query ? ', with your query and its results marked' : ''}`);
+    if (paint) return void legend.replaceChildren(...paint.legend);
     legend.replaceChildren(
       ...docs.slice(0, LEGEND).map(([doc, n], i) => el('li', {}, el('span', { class: 'swatch', attrs: { style: `background:${colour(i)}` } }), ` ${doc} (${n})`)),
       ...(docs.length > LEGEND ? [el('li', { class: 'muted' }, `and ${plural(docs.length - LEGEND, 'more document')}`)] : []),
@@ -139,10 +169,17 @@ export function mountCorpusMap(
     const shown = results();
     const query = typeof shown?.params.query === 'string' ? shown.params.query : undefined;
     const hitIds = new Set((shown?.result.hits ?? []).map((h) => String(h.id)));
-    summary.textContent = 'Computing the map in the engine…';
+    const level = colouring?.level();
+    summary.textContent = level === undefined ? 'Computing the map in the engine…' : 'Computing the map and its communities in the engine (the first time builds the passage graph: seconds on a large index)…';
     try {
-      const m = await corpusMap(client, { limit: SAMPLE, include: [...hitIds].slice(0, 1000), query }, { signal: ctrl.signal });
-      if (ctrl.signal.aborted) return;
+      let m: InpageMapResult | undefined;
+      let paint: MapPaint | undefined;
+      for (let attempt = 0; attempt < COLOURING_ATTEMPTS && !paint; attempt++) {
+        m = await corpusMap(client, { limit: SAMPLE, include: [...hitIds].slice(0, 1000), query, ...(level !== undefined ? { communityLevel: level } : {}) }, { signal: ctrl.signal });
+        if (level === undefined || m.points.length === 0) break;
+        paint = await colouring!.paint(m, ctrl.signal);
+      }
+      if (ctrl.signal.aborted || !m) return;
       canvas.hidden = m.points.length === 0;
       if (m.points.length === 0) {
         legend.replaceChildren();
@@ -153,7 +190,7 @@ export function mountCorpusMap(
           : 'The map needs an embedding model, and none is running.';
         return;
       }
-      draw(m, hitIds);
+      draw(m, hitIds, paint);
     } catch (e) {
       if (!ctrl.signal.aborted) {
         summary.textContent = '';
@@ -169,6 +206,7 @@ export function mountCorpusMap(
   };
   panel.addEventListener('toggle', () => panel.open && void refresh());
   byId('map-refresh').addEventListener('click', () => void refresh());
+  colouring?.onChange(() => void refresh());
   // New results (a new query or a refresh after an import): redraw with them marked.
   new MutationObserver(soon).observe(byId('hits'), { attributes: true, attributeFilter: ['data-request', 'data-ids'] });
 }

@@ -21,6 +21,9 @@ export const DOC_SLICE = 32_000;
 export interface DocPanel {
   open(target: HitTarget, opener?: HTMLElement): Promise<void>;
   close(): void;
+  /** Parts of the panel beside the text (related passages, feedback) follow what is open. */
+  onOpen(fn: (target: HitTarget) => void): void;
+  onClose(fn: () => void): void;
 }
 
 export function mountDocPanel(client: RcpClient): DocPanel {
@@ -30,6 +33,8 @@ export function mountDocPanel(client: RcpClient): DocPanel {
   const body = byId('doc-body');
   let returnFocus: HTMLElement | undefined;
   let seq = 0;
+  const opened: ((target: HitTarget) => void)[] = [];
+  const closed: (() => void)[] = [];
   /** The loaded range of the open document, and its length. */
   let view: { id: string; start: number; end: number; length: number; text: HTMLElement; loading: boolean } | undefined;
 
@@ -41,6 +46,7 @@ export function mountDocPanel(client: RcpClient): DocPanel {
     document.body.classList.remove('drawer-open');
     body.replaceChildren();
     view = undefined;
+    for (const fn of closed) fn();
     returnFocus?.focus();
     returnFocus = undefined;
   };
@@ -107,6 +113,7 @@ export function mountDocPanel(client: RcpClient): DocPanel {
       body.replaceChildren('Loading…');
       view = undefined;
       title.focus();
+      for (const fn of opened) fn(target);
       if (!hasInpage(client)) {
         meta.textContent = `${target.docId} · showing the matching passage only (this engine does not offer full documents)`;
         showPassageOnly(target);
@@ -145,5 +152,7 @@ export function mountDocPanel(client: RcpClient): DocPanel {
       }
     },
     close,
+    onOpen: (fn) => void opened.push(fn),
+    onClose: (fn) => void closed.push(fn),
   };
 }

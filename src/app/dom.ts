@@ -70,3 +70,16 @@ export async function copyText(text: string): Promise<void> {
     ta.remove();
   }
 }
+
+/** Offers `parts` as a file download (a same-origin blob: URL, revoked after the click). */
+export function downloadFile(name: string, type: string, parts: BlobPart[]): void {
+  const url = URL.createObjectURL(new Blob(parts, { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -10,9 +10,7 @@ import type { CallOptions, RcpClient } from '../client/rcp-client.ts';
 import { RcpError } from '../protocol/errors.ts';
 import type { Method, ParamsOf, ResultOf, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { byId, el } from './dom.ts';
-
-/** The label of this page's own engine in fused hits. */
-export const LOCAL_ENGINE_ID = 'this page';
+import { LOCAL_ENGINE_ID } from './hits-view.ts';
 const STORAGE_KEY = 'rcp-playground:engines';
 /** A remote engine gets this long per query before it is dropped (the local one answers in ms). */
 const FEDERATION_DEADLINE_MS = 4_000;

@@ -23,11 +23,11 @@ export interface FrameRecord {
   text?: string;
   /** The first PREVIEW_CHARS characters, always kept. */
   preview: string;
-  /** Which of the page's sessions carried it: the page's own, the import session, or the console's. */
+  /** Which of the page's sessions carried it: the page's own, the import session, the console's, or the tour's. */
   session: FrameSession;
 }
 
-export type FrameSession = 'page' | 'import' | 'console';
+export type FrameSession = 'page' | 'import' | 'console' | 'tour';
 
 const encoder = new TextEncoder();
 

@@ -15,6 +15,8 @@ import { plural } from './format.ts';
 /** Where a hit points: its document and the `[start, end)` it cites. */
 export interface HitTarget {
   docId: string;
+  /** The hit's id (a passage `docId#index`, or the document), when it came from this engine: what `feedback` and `graph` name. */
+  hitId?: string;
   title: string;
   start?: number;
   end?: number;
@@ -23,15 +25,22 @@ export interface HitTarget {
   spans: readonly Span[];
 }
 
-/** What the request asked for, so the explanations can name it. */
+/** What the request asked for, so the explanations can name it; `actions` adds controls to each hit (feedback). */
 export interface HitsContext {
   rerankMethod?: string;
+  actions?: (hit: Hit, target: HitTarget) => HTMLElement | null;
 }
+
+/** The engine label that marks this page's own hits in federated results (engines-panel.ts). */
+export const LOCAL_ENGINE_ID = 'this page';
 
 export function hitTarget(h: Hit): HitTarget {
   const docId = h.chunk?.docId ?? h.citation?.source ?? String(h.id);
   const title = h.citation?.title ?? (typeof h.meta?.title === 'string' ? h.meta.title : docId);
-  return { docId, title, start: h.citation?.start, end: h.citation?.end, text: h.text ?? '', spans: hitMatches(h).spans };
+  const from = engines(h);
+  // A hit only another engine returned has an id of that engine's: nothing here to give feedback on.
+  const local = from.length === 0 || from.includes(LOCAL_ENGINE_ID);
+  return { docId, ...(local ? { hitId: String(h.id) } : {}), title, start: h.citation?.start, end: h.citation?.end, text: h.text ?? '', spans: hitMatches(h).spans };
 }
 
 function engines(h: Hit): string[] {
@@ -99,6 +108,7 @@ export function renderHits(list: HTMLOListElement, hits: readonly Hit[], open: (
       p,
       scoreBars(h, maxima),
       why.length ? el('div', { class: 'why', attrs: { role: 'group', 'aria-label': 'Why this result' } }, ...why.map((w) => el('p', {}, w))) : null,
+      ctx.actions?.(h, target),
     );
   };
   list.replaceChildren(
@@ -119,4 +129,9 @@ export function renderHits(list: HTMLOListElement, hits: readonly Hit[], open: (
       return li;
     }),
   );
+}
+
+/** Marks (or unmarks) the shown results of a document as quarantined: dimmed until the results refresh. */
+export function markQuarantined(list: HTMLOListElement, docId: string, held: boolean): void {
+  for (const li of list.querySelectorAll<HTMLElement>(':scope > li.hit-group')) if (li.dataset.docId === docId) li.classList.toggle('is-quarantined', held);
 }

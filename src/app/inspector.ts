@@ -1,15 +1,19 @@
 /**
- * The protocol inspector: every frame of the page's RCP sessions (its own, the console's, and —
- * on request — the import session's background traffic), live, with direction, kind,
- * method, id, latency and size; filterable by direction, method and text; one frame or all shown
- * frames copyable (NDJSON). Frame text is shown with textContent only, rendered when a frame is
- * opened; older frames are folded by the log (their full text is read back when opened or copied).
+ * The protocol inspector: every frame of the page's RCP sessions (its own, the console's, the
+ * tour's, and — on request — the import session's background traffic), live, with direction,
+ * kind, method, id, latency and size; filterable by direction, method, id, errors and text; shown
+ * as a list or as a sequence (client and server lanes, progress and cancel marked); a large frame
+ * opens folded (its first few KB, the rest on request); one frame or all shown frames copyable
+ * (NDJSON). Frame text is shown with textContent only; older frames are folded by the log (their
+ * full text is read back when opened or copied).
  */
 import { byId, copyText, el, formatBytes } from './dom.ts';
 import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
 
 const MAX_ROWS = 2000;
 const MAX_SHOWN_CHARS = 200_000;
+/** A frame longer than this opens folded: its first part, and a button for the rest. */
+export const FOLD_CHARS = 8_000;
 
 function pretty(text: string): string {
   const shown = text.length > MAX_SHOWN_CHARS ? text.slice(0, MAX_SHOWN_CHARS) : text;
@@ -32,6 +36,9 @@ export function mountInspector(log: FrameLog): void {
   const count = byId('insp-count');
   const follow = byId<HTMLInputElement>('insp-follow');
   const background = byId<HTMLInputElement>('insp-background');
+  const idIn = byId<HTMLInputElement>('insp-id');
+  const errorsOnly = byId<HTMLInputElement>('insp-errors');
+  const view = byId<HTMLSelectElement>('insp-view');
   const rows = new Map<HTMLLIElement, FrameRecord>();
 
   const matches = (r: FrameRecord): boolean => {
@@ -39,6 +46,9 @@ export function mountInspector(log: FrameLog): void {
     if (dirSel.value !== 'all' && r.direction !== dirSel.value) return false;
     const m = methodIn.value.trim().toLowerCase();
     if (m && !(r.method ?? '').toLowerCase().includes(m)) return false;
+    const id = idIn.value.trim();
+    if (id && String(r.id ?? '') !== id && JSON.stringify(r.id ?? '') !== id) return false;
+    if (errorsOnly.checked && r.kind !== 'error' && r.kind !== 'invalid') return false;
     const t = textIn.value.trim().toLowerCase();
     if (t && !(r.text ?? r.preview).toLowerCase().includes(t)) return false; // folded frames: by their preview
     return true;
@@ -52,17 +62,24 @@ export function mountInspector(log: FrameLog): void {
     const arrow = r.direction === 'out' ? '→' : '←';
     const label = `${arrow} ${r.kind} ${r.method ?? ''}${r.id !== undefined ? ` #${String(r.id)}` : ''}${r.session !== 'page' ? ` (${r.session})` : ''}`;
     const pre = el('pre', { class: 'frame-json' });
+    const unfold = el('button', { class: 'small', attrs: { type: 'button' } }, `Show the whole frame (${formatBytes(r.bytes)})`);
+    unfold.hidden = true;
+    const open = async () => {
+      if (pre.textContent) return;
+      pre.textContent = 'Reading the frame…';
+      const text = pretty(await log.fullText(r));
+      if (text.length <= FOLD_CHARS) return void (pre.textContent = text);
+      pre.textContent = `${text.slice(0, FOLD_CHARS)}\n… folded: ${(text.length - FOLD_CHARS).toLocaleString('en')} more characters`;
+      unfold.hidden = false;
+      unfold.onclick = () => {
+        pre.textContent = text;
+        unfold.hidden = true;
+        pre.focus();
+      };
+    };
     const details = el(
       'details',
-      {
-        on: {
-          toggle: () => {
-            if (!details.open || pre.textContent) return;
-            pre.textContent = 'Reading the frame…';
-            void log.fullText(r).then((text) => (pre.textContent = pretty(text)));
-          },
-        },
-      },
+      { on: { toggle: () => void (details.open && open()) } },
       el(
         'summary',
         {},
@@ -73,6 +90,7 @@ export function mountInspector(log: FrameLog): void {
         el('span', { class: 'frame-meta' }, [formatBytes(r.bytes), r.latencyMs !== undefined ? `${r.latencyMs.toFixed(1)} ms` : ''].filter(Boolean).join(' · ')),
       ),
       pre,
+      unfold,
     );
     const copy = el('button', { class: 'small', attrs: { type: 'button', 'aria-label': `Copy frame ${r.seq}` }, on: { click: () => void log.fullText(r).then(copyText) } }, 'Copy');
     const li = el('li', { class: `dir-${r.direction} kind-${r.kind}`, attrs: { 'data-method': r.method ?? '', 'data-seq': r.seq } }, details, copy);
@@ -99,8 +117,15 @@ export function mountInspector(log: FrameLog): void {
     for (const [li, r] of rows) li.hidden = !matches(r);
     updateCount();
   };
-  for (const input of [dirSel, methodIn, textIn]) input.addEventListener('input', refilter);
-  background.addEventListener('change', refilter);
+  for (const input of [dirSel, methodIn, textIn, idIn]) input.addEventListener('input', refilter);
+  for (const box of [background, errorsOnly]) box.addEventListener('change', refilter);
+  // Sequence: the same rows laid out in client and server lanes (CSS), with the lanes named.
+  const applyView = () => {
+    list.classList.toggle('sequence', view.value === 'sequence');
+    list.setAttribute('aria-label', view.value === 'sequence' ? 'RCP frames in sequence: sent by the client on the left, by the server on the right' : 'RCP frames');
+  };
+  view.addEventListener('change', applyView);
+  applyView();
   byId('insp-copy-all').addEventListener('click', () => void Promise.all(shown().map((r) => log.fullText(r))).then((texts) => copyText(toNdjson(texts))));
   byId('insp-clear').addEventListener('click', () => {
     rows.clear();

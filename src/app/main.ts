@@ -11,7 +11,9 @@ import { mountAreas } from './areas.ts';
 import { bundleParam, mountBundle } from './bundle-panel.ts';
 import { mountCapabilities } from './capabilities-panel.ts';
 import { changeThrottle } from './change-throttle.ts';
+import { mountCommunityLayer } from './community-layer.ts';
 import { mountCorpusMap } from './corpus-map-view.ts';
+import { mountDocFeedback } from './doc-feedback.ts';
 import { mountDocPanel } from './doc-panel.ts';
 import { mountDocumentsPanel } from './documents-panel.ts';
 import { byId } from './dom.ts';
@@ -19,12 +21,23 @@ import { mountEngineWatch } from './engine-watch.ts';
 import { mountEngines } from './engines-panel.ts';
 import { errorView } from './errors.ts';
 import { FrameLog } from './frame-log.ts';
+import { markQuarantined, type HitTarget } from './hits-view.ts';
 import { mountImport } from './import-panel.ts';
+import { mountIndexLoss } from './index-loss-view.ts';
+import { mountConformance } from './learn/conformance-panel.ts';
+import { freshEngine } from './learn/fresh-engine.ts';
+import { mountQuality } from './learn/quality-panel.ts';
+import { lessonFederation } from './learn/lesson-federation.ts';
+import { mountTour } from './learn/tour.ts';
+import { mountRecordings } from './learn/recordings-panel.ts';
 import { mountInspector } from './inspector.ts';
 import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
 import { mountPortable } from './portable.ts';
+import { mountFeedback } from './feedback-actions.ts';
 import { mountProgress } from './progress-view.ts';
+import { mountQuarantine } from './quarantine-panel.ts';
+import { mountRelatedPassages } from './related-passages.ts';
 import { mountConsole } from './rpc-console.ts';
 import { fetchSample, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
@@ -79,13 +92,21 @@ const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
 byId('q').removeEventListener('input', early);
 
+/** The text of a retrieve's query (a query can also be a structured object). */
+const queryOf = (q: unknown): string | undefined => (typeof q === 'string' ? q : undefined);
+
 /** Lets the browser paint and handle input between mounting groups of panels (no one long task). */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 // Search first: its panel (and a query typed while the engine started) before anything else.
 const docPanel = mountDocPanel(client);
+const openTarget = (t: HitTarget, opener: HTMLElement) => void docPanel.open(t, opener);
 const engines = mountEngines(client);
-const search = mountSearch(client, engines.searcher, init, (t, opener) => void docPanel.open(t, opener));
+// Feedback goes on the page's session: later searches on it see a quarantine at once.
+const markHeld = (docId: string, held: boolean) => markQuarantined(byId<HTMLOListElement>('hits'), docId, held);
+const released = (docId: string) => (markHeld(docId, false), changed());
+const feedback = mountFeedback(client, { query: () => queryOf(search.current()?.params.query), changed: () => changed(), quarantined: markHeld });
+const search = mountSearch(client, engines.searcher, init, openTarget, (_hit, target) => feedback.controls(target));
 await nextTask();
 mountCapabilities(init);
 // The console and the schema forms (which read the whole RCP schema) wait until Learn RCP is shown.
@@ -107,7 +128,16 @@ areas.onShow(syncShown);
 syncShown(areas.current());
 const importer = mountImport(writer, progress, () => changed());
 mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
-mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener));
+mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener), mountCommunityLayer(client, openTarget));
+const related = mountRelatedPassages(client, openTarget);
+const docFeedback = mountDocFeedback(client, feedback, released);
+docPanel.onOpen((t) => (related.show(t), docFeedback.show(t)));
+docPanel.onClose(() => (related.hide(), docFeedback.hide()));
+const quarantine = mountQuarantine(client, released);
+mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
+mountQuality(byId('quality'), { fresh: freshEngine });
+mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
+mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
@@ -120,11 +150,13 @@ function describe(s: WorkerStatus): string {
 }
 
 const picker = mountModelPicker(byId('model-picker'), client.control, (texts) => client.request('embed', { inputs: texts, kind: 'document' }));
+const indexLoss = mountIndexLoss(byId('index-loss'), { dismiss: () => client.control.dismissIndexLoss(), showImport: () => areas.show('import', true) });
 let seenVersion: string | undefined;
 async function updateStats(): Promise<WorkerStatus> {
   const s = await watch.status(() => client.status());
   stats.textContent = describe(s);
   picker.update(s);
+  indexLoss.update(s.indexLoss);
   if (s.ready) search.setEmpty(s.documents === 0);
   // The index moved without this page writing (another tab): refresh what shows it.
   if (seenVersion !== undefined && s.indexVersion !== seenVersion) changed();
@@ -141,6 +173,8 @@ const changed = changeThrottle(
     void updateStats();
     void documents.refresh();
     void storage.refresh();
+    void quarantine.refresh();
+    docFeedback.refresh();
     search.refresh(!progress.busy()); // while an import runs, results stay put (see SearchPanel.refresh)
   },
   { quietMs: 50, busyMs: 1000, busy: () => progress.busy() },
@@ -208,8 +242,8 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
   await new Promise((r) => setTimeout(r, 100));
   s = await updateStats();
 }
-if (bundle) {
-  // Read-only: nothing to seed or resume.
+if (bundle || s.indexLoss) {
+  // Read-only, or a lost index: nothing is seeded or resumed (over a lost index the person decides, with the loss in view).
 } else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
 setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);

@@ -13,7 +13,7 @@ import { errorView } from './errors.ts';
 import { EXAMPLE_PARAMS } from './examples.ts';
 import { type FieldSpec, fieldValue, formText, type MethodSpec, methodSpecs } from './schema-model.ts';
 
-declare const __RCP_REFERENCE__: { schema: string; sections: string } | undefined;
+declare const __RCP_REFERENCE__: { schema: string; sections: string; spec?: string } | undefined;
 
 interface SpecSection {
   number: string;

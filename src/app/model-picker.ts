@@ -52,7 +52,7 @@ export function modelState(s: WorkerStatus): string {
   const parts: string[] = [];
   if (m.state === 'loading') parts.push(`Loading ${m.name}${m.progress !== undefined ? `: ${Math.round(m.progress * 100)}% downloaded` : '…'}`);
   else if (m.state === 'failed') parts.push(`${m.name} failed to load (${m.error ?? 'unknown error'}); sparse search still works.`);
-  else parts.push(`${m.name} ready on ${m.device ?? '?'}${m.threads ? ` (${m.threads} threads)` : ''}${m.loadMs !== undefined ? ` in ${(m.loadMs / 1000).toFixed(1)} s` : ''}.`);
+  else parts.push(`${m.name} ready on ${m.device ?? '?'}${m.threads ? ` (${m.threads} threads)` : ''}${m.loadMs !== undefined ? ` in ${(m.loadMs / 1000).toFixed(1)} s` : ''}${m.runtime ? `, runtime ${m.runtime}` : ''}.`);
   if (s.pendingVectors) parts.push(`Embedding in the background: ${s.pendingVectors.toLocaleString('en')} of ${s.chunks.toLocaleString('en')} passages still wait for vectors (dense and hybrid search skip them meanwhile).`);
   return parts.join(' ');
 }

@@ -9,7 +9,7 @@
 import { exportPage, hasInpage, importPage, type InpageExportDocument, type InpageModelIdentity } from '../client/inpage.ts';
 import type { RcpClient } from '../client/rcp-client.ts';
 import type { RetrieveParams, RetrieveResult } from '../protocol/types.ts';
-import { byId } from './dom.ts';
+import { byId, downloadFile } from './dom.ts';
 import { errorView } from './errors.ts';
 import { plural } from './format.ts';
 import type { ProgressView } from './progress-view.ts';
@@ -26,19 +26,6 @@ export interface IndexFileHeader {
   model?: InpageModelIdentity;
   encoding: 'f32-base64';
   exportedAt: string;
-}
-
-/** Offers `parts` as a file download (a same-origin blob: URL, revoked after the click). */
-function download(name: string, type: string, parts: BlobPart[]): void {
-  const url = URL.createObjectURL(new Blob(parts, { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
@@ -102,7 +89,7 @@ export function mountPortable(o: PortableOptions): void {
       }
       const h = header ?? { format: INDEX_FORMAT, version: 1, documents: 0, encoding: 'f32-base64', exportedAt: new Date().toISOString() };
       h.documents = done; // documents deleted during the export are not in the file
-      download(`rcp-index-${stamp()}.ndjson`, 'application/x-ndjson', [`${JSON.stringify(h)}\n`, ...parts]);
+      downloadFile(`rcp-index-${stamp()}.ndjson`, 'application/x-ndjson', [`${JSON.stringify(h)}\n`, ...parts]);
       o.progress.finish(`Exported ${plural(done, 'document')}${h.model ? ` with vectors from ${h.model.identity}` : ''}.`);
     } catch (e) {
       o.progress.finish('');
@@ -156,8 +143,8 @@ export function mountPortable(o: PortableOptions): void {
       return;
     }
     status.textContent = `Exported ${plural(shown.result.hits.length, 'result')} as ${format.toUpperCase()}.`;
-    if (format === 'json') download(`rcp-results-${stamp()}.json`, 'application/json', [JSON.stringify({ request: shown.params, ...shown.result }, null, 2)]);
-    else download(`rcp-results-${stamp()}.ndjson`, 'application/x-ndjson', shown.result.hits.map((h) => `${JSON.stringify(h)}\n`));
+    if (format === 'json') downloadFile(`rcp-results-${stamp()}.json`, 'application/json', [JSON.stringify({ request: shown.params, ...shown.result }, null, 2)]);
+    else downloadFile(`rcp-results-${stamp()}.ndjson`, 'application/x-ndjson', shown.result.hits.map((h) => `${JSON.stringify(h)}\n`));
   }
   box.hidden = false;
 }

@@ -13,7 +13,7 @@ import { errorView } from './errors.ts';
 import { clip, plural } from './format.ts';
 import { mountFilterBuilder } from './filter-builder.ts';
 import { MATCHES_FIELD } from './highlight.ts';
-import { type HitTarget, renderHits } from './hits-view.ts';
+import { type HitsContext, type HitTarget, renderHits } from './hits-view.ts';
 import { readSearchState, type SearchState, writeSearchState } from './url-state.ts';
 
 export const SEARCH_DEBOUNCE_MS = 150;
@@ -33,9 +33,16 @@ export interface SearchPanel {
 
 /**
  * `client` is the page's own session (capabilities, facets, "did you mean"); `searcher` runs the
- * retrieves (the local engine, or a federation over it and the remote engines the person added).
+ * retrieves (the local engine, or a federation over it and the remote engines the person added);
+ * `actions` adds controls to every hit (feedback-actions.ts).
  */
-export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'request'>, init: InitializeResult, open: (t: HitTarget, opener: HTMLElement) => void): SearchPanel {
+export function mountSearch(
+  client: RcpClient,
+  searcher: Pick<RcpClient, 'request'>,
+  init: InitializeResult,
+  open: (t: HitTarget, opener: HTMLElement) => void,
+  actions?: HitsContext['actions'],
+): SearchPanel {
   const caps = init.capabilities;
   const r = caps.retrieve ?? {};
   const form = byId<HTMLFormElement>('search-form');
@@ -129,7 +136,7 @@ export function mountSearch(client: RcpClient, searcher: Pick<RcpClient, 'reques
     pending = undefined;
     shown = { params: p, result: res };
     fresh.hidden = true;
-    renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined });
+    renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined, actions });
     hasResults(res.hits.length > 0);
     list.dataset.request = JSON.stringify(p); // what these results answer (tests and curious people)
     list.dataset.ids = res.hits.map((h) => String(h.id)).join('\n');

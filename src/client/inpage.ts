@@ -3,7 +3,10 @@
  * clearing the index). They exist only when the server advertises the `x-inpage` capability;
  * callers must check `hasInpage(client)` first and degrade when it is absent.
  */
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportDocument, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult, InpageModelIdentity } from '../protocol/inpage.ts';
+import type {
+  InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportDocument, InpageExportResult, InpageFacetsResult,
+  InpageFeedbackResult, InpageImportResult, InpageMapResult, InpageModelIdentity, InpageQuarantineResult, InpageReleaseResult,
+} from '../protocol/inpage.ts';
 import type { CallOptions, RcpClient } from './rcp-client.ts';
 
 export type {
@@ -15,9 +18,14 @@ export type {
   InpageExportDocument,
   InpageExportResult,
   InpageFacetsResult,
+  InpageFeedbackResult,
+  InpageHitFeedback,
   InpageImportResult,
   InpageMapResult,
   InpageModelIdentity,
+  InpageQuarantined,
+  InpageQuarantineResult,
+  InpageReleaseResult,
 } from '../protocol/inpage.ts';
 
 /** The vendor capability key. */
@@ -54,6 +62,15 @@ export const exportPage = (client: RcpClient, params: { offset?: number; limit?:
 export const importPage = (client: RcpClient, documents: InpageExportDocument[], model?: InpageModelIdentity, options?: CallOptions) =>
   call<InpageImportResult>(client, 'x-inpage/import', model ? { documents, model } : { documents }, options);
 
-/** The corpus on two principal axes (computed in the worker), with `include` hits and the query placed. */
-export const corpusMap = (client: RcpClient, params: { limit?: number; include?: string[]; query?: string } = {}, options?: CallOptions) =>
+/** The corpus on two principal axes (computed in the worker), with `include` hits and the query placed; `communityLevel` tags each point with its graph community. */
+export const corpusMap = (client: RcpClient, params: { limit?: number; include?: string[]; query?: string; communityLevel?: number } = {}, options?: CallOptions) =>
   call<InpageMapResult>(client, 'x-inpage/map', params, options);
+
+/** What `feedback` recorded about one document's hits. */
+export const documentFeedback = (client: RcpClient, id: string, options?: CallOptions) => call<InpageFeedbackResult>(client, 'x-inpage/feedback', { id }, options);
+
+/** The documents held out of answers after an integrity signal, oldest first. */
+export const quarantined = (client: RcpClient, options?: CallOptions) => call<InpageQuarantineResult>(client, 'x-inpage/quarantine', {}, options);
+
+/** Puts quarantined documents back in answers. */
+export const release = (client: RcpClient, ids: string[], options?: CallOptions) => call<InpageReleaseResult>(client, 'x-inpage/release', { ids }, options);

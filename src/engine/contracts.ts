@@ -204,6 +204,15 @@ export interface Manifest {
   /** Version of the last clear: older versions' texts are gone, so no engine keeps them pinnable. */
   clearedAt?: number;
   /**
+   * A random id given to the database by its first manifest and kept by every later one (clears
+   * included): a database the browser discarded and recreated has another, so a record kept
+   * outside the database (src/storage/witness.ts) can tell it is not the index it described.
+   * Absent in manifests written before it existed (the next commit adds one).
+   */
+  storeId?: string;
+  /** Live documents at this version (absent in manifests written before it existed). */
+  documents?: number;
+  /**
    * Documents held out of every retrieve and graph answer since a `feedback` signal flagged one of
    * their passages (§7.16, §15.3), until released. A quarantine or a release is a new version.
    */
@@ -216,6 +225,9 @@ export interface QuarantineEntry {
   reasons: ('poisonSuspected' | 'injectionSuspected')[];
   at: number;
 }
+
+/** What the index holds, as the record kept outside the database remembers it (a control-plane wire type). */
+export type { IndexSummary } from '../protocol/control.ts';
 
 /** Everything one mutation writes; a store MUST apply it atomically (all or nothing). */
 export interface Change {

@@ -2,9 +2,10 @@ import type { PresetVectors } from './index/prepare.ts';
 /** What the Engine is built with, and what its writes take and return. */
 import type { FilterFieldType, RetrieveMode } from '../protocol/types.ts';
 import type { AnalyzerOptions } from './analysis/analyzer.ts';
+import type { LanguageDetector } from './analysis/language.ts';
 import type { Bm25Params } from './index/bm25.ts';
 import type { EngineLimits } from './config.ts';
-import type { Embedder, IndexStore, Reranker } from './contracts.ts';
+import type { Embedder, IndexStore, IndexSummary, Reranker } from './contracts.ts';
 import type { Coordination } from './state/coordination.ts';
 
 export interface EngineOptions {
@@ -16,6 +17,12 @@ export interface EngineOptions {
   /** Filterable meta fields, name → type (§8). Default DEFAULT_FIELDS. */
   fields?: Record<string, FilterFieldType>;
   analyzer?: AnalyzerOptions;
+  /**
+   * Detects the language of each added document without `meta.lang` and stores it there (a
+   * filterable keyword). Loaded on the first add; src/engine/analysis/language.ts has the
+   * project's (eld). Default: none (documents keep the meta they were given).
+   */
+  detectLanguage?: () => Promise<LanguageDetector>;
   bm25?: Partial<Bm25Params>;
   /** BM25F-style weight of context terms (title, heading path). */
   contextWeight?: number;
@@ -46,6 +53,12 @@ export interface EngineOptions {
    * announcements. Absent (Node, a single tab): this engine assumes it is the only writer.
    */
   coordination?: Coordination;
+  /**
+   * Called after each write this engine committed became current (adds, deletes, clears,
+   * re-embedding), with what the index holds now: the worker keeps a record of it outside the
+   * database (src/storage/witness.ts). Must not throw; it runs on the write's path.
+   */
+  onCommitted?: (summary: IndexSummary, cleared: boolean) => void;
 }
 
 export interface AddOptions {

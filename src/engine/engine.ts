@@ -21,12 +21,13 @@ import {
   DEFAULT_ANALYZER, DEFAULT_BM25, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT, DEFAULT_FIELDS,
   DEFAULT_LIMITS, type EngineLimits,
 } from './config.ts';
-import type { Embedder, IndexStore, Manifest, Reranker } from './contracts.ts';
+import type { Embedder, IndexStore, IndexSummary, Manifest, Reranker } from './contracts.ts';
 import type { AddOptions, AddResult, DeleteResult, EngineOptions } from './engine-options.ts';
 import type { Coordination } from './state/coordination.ts';
 import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
 import { IndexState } from './state/index-state.ts';
+import type { LanguageDetector } from './analysis/language.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
 import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
@@ -53,6 +54,7 @@ import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
 import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
 import { makeView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
+import { unchangedIds, withoutDocs } from './index/unchanged.ts';
 
 /** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
@@ -80,6 +82,7 @@ export class Engine {
   private readonly embedInBackground: boolean;
   /** The store takes no writes (EngineOptions.readOnly). */
   private readonly readOnly: boolean;
+  private readonly detectLanguage?: () => Promise<LanguageDetector>;
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -111,12 +114,17 @@ export class Engine {
   /** `feedback` (§7.16): counts kept with the index, integrity signals quarantine documents. */
   private readonly feedbacks: FeedbackService;
   private readonly now: () => number;
+  /** What `open()` found missing from the store (segments the manifest lists): lost passages. */
+  readonly missing: string[] = [];
+  /** What the index held as `open()` completed, before any write of this engine. */
+  openedAs: (IndexSummary & { storedId: boolean }) | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
     this.embedder = options.embedder;
     this.embedInBackground = options.embedInBackground === true;
     this.readOnly = options.readOnly === true;
+    this.detectLanguage = options.detectLanguage;
     this.rerankers = options.reranker === undefined ? [] : Array.isArray(options.reranker) ? [...options.reranker] : [options.reranker as Reranker];
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.fields = Object.freeze({ ...(options.fields ?? DEFAULT_FIELDS) });
@@ -139,6 +147,7 @@ export class Engine {
         this.texts.clear();
         this.reembed?.schedule();
       },
+      onPublished: (cleared) => options.onCommitted?.(this.summary(), cleared),
     });
     this.texts = new TextCache(
       this.store,
@@ -191,7 +200,10 @@ export class Engine {
     await this.writeQueue.run(() =>
       this.state.exclusive(async () => {
         if (this.opened) return;
-        this.warnings.push(...(await this.state.load()));
+        const { warnings, missing } = await this.state.load();
+        this.warnings.push(...warnings);
+        this.missing.push(...missing);
+        this.openedAs = this.summary();
         this.opened = true;
       }),
     );
@@ -243,6 +255,22 @@ export class Engine {
     return { documents: this.state.documentCount, chunks: v.live, indexVersion: String(v.version) };
   }
 
+  /**
+   * What the index holds now, as a record kept outside the database remembers it (`storeId` is
+   * the database's once `storedId` is true: loaded from it or committed since).
+   */
+  summary(): IndexSummary & { storedId: boolean } {
+    const m = this.state.manifest;
+    return {
+      storeId: m.storeId ?? '',
+      storedId: this.state.stored,
+      indexVersion: m.version,
+      documents: m.documents ?? this.state.docs.size,
+      chunks: this.state.current().live,
+      ...(this.embedder ? { model: this.embedder.identity } : {}),
+    };
+  }
+
   /** Adds or replaces documents (§7.10) in one atomic commit. */
   add(docs: AddDocument[], opts: AddOptions = {}): Promise<AddResult> {
     return this.writeQueue.run(async () => {
@@ -263,6 +291,7 @@ export class Engine {
       // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
       const prepared = await prepareDocuments(effective, {
         analyzer: this.analyzer,
+        language: await this.detectLanguage?.(),
         embedder: this.embedInBackground ? undefined : this.embedder,
         preset: this.usablePreset(opts.vectors),
         chunk: opts.chunk === true,
@@ -279,11 +308,17 @@ export class Engine {
           if (prior !== undefined) return prior as AddResult;
         }
         this.checkRoom(effective);
-        const plan = planWrite(this.state.current(), this.state.docs, this.state.manifest, prepared.docs, [], {
+        const view = this.state.current();
+        // §7.10: a document re-added exactly as stored is not rewritten (see unchanged.ts).
+        const identity = prepared.dense?.identity;
+        const oneAnalysis = view.segments.every((g) => g.lex.analyzer === this.analyzer.id && g.lex.contextWeight === this.contextWeight && (identity === undefined || g.record.dense?.identity === identity));
+        const todo = oneAnalysis ? withoutDocs(prepared, await unchangedIds(this.store, this.state.docs, prepared.docs)) : prepared;
+        if (todo.docs.length === 0) return { ids, chunks: prepared.chunks, indexVersion: String(view.version), ...(opts.vectors ? { vectorsReused: prepared.reused ?? 0 } : {}) };
+        const plan = planWrite(view, this.state.docs, this.state.manifest, todo.docs, [], {
           analyzerId: this.analyzer.id,
           contextWeight: this.contextWeight,
           maxSegments: this.limits.maxSegments,
-          dense: prepared.dense,
+          dense: todo.dense,
         });
         const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
         if (opts.vectors) result.vectorsReused = prepared.reused ?? 0;
@@ -334,7 +369,7 @@ export class Engine {
         // Everything goes, the quarantine list with the documents it names.
         const { quarantine: _gone, ...m } = this.state.manifest;
         const version = m.version + 1;
-        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: version };
+        const next: Manifest = { ...m, version, segmentIds: [], tombstones: [], chunkless: 0, documents: 0, clearedAt: version };
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();
@@ -368,14 +403,22 @@ export class Engine {
   private readonly mapCache: { current?: MapCache } = {};
 
   /** The passages' vectors on their first two principal axes (query/corpus-map.ts), with the query placed on them. */
-  async corpusMap(o: MapOptions): Promise<CorpusMap> {
+  async corpusMap(o: MapOptions, attempt = 1): Promise<CorpusMap> {
     this.assertOpen();
     await this.state.refresh();
     await this.state.resident('documents');
     await this.state.vectorsLoaded();
     const e = this.embedder;
     const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
-    return corpusMap(this.state.current(), e && denseModel(e), embedQuery, o, this.mapCache);
+    const view = this.state.current();
+    const map = await corpusMap(view, e && denseModel(e), embedQuery, o, this.mapCache);
+    map.indexVersion = String(view.version);
+    if (o.communityLevel === undefined || map.points.length === 0) return map;
+    // The graph's communities colour the dots; both at one version (a write in between maps again).
+    const { of, indexVersion } = await this.graphs.communityOf(map.points.map((p) => p.id), o.communityLevel, 'communityLevel', o.signal);
+    if (indexVersion !== map.indexVersion && attempt < 3) return this.corpusMap(o, attempt + 1);
+    map.points = map.points.map((p) => (of.has(p.id) ? { ...p, community: of.get(p.id)! } : p));
+    return map;
   }
 
   /** A page of live documents sorted by id (UTF-16 code-unit order), from memory only: no text is read. */

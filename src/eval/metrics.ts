@@ -1,8 +1,7 @@
 /**
  * Information-retrieval metrics over one ranked list, as shared/eval/bm25_eval.py computes them
  * (pytrec_eval's `ndcg_cut`, `recall`, `recip_rank` at a depth): pure functions with no I/O, for the
- * evaluation scripts (scripts/eval.ts and friends read BEIR files with scripts/lib/beir.ts) and the
- * page alike. A judgment's gain is its qrel score; a gain ≤ 0 counts as not relevant.
+ * evaluation scripts and the page alike (BEIR files are read by beir.ts). A judgment's gain is its qrel score; a gain ≤ 0 counts as not relevant.
  */
 
 /** One query's judgments: document id → gain. */
@@ -39,19 +38,22 @@ export function mrrAt(k: number, ranked: readonly string[], rel: Judgments): num
   return first >= 0 ? 1 / (first + 1) : 0;
 }
 
-/** Parses a BEIR qrels TSV (`query-id corpus-id score`, a header line first). */
-export function parseQrels(tsv: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  for (const line of tsv.split('\n').slice(1)) {
-    const [q, d, s] = line.trim().split('\t');
-    if (!q || !d) continue;
-    if (!out.has(q)) out.set(q, new Map());
-    out.get(q)!.set(d, Number(s));
-  }
-  return out;
+/** The figures the quality harness (harness.ts) reports for one query (Appendix F). */
+export interface QueryScores {
+  ndcg10: number;
+  recall50: number;
+  recall100: number;
+  mrr10: number;
 }
 
-/** Parses JSON Lines (BEIR's corpus.jsonl and queries.jsonl), skipping blank lines. */
-export function parseJsonl<T = Record<string, unknown>>(text: string): T[] {
-  return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+export const METRICS = ['ndcg10', 'recall50', 'recall100', 'mrr10'] as const satisfies readonly (keyof QueryScores)[];
+
+export function scoreQuery(ranked: readonly string[], rel: Judgments): QueryScores {
+  return { ndcg10: ndcgAt(10, ranked, rel), recall50: recallAt(50, ranked, rel), recall100: recallAt(100, ranked, rel), mrr10: mrrAt(10, ranked, rel) };
+}
+
+export function meanScores(rows: readonly QueryScores[]): QueryScores {
+  const n = rows.length || 1;
+  const mean = (k: keyof QueryScores) => rows.reduce((s, r) => s + r[k], 0) / n;
+  return { ndcg10: mean('ndcg10'), recall50: mean('recall50'), recall100: mean('recall100'), mrr10: mean('mrr10') };
 }

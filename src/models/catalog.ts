@@ -46,6 +46,13 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = Object.freeze([
     quality: { sparse: 0.5695, dense: 0.5245, hybrid: 0.6261 },
   },
   {
+    name: 'multilingual-e5-small',
+    label: 'multilingual-e5-small sentence encoder (about 100 languages, 12 layers, query/passage prefixes)',
+    // 12 layers: ≈ half MiniLM's passages/s (docs/models.md).
+    backgroundEmbedding: true,
+    quality: undefined,
+  },
+  {
     name: 'minilm-l6-v2-static-256d',
     label: 'Static model distilled from all-MiniLM-L6-v2 (fast lookup table)',
     languages: 'English',

@@ -19,7 +19,7 @@ import { withPrefix, type EncoderRecipe } from './recipe.ts';
 import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 import { PriorityLock } from './priority-lock.ts';
 import { yieldToEventLoop } from '../util/abort.ts';
-import { tokenizeTruncated, type TokenizedBatch } from './truncate.ts';
+import { nonEmpty, tokenizeTruncated, tokenLimit, type TokenizedBatch } from './truncate.ts';
 
 /** The warm-up inference's pooling (only its shape is used). */
 const POOLING = { pooling: 'mean', normalize: true } as const;
@@ -41,6 +41,11 @@ export class TransformersEmbedder implements Embedder {
     private readonly extractor: FeatureExtractionPipeline,
     private readonly batchSize: number,
   ) {}
+
+  /** The runtime, for logs and status. */
+  get runtime(): string {
+    return `transformers.js (${this.device})`;
+  }
 
   /** The build manifest, when the folder has one (`npm run models` output). */
   get manifest(): ModelManifest | undefined {
@@ -130,7 +135,7 @@ export class TransformersEmbedder implements Embedder {
 
   /** Tokenizes with padding; a text over the model's length is cut before its special tokens (truncate.ts), as upstream does. */
   private tokenize(batch: string[]): TokenizedBatch {
-    return tokenizeTruncated(this.extractor.tokenizer, batch, this.recipe.maxLength ?? finiteOrUndefined(this.extractor.tokenizer.model_max_length));
+    return tokenizeTruncated(this.extractor.tokenizer, batch, tokenLimit(this.recipe.maxLength, this.extractor.tokenizer));
   }
 
   /**
@@ -206,9 +211,3 @@ export function lengthOrder(texts: readonly string[]): number[] {
   return texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
 }
 
-const finiteOrUndefined = (n: number): number | undefined => (Number.isFinite(n) && n > 0 ? n : undefined);
-
-/** An empty input tokenises to zero tokens, which ONNX Runtime cannot gather; one space is also zero tokens but keeps shapes valid after padding. */
-function nonEmpty(text: string): string {
-  return text.length ? text : ' ';
-}

@@ -10,7 +10,7 @@
  */
 import { isValidFolderName } from './model-folder.ts';
 import type { EmbedDevice } from './progress.ts';
-import { DEFAULT_MODEL, DEFAULT_MODEL_BASE, type EmbedDtype } from './settings.ts';
+import { DEFAULT_MODEL, DEFAULT_MODEL_BASE, type EmbedDtype, type EncoderRuntimeChoice } from './settings.ts';
 
 /** File name under the model base. */
 export const MODEL_CONFIG_FILE = 'config.json';
@@ -26,6 +26,10 @@ export interface ModelConfig {
   crossEncoder?: string;
   /** Testing only: devices on which loading is made to fail (exercises the fallback). */
   failDevices?: EmbedDevice[];
+  /** The encoder runtime (settings.ts `EncoderRuntimeChoice`); default `auto`. */
+  runtime?: EncoderRuntimeChoice;
+  /** Encoder workers of our runtime (0 = in the engine worker); default one per core, at most 4. */
+  encoderWorkers?: number;
 }
 
 /**
@@ -37,7 +41,8 @@ export const DEFAULT_MODEL_CONFIG: Readonly<ModelConfig> = Object.freeze({ embed
 const DTYPES: readonly EmbedDtype[] = ['q8', 'fp32'];
 const DEVICES: readonly ModelConfig['device'][] = ['auto', 'webgpu', 'wasm'];
 const FAIL_DEVICES: readonly EmbedDevice[] = ['webgpu', 'wasm', 'cpu'];
-const KNOWN = new Set(['embedder', 'dtype', 'device', 'crossEncoder', 'failDevices', '$comment']);
+const RUNTIMES: readonly EncoderRuntimeChoice[] = ['auto', 'kernels', 'transformers.js'];
+const KNOWN = new Set(['embedder', 'dtype', 'device', 'crossEncoder', 'failDevices', 'runtime', 'encoderWorkers', '$comment']);
 
 /** Validates a parsed config; invalid fields fall back to defaults with a warning each. */
 export function parseModelConfig(raw: unknown): { config: ModelConfig; warnings: string[] } {
@@ -67,6 +72,14 @@ export function parseModelConfig(raw: unknown): { config: ModelConfig; warnings:
   if (o.failDevices !== undefined) {
     if (Array.isArray(o.failDevices) && o.failDevices.every((d) => FAIL_DEVICES.includes(d as EmbedDevice))) config.failDevices = o.failDevices as EmbedDevice[];
     else warnings.push(`models config: failDevices must list devices among ${FAIL_DEVICES.join(', ')}; ignored`);
+  }
+  if (o.runtime !== undefined) {
+    if (RUNTIMES.includes(o.runtime as EncoderRuntimeChoice)) config.runtime = o.runtime as EncoderRuntimeChoice;
+    else warnings.push(`models config: runtime must be one of ${RUNTIMES.join(', ')}; using auto`);
+  }
+  if (o.encoderWorkers !== undefined) {
+    if (Number.isInteger(o.encoderWorkers) && (o.encoderWorkers as number) >= 0 && (o.encoderWorkers as number) <= 16) config.encoderWorkers = o.encoderWorkers as number;
+    else warnings.push('models config: encoderWorkers must be an integer 0..16; using the default');
   }
   return { config, warnings };
 }

@@ -6,7 +6,8 @@
 import type { ModelStatus } from '../protocol/control.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
-import { loadEmbedder, wasmThreads, type TransformersEmbedder } from './embedder.ts';
+import { wasmThreads } from './embedder.ts';
+import { loadEncoder, type LoadedEncoder } from './encoder-choice.ts';
 import { LazyCrossEncoder } from './lazy-cross-encoder.ts';
 import type { ModelLog } from './model-log.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
@@ -18,18 +19,19 @@ import type { EmbedderSettings } from './settings.ts';
  * and the log up to date. One quick second try hides a transient fetch failure (several tabs
  * loading at once).
  */
-export function embedderLoader(folder: ModelFolder, settings: Partial<EmbedderSettings>, log: ModelLog, status: ModelStatus): () => Promise<TransformersEmbedder> {
-  const load = (): Promise<TransformersEmbedder> => {
+export function embedderLoader(folder: ModelFolder, settings: Partial<EmbedderSettings>, log: ModelLog, status: ModelStatus): () => Promise<LoadedEncoder> {
+  const load = (): Promise<LoadedEncoder> => {
     const t0 = performance.now();
     Object.assign(status, { state: 'loading', progress: 0, error: undefined });
     const onProgress = (e: ModelLoadEvent) => onLoadEvent(e, folder.name, log, status);
-    return loadEmbedder({ ...settings, onProgress }, folder).then(
+    const restarted = (reason: string) => log.emit('warning', `model ${folder.name}: an encoder worker stopped (${reason}); replaced it, its batch is retried`);
+    return loadEncoder({ ...settings, onProgress }, folder, (level, message, data) => log.emit(level, message, data), restarted).then(
       (model) => {
         const loadMs = Math.round(performance.now() - t0);
-        const threads = model.device === 'wasm' ? wasmThreads() : undefined;
-        Object.assign(status, { state: 'ready', progress: 1, device: model.device, loadMs, threads });
+        const threads = model.device === 'wasm' && model.runtime.startsWith('transformers.js') ? wasmThreads() : undefined;
+        Object.assign(status, { state: 'ready', progress: 1, device: model.device, loadMs, threads, runtime: model.runtime });
         const on = threads ? `${model.device} (${threads} thread${threads > 1 ? 's' : ''})` : model.device;
-        log.emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms`, { identity: folder.identity, device: model.device, loadMs, threads });
+        log.emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms, runtime ${model.runtime}`, { identity: folder.identity, device: model.device, loadMs, threads, runtime: model.runtime });
         return model;
       },
       (e: unknown) => {

@@ -4,7 +4,7 @@ import { catalogEntry, type CatalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { errorMessage } from './devices.ts';
 import { ModelUnavailableError, UnembeddableInputError } from '../engine/errors.ts';
-import type { TransformersEmbedder } from './embedder.ts';
+import type { LoadedEncoder } from './encoder-choice.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import { embedderLoader, openCrossEncoder } from './model-loader.ts';
@@ -43,9 +43,9 @@ interface RuntimeParts {
   folder: ModelFolder;
   dimension: number;
   /** The first load, started by `open`. */
-  loading: Promise<TransformersEmbedder>;
+  loading: Promise<LoadedEncoder>;
   /** Starts a fresh load (a retry after a failure). */
-  load: () => Promise<TransformersEmbedder>;
+  load: () => Promise<LoadedEncoder>;
   crossEncoder?: LazyCrossEncoder;
   /** The status object the loaders keep up to date. */
   status: ModelStatus;
@@ -74,9 +74,9 @@ export class ModelRuntime {
   readonly crossEncoder?: LazyCrossEncoder;
   /** What the project measured about this model (catalog.ts), when it is a built-in one. */
   readonly catalog?: CatalogEntry;
-  private loading: Promise<TransformersEmbedder>;
+  private loading: Promise<LoadedEncoder>;
   /** Starts a fresh load (the first one is started by `open`). */
-  private readonly load: () => Promise<TransformersEmbedder>;
+  private readonly load: () => Promise<LoadedEncoder>;
   /** When the current load failed, for the retry back-off; undefined while it has not failed. */
   private failedAt: number | undefined;
   private readonly log: ModelLog;
@@ -134,6 +134,8 @@ export class ModelRuntime {
       dtype: config.dtype,
       device: options.device ?? config.device,
       failDevices: options.failDevices ?? config.failDevices,
+      runtime: options.runtime ?? config.runtime,
+      encoderWorkers: options.encoderWorkers ?? config.encoderWorkers,
     };
 
     let folder: ModelFolder;
@@ -174,9 +176,9 @@ export class ModelRuntime {
    * the input) a text the model cannot represent, whose vector would be all zeros: a zero vector
    * is not the unit vector `embed.normalized: true` promises, and no direction to compare.
    */
-  async encoder(): Promise<TransformersEmbedder> {
+  async encoder(): Promise<LoadedEncoder> {
     const model = await this.loaded();
-    return Object.assign(Object.create(model) as TransformersEmbedder, {
+    return Object.assign(Object.create(model) as LoadedEncoder, {
       embed: async (texts: string[], kind: 'query' | 'document', signal?: AbortSignal) => {
         const vectors = await model.embed(texts, kind, signal);
         const zero = vectors.findIndex((v) => !v.some((x) => x !== 0));
@@ -235,7 +237,7 @@ export class ModelRuntime {
    * load (a network hiccup while several tabs fetch the weights at once, say) is retried by the
    * next call once RETRY_AFTER_MS have passed, so the worker heals without a reload.
    */
-  loaded(): Promise<TransformersEmbedder> {
+  loaded(): Promise<LoadedEncoder> {
     if (this.failedAt !== undefined && Date.now() - this.failedAt >= RETRY_AFTER_MS) {
       this.failedAt = undefined;
       this.loading = this.watch(this.load());
@@ -249,12 +251,25 @@ export class ModelRuntime {
     return structuredClone(this.statusNow);
   }
 
+  /**
+   * What `initialize` says about the model behind `embed.identity` (`_meta.models.embed`): which
+   * runtime runs it once loaded, and notes. Both runtimes run the same weights (our int8 weight file
+   * holds the int8 ONNX graph's), so vectors of one identity stay comparable whichever ran.
+   */
+  identityNotes(): { identity: string; state: ModelStatus['state']; runtime?: string; notes: string[] } {
+    const { state, runtime } = this.statusNow;
+    const notes = [...this.folder.notes];
+    if (runtime) notes.push(`runtime: ${runtime}`);
+    else if (state === 'loading') notes.push('runtime: chosen when the weights load (our WASM kernels where they cover the model, else transformers.js)');
+    return { identity: this.identity, state, ...(runtime ? { runtime } : {}), notes };
+  }
+
   /** True while the model has never loaded and its last load failed: what a new session is told (worker.ts). */
   get loadFailed(): boolean {
     return this.lastLoadFailed && !this.everLoaded;
   }
 
-  private watch(loading: Promise<TransformersEmbedder>): Promise<TransformersEmbedder> {
+  private watch(loading: Promise<LoadedEncoder>): Promise<LoadedEncoder> {
     loading.then(
       () => ((this.everLoaded = true), (this.lastLoadFailed = false)),
       () => {

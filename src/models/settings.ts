@@ -27,6 +27,14 @@ export const ORT_WASM_FILES = Object.freeze(['ort-wasm-simd-threaded.asyncify.mj
  */
 export const DEFAULT_BATCH_SIZE = 8;
 
+/**
+ * Which encoder runtime runs the model: `kernels` = our own WASM kernels (src/models/encoder-runtime/,
+ * int8 models built by `npm run models`), `transformers.js` = onnxruntime-web (WebGPU or WASM) /
+ * onnxruntime-node, `auto` = ours where they cover the model, measured against transformers.js on
+ * WebGPU when a real GPU is there (encoder-choice.ts).
+ */
+export type EncoderRuntimeChoice = 'auto' | 'kernels' | 'transformers.js';
+
 /** Weight precision: `q8` = onnx/model_quantized.onnx (≈10 MB), `fp32` = onnx/model.onnx (≈40 MB). */
 export type EmbedDtype = 'fp32' | 'q8';
 
@@ -43,6 +51,10 @@ export interface EmbedderSettings {
   batchSize: number;
   /** Node only: onnxruntime-node's intra-op threads (its default when absent). The browser's WASM threads: see `wasmThreads`. */
   threads?: number;
+  /** The encoder runtime (default `auto`). */
+  runtime?: EncoderRuntimeChoice;
+  /** Our runtime's encoder workers (0 = in the calling thread); default one per core, at most 4. */
+  encoderWorkers?: number;
   /** Load events (downloads, device choice). */
   onProgress?: ModelLoadListener;
   /**

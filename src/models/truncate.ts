@@ -47,6 +47,20 @@ function bodyOffset(full: readonly number[], body: readonly number[]): number {
   return -1;
 }
 
+/** The truncation length: the model recipe's, else the tokenizer's own `model_max_length` when it is a real bound. */
+export function tokenLimit(recipeMaxLength: number | undefined, tokenizer: PreTrainedTokenizer): number | undefined {
+  const own = tokenizer.model_max_length;
+  return recipeMaxLength ?? (Number.isFinite(own) && own > 0 ? own : undefined);
+}
+
+/**
+ * An empty input tokenises to zero tokens, which ONNX Runtime cannot gather; one space is also zero
+ * tokens but keeps shapes valid after padding (and gets the special tokens like any text).
+ */
+export function nonEmpty(text: string): string {
+  return text.length ? text : ' ';
+}
+
 /** A padded batch of `texts`, each truncated by `encodeTruncated`. */
 export function tokenizeTruncated(tokenizer: PreTrainedTokenizer, texts: readonly string[], maxLength: number | undefined): TokenizedBatch {
   const encoded = texts.map((t) => encodeTruncated(tokenizer, t, maxLength));

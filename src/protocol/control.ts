@@ -16,10 +16,40 @@ export interface ModelStatus {
   error?: string;
   /** Load time of the embedder (files + session + warm-up inference), once ready. */
   loadMs?: number;
-  /** WASM inference threads (more than 1 only when the page is cross-origin isolated). */
+  /** onnxruntime-web's WASM inference threads (more than 1 only when the page is cross-origin isolated). */
   threads?: number;
+  /** The encoder runtime, e.g. `rcp-kernels (WASM relaxed SIMD, 2 workers)` or `transformers.js (webgpu)`. */
+  runtime?: string;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
+}
+
+/**
+ * What the index holds, as the record kept outside its database remembers it (src/storage/witness.ts):
+ * enough to tell at the next open that the database is missing, recreated or older.
+ */
+export interface IndexSummary {
+  /** The database incarnation (a random id its first manifest got; a recreated database has another). */
+  storeId: string;
+  indexVersion: number;
+  documents: number;
+  chunks: number;
+  /** Identity of the dense model the engine ran, if any. */
+  model?: string;
+}
+
+/** An index found smaller than its record at an open; reported until dismissed (or the index is cleared). */
+export interface IndexLoss {
+  /** What the record said the index held. */
+  expected: IndexSummary;
+  /** What the database held when the loss was found. */
+  found: IndexSummary;
+  /** Why it counts as lost (a sentence). */
+  reason: string;
+  /** ISO time of the open that found it. */
+  detectedAt: string;
+  /** Chromium said it discarded the database (its `dataLoss` on upgrade), with its message. */
+  browser?: string;
 }
 
 export interface WorkerStatus {
@@ -36,10 +66,14 @@ export interface WorkerStatus {
   pendingVectors?: number;
   /** Dense model state, when a model is configured. */
   model?: ModelStatus;
+  /** Documents the index lost since its record was written (src/storage/witness.ts), until dismissed. */
+  indexLoss?: IndexLoss;
 }
 
 /** What bridge.html exposes to the stdio/HTTP bridges: raw session ports, frames relayed untouched. */
 export interface RcpBridge {
+  /** Waits until the engine opened its index and compared it with its record: the loss found, if any. */
+  indexLoss(): Promise<IndexLoss | undefined>;
   open(): Promise<number>;
   send(sid: number, frame: string): void;
   close(sid: number): void;
@@ -119,6 +153,13 @@ export interface ControlApi {
   /** A new, uninitialized RCP session on its own port. */
   connect(): Promise<MessagePort>;
   status(): Promise<WorkerStatus>;
+  /**
+   * Settles once the engine opened its index and compared it with the record kept outside the
+   * database (src/storage/witness.ts): the loss found (or an earlier one not yet dismissed), if any.
+   */
+  indexLoss(): Promise<IndexLoss | undefined>;
+  /** Forgets the reported loss (the person has seen it); the record then describes the index as it is. */
+  dismissIndexLoss(): Promise<void>;
   /** The built-in models this app serves, and the folder the worker runs. */
   models(): Promise<{ current?: string; available: AvailableModel[] }>;
   /**

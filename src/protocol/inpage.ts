@@ -101,7 +101,8 @@ export interface InpageImportResult {
 
 /** `x-inpage/map`: passages on the first two principal axes of their vectors, coloured by `doc` in a viewer. */
 export interface InpageMapResult {
-  points: { id: string; doc: string; x: number; y: number }[];
+  /** `community`: the point's `graph communities` id at the `communityLevel` asked for (absent: not in the graph). */
+  points: { id: string; doc: string; x: number; y: number; community?: string }[];
   /** Live passages in the index. */
   total: number;
   /** Of those, how many have a vector from the running model. */
@@ -111,4 +112,47 @@ export interface InpageMapResult {
   explained?: [number, number];
   /** Where the query lands, when one was given (and the model could embed it). */
   query?: { x: number; y: number };
+  /** The index version mapped. */
+  indexVersion?: string;
+}
+
+/** `x-inpage/feedback`: how often each `feedback` signal came for one hit (the wire form of the engine's counts). */
+export interface InpageHitFeedback {
+  helpful: number;
+  unhelpful: number;
+  used: number;
+  cited: number;
+  /** Sum and count of the `reward` values (their mean is rewardSum / rewards). */
+  rewardSum: number;
+  rewards: number;
+  poisonSuspected: number;
+  injectionSuspected: number;
+  /** ms since the epoch of the last signal. */
+  last: number;
+}
+
+/** `x-inpage/feedback`: what `feedback` recorded about one document's hits, by hit id ({} when nothing). */
+export interface InpageFeedbackResult {
+  id: string;
+  hits: Record<string, InpageHitFeedback>;
+}
+
+/** One document held out of answers after an integrity signal (`x-inpage/quarantine`). */
+export interface InpageQuarantined {
+  id: string;
+  reasons: ('poisonSuspected' | 'injectionSuspected')[];
+  /** ms since the epoch when it was quarantined. */
+  at: number;
+  /** Whether the document is still in the index (a deleted one stays listed until released). */
+  exists: boolean;
+  title?: string;
+}
+
+export interface InpageQuarantineResult {
+  documents: InpageQuarantined[];
+}
+
+export interface InpageReleaseResult {
+  released: number;
+  indexVersion: string;
 }

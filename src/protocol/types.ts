@@ -114,6 +114,8 @@ export interface InitializeResult {
   protocolVersion: number;
   server: PeerInfo;
   capabilities: Capabilities;
+  /** §17.2 `usage.notes` on `initialize`: what every client must know now (e.g. an index found smaller than its record). */
+  usage?: { notes: string[] };
   _meta?: { conformance?: ConformanceLevel; [key: string]: unknown };
 }
 export type InfoResult = InitializeResult;

@@ -6,8 +6,10 @@ import { isRecord, optArray, optBool, optInt, optString, paramsObject, read, req
 /** The ops a server may serve (§7.9); `graph.ops` says which it does. */
 export const GRAPH_OPS = Object.freeze(['local', 'global', 'drift', 'communities', 'neighbors'] as const);
 
-/** `_meta` flag of `neighbors`: each node carries its passage text as `x-inpage-text`. */
+/** `_meta` flag: each passage node of `neighbors` carries its text as `x-inpage-text`; each listed member of `communities` comes with its text in `x-inpage-passages`. */
 export const GRAPH_TEXT_FIELD = 'x-inpage-text';
+/** `_meta` member of `communities`: one community id (`c<level>.<rank>`, as listed) to answer with alone. */
+export const GRAPH_COMMUNITY_FIELD = 'x-inpage-community';
 
 /** A `graph` request validated against the session's `graph` capability, counts defaulted and clamped. */
 export interface ValidatedGraph {
@@ -18,6 +20,8 @@ export interface ValidatedGraph {
   hops: number;
   level: number;
   text: boolean;
+  /** `communities` only: the one community asked for (`_meta["x-inpage-community"]`). */
+  community?: string;
   /** The mode seed hits are retrieved in: the session's advertised default (§3.3), as for a retrieve naming none. */
   seedMode: RetrieveMode;
   /** Clamps applied, for `usage.notes`. */
@@ -61,6 +65,8 @@ export function validateGraph(raw: unknown, caps: Capabilities): ValidatedGraph 
   const level = optInt(o, 'level', 'level', { min: 0 }) ?? 0;
   const meta = read(o, '_meta');
   const text = isRecord(meta) ? (optBool(meta, GRAPH_TEXT_FIELD, `_meta.${GRAPH_TEXT_FIELD}`) ?? false) : false;
+  const community = isRecord(meta) ? optString(meta, GRAPH_COMMUNITY_FIELD, `_meta.${GRAPH_COMMUNITY_FIELD}`) : undefined;
+  if (community !== undefined && valid !== 'communities') throw invalidParams(`_meta.${GRAPH_COMMUNITY_FIELD}`, `applies to op 'communities' only`);
   const seedMode = caps.retrieve?.defaultMode ?? 'sparse';
-  return { op: valid, ...(query !== undefined ? { query } : {}), k, seedIds, hops, level, text, seedMode, notes };
+  return { op: valid, ...(query !== undefined ? { query } : {}), k, seedIds, hops, level, text, ...(community !== undefined ? { community } : {}), seedMode, notes };
 }

@@ -43,6 +43,13 @@ export interface Backend {
    * opted in (§17.1). Returns an unsubscribe function.
    */
   subscribe?(listener: (level: LogLevel, message: string, data?: unknown) => void): () => void;
+  /** Extra `initialize` result `_meta` fields (e.g. which runtime runs the model of `embed.identity`). */
+  initializeMeta?(): Record<string, unknown>;
+  /**
+   * What every client must hear at `initialize`, as `usage.notes` of its result (e.g. an index
+   * found smaller than its record, src/storage/witness.ts). Asked at each `initialize`.
+   */
+  notes?(): string[];
 }
 
 /** The identity this server reports in `initialize` / `info`. */

@@ -18,6 +18,7 @@ export interface EngineBackendOptions {
   /** Extra handlers (embed, rerank…) contributed by the models runtime. */
   extraHandlers?: HandlerTable;
   subscribe?: Backend['subscribe'];
+  notes?: Backend['notes'];
 }
 
 /** Batches larger than this report progress (§9) per slice. */
@@ -84,5 +85,6 @@ export function createEngineBackend(opts: EngineBackendOptions): Backend {
     capabilities: typeof opts.capabilities === 'function' ? opts.capabilities : () => opts.capabilities as Capabilities,
     handlers,
     subscribe: opts.subscribe,
+    notes: opts.notes,
   };
 }

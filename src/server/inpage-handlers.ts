@@ -22,14 +22,18 @@
  *   x-inpage/feedback   { id: string } → { id, hits: { [hitId]: counts } }   (what `feedback` recorded about a document's hits; {} when nothing)
  *   x-inpage/quarantine {} → { documents: [{ id, reasons, at, exists, title? }] }   (held out after an integrity signal, oldest first)
  *   x-inpage/release    { ids: string[] } → { released: int, indexVersion }   (back in answers; a write, a new version when any was held)
- *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string }
- *                       → { points: [{ id, doc, x, y }], total, withVectors, model?, explained?, query?: { x, y } }
- *                       (a PCA projection of the stored vectors, computed here in the worker)
+ *   x-inpage/map        { limit?: 2..5000 = 2000, include?: string[] (≤ 1000 hit ids), query?: string, communityLevel?: int ≥ 0 }
+ *                       → { points: [{ id, doc, x, y, community? }], total, withVectors, model?, explained?, query?: { x, y }, indexVersion }
+ *                       (a PCA projection of the stored vectors, computed here in the worker; with
+ *                       `communityLevel`, each point names its `graph communities` id at that level)
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
 import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
-import type { InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageImportResult, InpageMapResult } from '../protocol/inpage.ts';
+import type {
+  InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageFeedbackResult,
+  InpageImportResult, InpageMapResult, InpageQuarantineResult, InpageReleaseResult,
+} from '../protocol/inpage.ts';
 import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
 import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
 import { engineReady, type ServedEngine, type VendorHandler } from './backend.ts';
@@ -173,21 +177,22 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       if (includeRaw && includeRaw.length > MAP_MAX_INCLUDE) throw new RcpError(ErrorCode.InvalidParams, `include: at most ${MAP_MAX_INCLUDE} ids`, { field: 'include' });
       const include = includeRaw ? stringArray(includeRaw, 'include') : undefined;
       const query = optString(p, 'query');
-      return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, signal: ctx.signal });
+      const communityLevel = optInt(p, 'communityLevel', 'communityLevel', { min: 0 });
+      return (await ready()).corpusMap({ limit, include, query: query?.trim() ? query : undefined, communityLevel, signal: ctx.signal });
     },
 
-    async 'x-inpage/feedback'(raw) {
+    async 'x-inpage/feedback'(raw): Promise<InpageFeedbackResult> {
       const id = reqString(paramsObject(raw), 'id', 'id', { nonEmpty: true });
       const record = await (await ready()).documentFeedback(id);
       return { id, hits: record?.hits ?? {} };
     },
 
-    async 'x-inpage/quarantine'(raw) {
+    async 'x-inpage/quarantine'(raw): Promise<InpageQuarantineResult> {
       paramsObject(raw);
       return { documents: await (await ready()).quarantine() };
     },
 
-    async 'x-inpage/release'(raw, ctx) {
+    async 'x-inpage/release'(raw, ctx): Promise<InpageReleaseResult> {
       const ids = stringArray(optArray(paramsObject(raw), 'ids') ?? [], 'ids');
       const out = await (await ready()).release(ids, { signal: ctx.signal });
       ctx.log('info', `x-inpage/release: ${out.released} document(s) back in answers`);

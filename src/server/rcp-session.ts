@@ -270,17 +270,20 @@ export class RcpSession {
     if (this.logLevel !== undefined) {
       this.unsubscribe = this.opts.backend.subscribe?.((level, message, data) => this.emitLog(level, message, data, undefined, 'engine'));
     }
-    return this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
+    const result = this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
+    const notes = this.opts.backend.notes?.() ?? [];
+    return notes.length > 0 ? { ...result, usage: { notes } } : result;
   }
 
   private describe(protocolVersion: number): InitializeResult {
     const capabilities = this.capabilities();
     const conformance = conformanceOf(capabilities);
+    const meta = { ...(conformance ? { conformance } : {}), ...this.opts.backend.initializeMeta?.() };
     return {
       protocolVersion,
       server: this.opts.backend.serverInfo,
       capabilities,
-      ...(conformance ? { _meta: { conformance } } : {}),
+      ...(Object.keys(meta).length ? { _meta: meta } : {}),
     };
   }
 

@@ -28,7 +28,19 @@ export interface IdbStoreOptions {
    * reopens lazily; the caller may want to `load()` again, since another tab may have changed data.
    */
   onConnectionLost?: (reason: 'versionchange' | 'terminated') => void;
+  /**
+   * Called when an open created the database (`oldVersion` 0: there was none) or upgraded it,
+   * with Chromium's `dataLoss` report when the browser discarded a corrupt one (src/storage/open.ts).
+   */
+  onUpgrade?: (info: { oldVersion: number; dataLoss?: string }) => void;
   faults?: StoreFaults;
+  /**
+   * Commit durability. 'default' (Chromium: relaxed, no flush to disk before `complete`) keeps
+   * an acknowledged commit through a killed page or browser, since the data is handed to the OS
+   * before `complete`; 'strict' also flushes it to disk, for a power loss or an OS crash, at a
+   * cost (docs/durability.md). Default 'default'.
+   */
+  durability?: IDBTransactionDurability;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -95,6 +107,7 @@ class IdbStore implements IndexStore {
     const opening = openDatabase(this.name, this.openTimeoutMs, {
       onVersionChange: () => this.lose(opening, 'versionchange', true),
       onTerminated: () => this.lose(opening, 'terminated', false),
+      onUpgrade: this.opts.onUpgrade,
     });
     this.db = opening;
     // A failed open is not cached: the next call tries again.
@@ -145,15 +158,15 @@ class IdbStore implements IndexStore {
 
   /**
    * Applies the whole change in ONE readwrite transaction over every store and resolves on
-   * `tx.done`, i.e. once it is committed. Default durability on purpose: an acknowledged write
-   * must survive a killed page. All or nothing: a write that throws synchronously (e.g.
+   * `tx.done`, i.e. once it is committed (with the store's `durability`, default 'default': an
+   * acknowledged write survives a killed page or browser). All or nothing: a write that throws synchronously (e.g.
    * DataCloneError) aborts the transaction explicitly, since otherwise the requests already
    * queued would commit; a write that fails asynchronously aborts it by default. Rejects with
    * the original error, after the transaction has finished rolling back.
    */
   async commit(change: Change): Promise<void> {
     const db = await this.connection();
-    const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: 'default' });
+    const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: this.opts.durability ?? 'default' });
     const writes: Promise<unknown>[] = [];
     const fail = async (e: unknown): Promise<never> => {
       try {
@@ -300,7 +313,7 @@ class IdbStore implements IndexStore {
   /** Clears every store and writes `next` (if any) in ONE readwrite transaction; resolves once committed. */
   async clear(next?: Manifest): Promise<void> {
     const db = await this.connection();
-    const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: 'default' });
+    const tx = db.transaction([...ALL_STORES], 'readwrite', { durability: this.opts.durability ?? 'default' });
     const writes: Promise<unknown>[] = ALL_STORES.map((s) => tx.objectStore(s).clear());
     if (next) writes.push(tx.objectStore('manifest').put(next, MANIFEST_KEY));
     await Promise.all([...writes, tx.done]);

@@ -14,6 +14,18 @@ export interface OpenCallbacks {
   onVersionChange(): void;
   /** The browser closed the connection abnormally (storage cleared, disk error). */
   onTerminated(): void;
+  /**
+   * The open created or upgraded the database: `oldVersion` 0 means it did not exist. `dataLoss`
+   * is Chromium's word that it discarded the old database (found corrupt) before this open, with
+   * its message (the non-standard `dataLoss`/`dataLossMessage` of the upgrade event).
+   */
+  onUpgrade?(info: { oldVersion: number; dataLoss?: string }): void;
+}
+
+/** Chromium's non-standard report on the upgrade event that it discarded a corrupt database. */
+function browserDataLoss(event: Event): string | undefined {
+  const e = event as Event & { dataLoss?: string; dataLossMessage?: string };
+  return e.dataLoss && e.dataLoss !== 'none' ? `${e.dataLoss}${e.dataLossMessage ? `: ${e.dataLossMessage}` : ''}` : undefined;
 }
 
 /**
@@ -38,7 +50,11 @@ export function openDatabase(name: string, timeoutMs: number, callbacks: OpenCal
       reject(new StorageUnavailableError('blocked', `open of "${name}" v${SCHEMA_VERSION} timed out after ${timeoutMs} ms, ${why}`));
     }, timeoutMs);
     openDB<RcpDB>(name, SCHEMA_VERSION, {
-      upgrade,
+      upgrade(db, oldVersion, newVersion, tx, event) {
+        upgrade(db, oldVersion, newVersion, tx);
+        const dataLoss = browserDataLoss(event);
+        callbacks.onUpgrade?.(dataLoss ? { oldVersion, dataLoss } : { oldVersion });
+      },
       blocked(currentVersion) {
         blockedBy = currentVersion;
       },

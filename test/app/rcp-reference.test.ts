@@ -23,7 +23,7 @@ describe('the build copies the RCP reference for the console forms', () => {
     const before = process.env.RCP_SHARED_DIR;
     process.env.RCP_SHARED_DIR = join(pub, 'no-such-dir');
     try {
-      expect(copyRcpReference(pub, pub)).toEqual({ schema: '', sections: '' });
+      expect(copyRcpReference(pub, pub)).toEqual({ schema: '', sections: '', spec: '' });
       expect(existsSync(join(pub, 'rcp'))).toBe(false);
     } finally {
       if (before === undefined) delete process.env.RCP_SHARED_DIR;

@@ -1,4 +1,4 @@
-/** The service worker precaches the configured model (its dtype's ONNX) and its sample vectors (scripts/vite-sw.ts). */
+/** The service worker precaches the configured model (its dtype's ONNX, and our runtime's int8 weights for q8) and its sample vectors (scripts/vite-sw.ts). */
 import { describe, expect, it } from 'vitest';
 import { precachedPublicFiles } from '../../scripts/vite-sw.ts';
 
@@ -9,6 +9,9 @@ const FILES = [
   '/models/minilm-l6-v2/tokenizer.json',
   '/models/minilm-l6-v2/onnx/model.onnx',
   '/models/minilm-l6-v2/onnx/model_quantized.onnx',
+  '/models/minilm-l6-v2/encoder/model.bin',
+  '/models/minilm-l6-v2/encoder/model_quantized.bin',
+  '/models/other/encoder/model_quantized.bin',
   '/models/glove-static-100d/manifest.json',
   '/models/glove-static-100d/onnx/model_quantized.onnx',
   '/ort/ort-wasm-simd-threaded.asyncify.wasm',
@@ -23,6 +26,7 @@ describe('service worker precache', () => {
     expect(precachedPublicFiles(FILES, { embedder: 'minilm-l6-v2', dtype: 'q8' })).toEqual([
       '/models/config.json',
       '/models/glove-static-100d/manifest.json',
+      '/models/minilm-l6-v2/encoder/model_quantized.bin',
       '/models/minilm-l6-v2/manifest.json',
       '/models/minilm-l6-v2/onnx/model_quantized.onnx',
       '/models/minilm-l6-v2/tokenizer.json',
@@ -32,6 +36,8 @@ describe('service worker precache', () => {
     ]);
     expect(precachedPublicFiles(FILES, { embedder: 'minilm-l6-v2', dtype: 'fp32' })).toContain('/models/minilm-l6-v2/onnx/model.onnx');
     expect(precachedPublicFiles(FILES, { embedder: 'minilm-l6-v2', dtype: 'fp32' })).not.toContain('/models/minilm-l6-v2/onnx/model_quantized.onnx');
+    // Our encoder runtime runs int8 weights only: no weight file for fp32.
+    expect(precachedPublicFiles(FILES, { embedder: 'minilm-l6-v2', dtype: 'fp32' }).filter((f) => f.endsWith('.bin') && f.startsWith('/models/'))).toEqual([]);
   });
 
   it('falls back to the other ONNX file when the dtype\'s is missing, as the runtime does', () => {

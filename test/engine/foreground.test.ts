@@ -16,7 +16,8 @@ describe('ForegroundGate', () => {
     const work = gate.track(() => new Promise<void>((ok) => (release = ok)));
     let idle = false;
     const waiting = gate.idle(60_000).then(() => (idle = true));
-    await new Promise((r) => setTimeout(r, 10));
+    expect(gate.waiting).toBe(1);
+    await Promise.resolve();
     expect(idle).toBe(false);
     release();
     await work;
@@ -61,9 +62,9 @@ describe('background embedding and foreground reads', () => {
     const retrieving = search(engine, { query: 'whale', mode: 'sparse', includeText: true, k: 3 });
     await expect.poll(() => events.includes('read-start')).toBe(true);
     slow = false;
-    const before = events.filter((e) => e === 'batch').length;
-    await new Promise((r) => setTimeout(r, 50));
-    expect(events.filter((e) => e === 'batch').length).toBe(before);
+    // The pass has a batch to run and is held at the gate (not merely slow): it asked idle() and waits.
+    await expect.poll(() => engine['foreground'].waiting).toBe(1);
+    expect(events.slice(events.indexOf('read-start')), 'no batch ran during the retrieve').not.toContain('batch');
     releaseRead();
     await retrieving;
     await engine.whenReembedded();

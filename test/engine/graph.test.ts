@@ -152,6 +152,56 @@ describe('graph communities and global', () => {
   });
 });
 
+describe('graph for a viewer (the playground)', () => {
+  it('places every passage node in its document, so a viewer opens it there', async () => {
+    const engine = await corpus();
+    const r = await graph(engine, { op: 'neighbors', seedIds: ['whale1#1'], k: 5, _meta: { 'x-inpage-text': true } });
+    expect(r.nodes!.length).toBeGreaterThan(1);
+    for (const n of r.nodes!) {
+      const whole = (await engine.document(n['x-inpage-doc'] as string))!.text;
+      expect(whole.slice(n['x-inpage-start'] as number, n['x-inpage-end'] as number)).toBe(n['x-inpage-text']);
+    }
+  });
+
+  it('answers one community by id, with its members\' passages, and refuses an id this version lacks', async () => {
+    const engine = await corpus();
+    const all = (await graph(engine, { op: 'communities' })).communities!;
+    const second = all[1];
+    const one = await graph(engine, { op: 'communities', _meta: { 'x-inpage-community': second.id, 'x-inpage-text': true } });
+    expect(one.communities!.map((c) => c.id)).toEqual([second.id]);
+    const [c] = one.communities!;
+    // The same community as listed (labels and summary), now with its passages in member order.
+    expect(c['x-inpage-terms']).toEqual(second['x-inpage-terms']);
+    expect(c.summary).toBe(second.summary);
+    const passages = c['x-inpage-passages'] as { id: string; doc: string; start: number; end: number; text: string }[];
+    expect(passages.map((p) => p.id)).toEqual(c['x-inpage-members']);
+    for (const p of passages) expect((await engine.document(p.doc))!.text.slice(p.start, p.end)).toBe(p.text);
+    // Without the text flag, no passages travel.
+    expect(all[0]['x-inpage-passages']).toBeUndefined();
+    await expectRcpError(graph(engine, { op: 'communities', _meta: { 'x-inpage-community': 'c0.999' } }), -32602, { field: '_meta.x-inpage-community' });
+    await expectRcpError(graph(engine, { op: 'communities', _meta: { 'x-inpage-community': 'nonsense' } }), -32602, { field: '_meta.x-inpage-community' });
+    expect(() => validateGraph({ op: 'neighbors', seedIds: ['a'], _meta: { 'x-inpage-community': 'c0.0' } }, caps)).toThrow(/communities/);
+    expect(() => validateGraph({ op: 'communities', _meta: { 'x-inpage-community': 7 } }, caps)).toThrow(/x-inpage-community/);
+  });
+
+  it('tags the map points with their community at a level, as the communities op lists them', async () => {
+    const engine = await corpus();
+    const m = await engine.corpusMap({ limit: 100, communityLevel: 0 });
+    expect(m.points.length).toBeGreaterThan(0);
+    expect(m.indexVersion).toBe(engine.indexVersion);
+    const cs = (await graph(engine, { op: 'communities', k: 200 })).communities!;
+    const known = new Set(cs.map((c) => c.id));
+    for (const p of m.points) expect(known.has(p.community!)).toBe(true);
+    // Each listed member is tagged with its own community.
+    for (const c of cs) for (const id of c['x-inpage-members'] as string[]) {
+      const p = m.points.find((x) => x.id === id);
+      if (p) expect(p.community).toBe(c.id);
+    }
+    expect((await engine.corpusMap({ limit: 100 })).points.every((p) => p.community === undefined)).toBe(true);
+    await expectRcpError(engine.corpusMap({ limit: 100, communityLevel: 99 }), -32602, { field: 'communityLevel' });
+  });
+});
+
 describe('graph params', () => {
   it('refuses an op not served with -32005 naming op, and bounds k and hops', () => {
     for (const op of ['drift', 'teleport']) {

@@ -30,7 +30,14 @@ describe('engine over IndexedDB', () => {
     expect(deleted).toBe(2);
     const s = await store(name);
     const loaded = await s.load();
-    expect(loaded).toEqual({ manifest: { version: Number(indexVersion), nextChunkKey: 3, nextSegmentId: 2, segmentIds: [], tombstones: [], chunkless: 0, clearedAt: Number(indexVersion) }, segments: [], documents: [] });
+    // The database keeps its id across the clear (it is the same database, emptied on purpose).
+    const storeId = engine.summary().storeId;
+    expect(storeId).toMatch(/^[0-9a-f]{24}$/);
+    expect(loaded).toEqual({
+      manifest: { version: Number(indexVersion), nextChunkKey: 3, nextSegmentId: 2, segmentIds: [], tombstones: [], chunkless: 0, documents: 0, clearedAt: Number(indexVersion), storeId },
+      segments: [],
+      documents: [],
+    });
     expect(await s.getDocuments(['a'])).toEqual([undefined]);
     expect(await s.getChunks([1, 2])).toEqual([undefined, undefined]);
     const cold = new Engine({ store: s });
@@ -80,5 +87,24 @@ describe('engine over IndexedDB', () => {
     const cold = new Engine({ store: await store(name) });
     await cold.open();
     expect((await cold.documents()).documents.map((d) => d.id)).toEqual(['again', 'new']);
+  });
+
+  it('a disk full in the middle of a commit leaves nothing of the batch, tells the witness nothing, and the next open finds no loss', async () => {
+    const name = dbName();
+    let full = false;
+    const faults = { failCommitWith: () => (full ? new DOMException('the disk is full', 'QuotaExceededError') : undefined) };
+    const committed: number[] = [];
+    const engine = new Engine({ store: await store(name, { faults }), onCommitted: (s) => committed.push(s.documents) });
+    await engine.open();
+    await engine.add([{ id: 'a', text: 'alpha whale' }]);
+    full = true;
+    await expect(engine.add([{ id: 'b', text: 'beta whale' }, { id: 'c', text: 'gamma whale' }])).rejects.toMatchObject({ name: 'QuotaExceededError' });
+    expect(committed).toEqual([1]); // the witness only hears of what committed
+    expect(engine.summary()).toMatchObject({ documents: 1, chunks: 1 });
+    const cold = new Engine({ store: await store(name) });
+    await cold.open();
+    expect(cold.openedAs).toMatchObject({ documents: 1, chunks: 1, indexVersion: 1 });
+    expect(cold.missing).toEqual([]);
+    expect(ids(await search(cold, { query: 'whale' }))).toEqual(['a']);
   });
 });

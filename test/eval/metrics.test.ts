@@ -1,6 +1,6 @@
 /** The IR metrics (src/eval/metrics.ts) on lists whose values are worked out by hand. */
 import { describe, expect, it } from 'vitest';
-import { hasRelevant, mrrAt, ndcgAt, parseJsonl, parseQrels, recallAt } from '../../src/eval/metrics.ts';
+import { hasRelevant, mrrAt, ndcgAt, recallAt } from '../../src/eval/metrics.ts';
 
 const rel = new Map([['a', 1], ['b', 1]]);
 
@@ -36,17 +36,5 @@ describe('Recall@k and MRR@k', () => {
     expect(mrrAt(10, ['x', 'y', 'b'], rel)).toBeCloseTo(1 / 3, 12);
     expect(mrrAt(2, ['x', 'y', 'b'], rel)).toBe(0);
     expect(mrrAt(10, ['a'], rel)).toBe(1);
-  });
-});
-
-describe('BEIR parsing', () => {
-  it('reads qrels TSV after its header, and JSON Lines without blank lines', () => {
-    const q = parseQrels('query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2\nq2\td9\t0\n\n');
-    expect([...q.keys()]).toEqual(['q1', 'q2']);
-    expect(q.get('q1')).toEqual(new Map([['d1', 1], ['d2', 2]]));
-    expect(hasRelevant(q.get('q1'))).toBe(true);
-    expect(hasRelevant(q.get('q2'))).toBe(false);
-    expect(hasRelevant(q.get('q3'))).toBe(false);
-    expect(parseJsonl('{"_id":"1"}\n\n{"_id":"2"}\n')).toEqual([{ _id: '1' }, { _id: '2' }]);
   });
 });

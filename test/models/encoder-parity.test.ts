@@ -11,13 +11,15 @@
  * transformers.js 4.3 truncates the post-processed ids, so a text longer than model_max_length
  * would lose its final [SEP] (≈0.998 to upstream); the runtime tokenizes through
  * src/models/truncate.ts, which keeps it, and every text, the long one included, must reach 0.9999.
- * Skips (loudly) only when the model has not been built; `prepare` builds it, so CI runs it.
+ * Skips (loudly) only outside CI when the model has not been built; in CI that fails
+ * (test/support/built-models.ts). `prepare` builds it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { AutoModel, AutoTokenizer, env, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS_DIR } from '../../scripts/models/config.ts';
 import { MINILM } from '../../scripts/models/encoders.ts';
+import { modelsBuilt } from '../support/built-models.ts';
 import { loadEmbedder } from '../../src/models/index.ts';
 import { tokenizeTruncated } from '../../src/models/truncate.ts';
 
@@ -29,8 +31,7 @@ interface Reference {
 }
 const REFERENCE = JSON.parse(readFileSync(new URL('./fixtures/reference-embeddings.json', import.meta.url), 'utf8')) as Reference;
 const FOLDER = `${MODELS_DIR}/${MINILM.name}`;
-const BUILT = existsSync(`${FOLDER}/manifest.json`) && existsSync(`${FOLDER}/onnx/model.onnx`) && existsSync(`${FOLDER}/onnx/model_quantized.onnx`);
-if (!BUILT) console.warn(`[encoder-parity] SKIPPED: ${FOLDER} is not built — run \`npm run models\``);
+const BUILT = modelsBuilt(MINILM.name, [`${FOLDER}/manifest.json`, `${FOLDER}/onnx/model.onnx`, `${FOLDER}/onnx/model_quantized.onnx`]);
 
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   let dot = 0, na = 0, nb = 0;
@@ -142,7 +143,7 @@ describe.skipIf(!BUILT)(`${MINILM.name} matches sentence-transformers (${REFEREN
 });
 
 const STATIC = `${MINILM.name}-static-256d`;
-describe.skipIf(!existsSync(`${MODELS_DIR}/${STATIC}/manifest.json`))(`${STATIC} (distilled static model) through the runtime`, () => {
+describe.skipIf(!modelsBuilt(STATIC, [`${MODELS_DIR}/${STATIC}/manifest.json`]))(`${STATIC} (distilled static model) through the runtime`, () => {
   it('loads as a 256-d static model and ranks a related text above unrelated ones', async () => {
     const embedder = await loadEmbedder({ modelBase: `${MODELS_DIR}/`, model: STATIC, dtype: 'q8' });
     try {

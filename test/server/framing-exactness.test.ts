@@ -122,8 +122,13 @@ describe('the depth limit leaves room for the deepest filter §8 validation allo
     await t.init();
     const nest = (n: number): unknown => (n === 0 ? { field: 'lang', op: 'eq', value: 'en' } : { and: [nest(n - 1)] });
     const ok = await t.call('ok', 'retrieve', { query: 'q', filter: nest(FILTER_LIMITS.maxDepth - 1) });
-    expect(ok.result).toBeDefined();
-    const deep = await t.call('deep', 'retrieve', { query: 'q', filter: nest(FILTER_LIMITS.maxDepth + 1) });
+    // Answered by the handler after its validator accepted the filter (not refused by the session's depth limit).
+    expect(ok.error).toBeUndefined();
+    expect(ok.result).toEqual({ hits: [{ id: 'a', score: 1 }] });
+    expect(backend.calls).toEqual(['q']);
+    const deep = await t.call('deep', 'retrieve', { query: 'deep', filter: nest(FILTER_LIMITS.maxDepth + 1) });
+    expect(deep.error.code).toBe(-32602);
     expect(deep.error.message).toMatch(/filter nests deeper/);
+    expect(backend.calls, 'the validator refused it before any retrieval').toEqual(['q']);
   });
 });

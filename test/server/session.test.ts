@@ -32,6 +32,15 @@ describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
     expect(r.result._meta.conformance).toBe('L0'); // sparse only: not L1 by §14.2
   });
 
+  it('initialize carries the backend\'s extra _meta (the model runtime) beside the conformance level, read when asked', async () => {
+    let runtime = 'loading';
+    const t = connect({ ...fakeBackend(), initializeMeta: () => ({ models: { embed: { identity: 'm@sha256:1', runtime } } }) });
+    const r = await t.call(1, 'initialize', { protocolVersion: 1 });
+    expect(r.result._meta).toEqual({ conformance: 'L0', models: { embed: { identity: 'm@sha256:1', runtime: 'loading' } } });
+    runtime = 'rcp-kernels (WASM SIMD, 2 workers)';
+    expect((await t.call(2, 'info', {})).result._meta.models.embed.runtime).toBe('rcp-kernels (WASM SIMD, 2 workers)');
+  });
+
   it('§13 a failed negotiation (-32002) leaves the session uninitialized; a retry may succeed', async () => {
     const t = connect(fakeBackend());
     expect((await t.call(1, 'initialize', { protocolVersion: 0 })).error.code).toBe(-32002);

@@ -11,7 +11,7 @@
 import { invalidParams } from '../../protocol/errors.ts';
 import type { GraphCommunity, GraphEdge, GraphNode, GraphResult, Hit } from '../../protocol/types.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
-import { loadTexts, toHit } from '../query/hits.ts';
+import { bodyRange, loadTexts, toHit } from '../query/hits.ts';
 import { suspectInjection } from '../query/injection.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
 import type { Candidate } from '../index/view.ts';
@@ -104,6 +104,8 @@ async function neighbors(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResu
     const doc = g.nodes.docs[n];
     const node: GraphNode = { id: ids[n], score: hood.score.get(n)!, 'x-inpage-kind': 'passage', 'x-inpage-doc': doc.id };
     if (typeof doc.meta.title === 'string') node['x-inpage-title'] = doc.meta.title;
+    // Where the passage lies in its document (a viewer opens it there).
+    [node['x-inpage-start'], node['x-inpage-end']] = bodyRange(candidate(b, n), 'chunk');
     if (seedSet.has(n)) node['x-inpage-seed'] = true;
     if (texts) node['x-inpage-text'] = texts[i];
     nodes.push(node);
@@ -168,12 +170,21 @@ async function levelOf(plan: GraphPlan, deps: GraphOpsDeps): Promise<{ levels: C
 }
 
 async function communities(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResult> {
-  const { levels, list } = await levelOf(plan, deps);
+  const { levels, list } = plan.community !== undefined ? await oneCommunity(plan.community, deps) : await levelOf(plan, deps);
   const shown = list.slice(0, plan.k);
   const n = deps.built.graph.nodes.ids.length;
-  const out = await describe(shown, deps);
+  const out = await describe(shown, deps, plan.text);
   out.forEach((c, i) => (c.score = shown[i].members.length / n));
   return { communities: out, _meta: { levels: levels.levels.length, communities: list.length, modularity: levels.modularity } };
+}
+
+/** The community `id` names (its level is in the id), for a viewer that opens one; -32602 when this version has none by that id. */
+async function oneCommunity(id: string, deps: GraphOpsDeps): Promise<{ levels: CommunityLevels; list: Community[] }> {
+  const levels = await deps.communities();
+  const m = /^c(\d+)\.(\d+)$/.exec(id);
+  const c = m ? levels.levels[Number(m[1])]?.[Number(m[2])] : undefined;
+  if (!c) throw invalidParams('_meta.x-inpage-community', `'${id.slice(0, 64)}' names no community of this index version`);
+  return { levels, list: [c] };
 }
 
 async function global(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResult> {
@@ -203,18 +214,21 @@ async function global(plan: GraphPlan, deps: GraphOpsDeps): Promise<GraphResult>
   return { summary, communities: out, usage: { candidates: hits.length }, _meta: { levels: levels.levels.length } };
 }
 
-/** The wire form of communities, with their extractive summaries (one store read for all centres). */
-async function describe(list: Community[], deps: GraphOpsDeps): Promise<GraphCommunity[]> {
+/**
+ * The wire form of communities, with their extractive summaries (one store read for all centres);
+ * with `text`, every listed member comes with its passage (`x-inpage-passages`).
+ */
+async function describe(list: Community[], deps: GraphOpsDeps, text = false): Promise<GraphCommunity[]> {
   const b = deps.built;
   const ids = b.graph.nodes.ids;
   // The centre and the next members give the terms their surface form (the index holds stems).
-  const quoted = list.map((c) => c.members.slice(0, SURFACE_MEMBERS));
+  const quoted = list.map((c) => c.members.slice(0, text ? MEMBERS_LISTED : SURFACE_MEMBERS));
   const flat = quoted.flat();
   const texts = await loadTexts(deps.texts, flat.map((n) => candidate(b, n)), 'chunk');
   let at = 0;
   return list.map((c, i) => {
     const own = texts.slice(at, (at += quoted[i].length));
-    const terms = surfaceForms(deps.analyzer, c.terms, own);
+    const terms = surfaceForms(deps.analyzer, c.terms, own.slice(0, SURFACE_MEMBERS));
     const central = own[0].replace(/\s+/g, ' ').trim();
     const quote = central.length > QUOTE_CHARS ? `${central.slice(0, QUOTE_CHARS).replace(/\s\S*$/, '')}…` : central;
     const summary = `Extractive summary (no language model) of ${c.members.length} passage${c.members.length === 1 ? '' : 's'}: most central passage “${quote}”${terms.length ? `; distinctive terms: ${terms.join(', ')}` : ''}.`;
@@ -228,8 +242,16 @@ async function describe(list: Community[], deps: GraphOpsDeps): Promise<GraphCom
       'x-inpage-members': c.members.slice(0, MEMBERS_LISTED).map((n) => ids[n]),
     };
     if (c.parent) out['x-inpage-parent'] = c.parent;
+    if (text) out['x-inpage-passages'] = quoted[i].map((n, j) => passageOf(b, n, own[j]));
     return out;
   });
+}
+
+/** A member passage as a viewer lists it: its hit id, document, title, range and text. */
+function passageOf(b: BuiltGraph, node: number, text: string): Record<string, unknown> {
+  const doc = b.graph.nodes.docs[node];
+  const [start, end] = bodyRange(candidate(b, node), 'chunk');
+  return { id: b.graph.nodes.ids[node], doc: doc.id, ...(typeof doc.meta.title === 'string' ? { title: doc.meta.title } : {}), start, end, text };
 }
 
 /**

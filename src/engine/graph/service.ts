@@ -3,7 +3,9 @@
  * (ops.ts), and a background refresh after writes once the graph has been asked for, so the next
  * request finds it built. Seeds come from the engine's own retrieve, pinned to the graph's version.
  */
+import { invalidParams } from '../../protocol/errors.ts';
 import type { GraphResult, RetrieveResult } from '../../protocol/types.ts';
+import { checkAborted } from '../../util/abort.ts';
 import { NLTK_STOPWORDS } from '../analysis/stopwords.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Embedder } from '../contracts.ts';
@@ -69,6 +71,29 @@ export class GraphService {
     result.usage = { ...result.usage, latencyMs: Math.round((performance.now() - t0) * 100) / 100, ...(notes.length ? { notes } : {}) };
     result._meta = { ...result._meta, graph: { passages: built.graph.nodes.ids.length, edges: built.graph.edges, buildMs: Math.round(built.buildMs) } };
     return result;
+  }
+
+  /**
+   * The community at `level` of each passage id, in the graph of the current version (built and
+   * partitioned now when needed): what a map colours its dots by. Ids not in the graph (a
+   * quarantined document) are left out; a level this version lacks is -32602 naming `field`.
+   */
+  async communityOf(ids: readonly string[], level: number, field: string, signal?: AbortSignal): Promise<{ of: Map<string, string>; indexVersion: string }> {
+    this.used = true;
+    const view = await this.deps.currentView();
+    const built = await this.index.at(view, view.quarantined ?? EMPTY, signal);
+    const levels = await this.index.communities(built);
+    checkAborted(signal);
+    const of = new Map<string, string>();
+    if (levels.levels.length === 0) return { of, indexVersion: String(view.version) };
+    const list = levels.levels[level];
+    if (!list) throw invalidParams(field, `this index has community levels 0..${levels.levels.length - 1}`);
+    const byId = built.graph.nodes.byId;
+    for (const id of ids) {
+      const node = byId.get(id);
+      if (node !== undefined) of.set(id, list[levels.of[level][node]].id);
+    }
+    return { of, indexVersion: String(view.version) };
   }
 
   /** A write was published: once the graph is in use, rebuild it in the background (debounced). */

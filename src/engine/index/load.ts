@@ -4,6 +4,9 @@ import { makeView, type DocEntry, type IndexView, type LiveSegment } from './vie
 import { liveSegment, newDocEntry } from './view.ts';
 import { partialSegment } from './partial.ts';
 
+/** Marks the load warning of a segment the manifest lists and the store lacks: its passages are lost. */
+export const MISSING_SEGMENT = 'listed in the manifest is missing from the store';
+
 /**
  * The view of what the store loaded, and its live documents by id. With document tables in every
  * segment (`loaded.documents` absent) nothing per document is built here: `docs` is undefined and
@@ -32,7 +35,7 @@ export function loadViews(
   for (const id of loaded.manifest.segmentIds) {
     const record = byId.get(id);
     if (!record) {
-      warnings.push(`segment ${id} listed in the manifest is missing from the store`);
+      warnings.push(`segment ${id} ${MISSING_SEGMENT}`);
       continue;
     }
     const keys = record.chunkKeys;

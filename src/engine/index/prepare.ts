@@ -7,6 +7,7 @@ import { RcpError, invalidParams } from '../../protocol/errors.ts';
 import { echo, MAX_PARAMS_DEPTH, tooDeep } from '../../protocol/limits.ts';
 import { makeTicker, checkAborted } from '../../util/abort.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
+import type { LanguageDetector } from '../analysis/language.ts';
 import { chunkText, wholeText } from '../analysis/chunker.ts';
 import type { Embedder } from '../contracts.ts';
 import type { ChunkTerms } from './segment.ts';
@@ -33,6 +34,8 @@ export const presetKey = (id: string, start: number, end: number): string => `${
 
 export interface PrepareOptions {
   analyzer: Analyzer;
+  /** Sets `meta.lang` of a document that has none, when it is confident. */
+  language?: LanguageDetector;
   embedder?: Embedder;
   /** Reused instead of embedding when every chunk of the batch has one (the caller checked the model identity). */
   preset?: PresetVectors;
@@ -99,6 +102,10 @@ export async function prepareDocuments(docs: (AddDocument & { id: string })[], o
     // rebuild (too deep): refuse it rather than store meta null. (The batch here is deduplicated,
     // so the document is named by id, not by its request index.)
     if (typeof meta !== 'object' || meta === null) throw invalidParams('documents', `the meta of document ${echo(d.id)} could not be copied (nests too deep?)`);
+    if (o.language && meta.lang === undefined) {
+      const lang = o.language(d.text);
+      if (lang) meta.lang = lang;
+    }
     const spans = o.chunk ? chunkText(d.text, o.chunkSize, o.chunkOverlap) : wholeText(d.text);
     const prepared: ChunkTerms[] = [];
     for (const [index, s] of spans.entries()) {

@@ -92,6 +92,8 @@ export function planWrite(
   const deleteSegmentIds: number[] = [];
   const putSegments: SegmentRecord[] = [];
   let deleted = 0;
+  /** Documents live before that this write puts for the first time (not upserts). */
+  let added = 0;
   // Documents without chunks are in no segment's table: the manifest counts them (see LoadOptions).
   let chunkless = manifest.chunkless ?? 0;
 
@@ -128,6 +130,7 @@ export function planWrite(
   for (const p of puts) {
     const old = lookup(p.id);
     if (old) tombstone(old);
+    else added++;
     if (old && old.chunkKeys.length === 0) chunkless--;
     if (p.chunks.length === 0) chunkless++;
     const keys = p.chunks.map(() => nextChunkKey++);
@@ -207,6 +210,7 @@ export function planWrite(
     segmentIds: segments.map((s) => s.id),
     tombstones,
     chunkless,
+    documents: current.size + added - deleted,
   };
   const change: Change = {
     putDocuments,

@@ -19,6 +19,8 @@ export interface MapPoint {
   doc: string;
   x: number;
   y: number;
+  /** Its graph community at the level asked for (`MapOptions.communityLevel`); absent when it is not in the graph (quarantined). */
+  community?: string;
 }
 
 export interface Basis {
@@ -139,6 +141,8 @@ export interface CorpusMap {
   explained?: [number, number];
   /** Where the query lands, when one was given. */
   query?: { x: number; y: number };
+  /** The index version mapped (set by the engine). */
+  indexVersion?: string;
 }
 
 export interface MapOptions {
@@ -146,6 +150,8 @@ export interface MapOptions {
   /** Passage ids (e.g. the current hits) placed on the map even when the sample missed them. */
   include?: readonly string[];
   query?: string;
+  /** Tag each point with its community at this level of the passage graph (`graph communities`). */
+  communityLevel?: number;
   signal?: AbortSignal;
 }
 

@@ -7,6 +7,7 @@
 import { RcpError } from '../../protocol/errors.ts';
 import { ErrorCode } from '../../protocol/codes.ts';
 import type { RetrieveParams } from '../../protocol/types.ts';
+import { canonicalJson } from '../../util/canonical-json.ts';
 
 export interface CursorState {
   /** Index version the chain pages through. */
@@ -19,24 +20,10 @@ export interface CursorState {
 
 const notFound = (detail: string): RcpError => new RcpError(ErrorCode.NotFound, `cursor not found: ${detail}`, { field: 'cursor', detail });
 
-/** JSON with sorted keys, so equal params hash equally whatever their key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /** FNV-1a (two 32-bit lanes) of the request minus `cursor`, `indexVersion` and `_meta`. */
 export function paramsHash(params: RetrieveParams): string {
   const { cursor: _c, _meta: _m, indexVersion: _v, ...rest } = params;
-  const text = canonical(rest);
+  const text = canonicalJson(rest);
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193 ^ text.length;
   for (let i = 0; i < text.length; i++) {

@@ -2,7 +2,7 @@
  * The retrieve pipeline (§7.7), one function per stage over one `Run`, in this order (`runRetrieve`):
  *
  *   snapshot → serve mode → session → rewrite → recall (filter inside) → recency → rerank → minScore
- *   → MMR → page (cursor) → token budget → hits
+ *   → MMR → monotonic scores (§4.6) → page (cursor) → token budget → hits
  *
  * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
  * needs no randomness.

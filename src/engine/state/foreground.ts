@@ -24,6 +24,11 @@ export class ForegroundGate {
     return this.active > 0;
   }
 
+  /** Background steps held by `idle()` right now. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
   /** Settles when no foreground work runs, or after `maxWaitMs` at the latest. */
   idle(maxWaitMs: number): Promise<void> {
     if (this.active === 0) return Promise.resolve();

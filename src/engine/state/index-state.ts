@@ -10,13 +10,19 @@ import { countLiveDocuments, liveDocuments } from '../index/doc-table.ts';
 import { tableFilled } from '../index/partial.ts';
 import { Residency } from './residency.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
-import { loadViews } from '../index/load.ts';
+import { loadViews, MISSING_SEGMENT } from '../index/load.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
 import { makeView, withQuarantine, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
 /** Document tables instead of one record per document, where every segment has one. */
 
-const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [], chunkless: 0 };
+const EMPTY_MANIFEST: Manifest = { version: 0, nextChunkKey: 1, nextSegmentId: 1, segmentIds: [], tombstones: [], chunkless: 0, documents: 0 };
+
+/** A new database incarnation id (Manifest.storeId): 96 random bits. */
+export function newStoreId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 export interface IndexStateOptions {
   store: IndexStore;
@@ -27,6 +33,8 @@ export interface IndexStateOptions {
   coordination?: Coordination;
   /** Called after a reload from the store (re-embedding may be due). */
   onReload?: () => void;
+  /** Called after this engine made a committed write current (`cleared`: it was a clear). */
+  onPublished?: (cleared: boolean) => void;
 }
 
 export class IndexState {
@@ -49,6 +57,8 @@ export class IndexState {
   private sortedIds: string[] | undefined;
   /** What a store read on demand has not given yet is read through it (absent for any other store). */
   readonly residency: Residency | undefined;
+  /** The manifest's storeId is in the store (loaded with it, or committed since). */
+  private storedId = false;
 
   constructor(opts: IndexStateOptions) {
     this.opts = opts;
@@ -120,11 +130,25 @@ export class IndexState {
     return this.queue.run(fn);
   }
 
-  /** Loads what the store holds; returns load warnings. Call once, inside `exclusive`. */
-  async load(): Promise<string[]> {
+  /**
+   * Loads what the store holds; returns load warnings and the problems that mean data is missing
+   * (a listed segment the store does not have). Call once, inside `exclusive`.
+   */
+  async load(): Promise<{ warnings: string[]; missing: string[] }> {
     const loaded = await this.opts.store.load(ENGINE_LOAD);
     // Sparse search is ready now; the vectors are read later (`prefetchVectors`, or on first need).
-    return loaded ? this.install(loaded, false) : [];
+    if (!loaded) {
+      this.install(undefined, false);
+      return { warnings: [], missing: [] };
+    }
+    const all = this.install(loaded, false);
+    const missing = all.filter((w) => w.includes(MISSING_SEGMENT));
+    return { warnings: all.filter((w) => !missing.includes(w)), missing };
+  }
+
+  /** True once the manifest in memory came from the store (its storeId is the database's, not one to be written). */
+  get stored(): boolean {
+    return this.storedId;
   }
 
   /** Starts reading the vectors kept apart in the background, if any are missing (dense waits for them). */
@@ -209,7 +233,9 @@ export class IndexState {
       this.sortedIds = undefined;
     }
     this.retain(withQuarantine(view, manifest));
+    this.storedId = true;
     this.opts.coordination?.announce(view.version);
+    this.opts.onPublished?.(false);
   }
 
   /**
@@ -221,7 +247,9 @@ export class IndexState {
     this.views = [makeView(next.version, [], [])];
     this._docs = new Map();
     this.sortedIds = undefined;
+    this.storedId = true;
     this.opts.coordination?.announce(next.version);
+    this.opts.onPublished?.(true);
   }
 
   private retain(view: IndexView): void {
@@ -242,7 +270,9 @@ export class IndexState {
     const clearedSince = (loaded?.manifest.clearedAt ?? 0) > this.current().version;
     if (keep && !clearedSince && view.version > this.current().version) this.retain(view);
     else this.views = [view];
-    this._manifest = loaded?.manifest ?? EMPTY_MANIFEST;
+    // Every manifest carries the database's id; one written before ids existed gets one with the next commit.
+    this._manifest = loaded?.manifest.storeId ? loaded.manifest : { ...(loaded?.manifest ?? EMPTY_MANIFEST), storeId: newStoreId() };
+    this.storedId = loaded?.manifest.storeId !== undefined;
     // Counted here for a manifest written before the count existed; the next commit stores it.
     if (loaded?.documents && this._manifest.chunkless === undefined) {
       this._manifest = { ...this._manifest, chunkless: loaded.documents.filter((d) => d.chunkKeys.length === 0).length };

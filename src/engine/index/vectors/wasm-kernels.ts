@@ -11,24 +11,7 @@
  * Node 16.4+); `wasmKernels()` is undefined where it does not validate (then the JS kernels run).
  */
 
-const I32 = 0x7f;
-const V128 = 0x7b;
-
-/** Unsigned LEB128. */
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-const name = (s: string): number[] => [...leb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-const section = (id: number, body: number[]): number[] => [id, ...leb(body.length), ...body];
-const vec = (items: number[][]): number[] => [...leb(items.length), ...items.flat()];
+import { compileModule, I32, leb, moduleBytes, V128, type WasmFunction } from '../../../util/wasm-module.ts';
 
 // Instructions used below.
 const get = (i: number) => [0x20, i];
@@ -95,21 +78,10 @@ const dotsBody = overVectors(
   [...get(OUT), ...get(I), ...i32c(2), SHL, ADD, ...laneSum(ACC), 0x36, 0x02, 0x00], // i32.store
 );
 
-const code = (body: number[]): number[] => {
-  const full = [...vec([[3, I32], [2, V128]]), ...body, 0x0b];
-  return [...leb(full.length), ...full];
-};
-
 /** The module's bytes. */
 export function kernelModuleBytes(): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([[0x60, 5, I32, I32, I32, I32, I32, 0]])),
-    ...section(2, vec([[...name('e'), ...name('m'), 0x02, 0x00, 0x00]])),
-    ...section(3, vec([[0], [0]])),
-    ...section(7, vec([[...name('hamming'), 0x00, 0], [...name('dots'), 0x00, 1]])),
-    ...section(10, vec([code(hammingBody), code(dotsBody)])),
-  ]);
+  const fn = (name: string, body: number[]): WasmFunction => ({ name, params: [I32, I32, I32, I32, I32], results: [], locals: [I32, I32, I32, V128, V128], body });
+  return moduleBytes([fn('hamming', hammingBody), fn('dots', dotsBody)]);
 }
 
 /** The exported kernels of one instance (bound to one memory). */
@@ -123,12 +95,7 @@ let compiled: WebAssembly.Module | null | undefined;
 /** The compiled module, or undefined where WebAssembly SIMD is unavailable (compiled once). */
 export function kernelModule(): WebAssembly.Module | undefined {
   if (compiled === undefined) {
-    try {
-      const bytes = kernelModuleBytes();
-      compiled = typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-    } catch {
-      compiled = null; // e.g. a CSP without 'wasm-unsafe-eval'
-    }
+    compiled = compileModule(kernelModuleBytes()) ?? null; // null also under a CSP without 'wasm-unsafe-eval'
   }
   return compiled ?? undefined;
 }

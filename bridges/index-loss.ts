@@ -1,0 +1,17 @@
+import { describeLoss } from '../src/storage/witness.ts';
+import type { BrowserHost } from './browser-host.ts';
+
+/**
+ * Says on stderr, as soon as the engine knows, that the profile's index is smaller than the record
+ * kept outside its database (src/storage/witness.ts): a bridge must never start silently empty.
+ * Clients that asked for logs also get it as `notifications/log` at `error` (the worker sends it).
+ */
+export function reportIndexLoss(host: BrowserHost, diag: (line: string) => void): void {
+  if (host.backend === 'leveldb') {
+    diag("this profile keeps its index in Chromium's LevelDB store, which a kill during a write can make the browser discard; new profiles use SQLite (README, \"Durability\")");
+  }
+  host.indexLoss().then(
+    (loss) => loss && diag(`${describeLoss(loss)} (detected ${loss.detectedAt}${loss.browser ? `; the browser said: ${loss.browser}` : ''})`),
+    () => undefined, // the page went away (the bridge is closing): nothing to say
+  );
+}

@@ -1,0 +1,101 @@
+import { expect, test, type Page } from '@playwright/test';
+import { openPlayground } from './support/playground.ts';
+import { call, logsOf, openTab } from './support/rcp-page.ts';
+
+/**
+ * An index that the browser discarded (or that went missing otherwise) is never shown as merely
+ * empty: the record kept outside the database (OPFS, src/storage/witness.ts) tells the next open
+ * what was there, and the engine says so to every session, to the playground and to the bridges.
+ */
+
+const WITNESS = 'rcp-witness-rcp-engine.json';
+
+/** The witness record as the page's origin holds it in OPFS (undefined: none yet). */
+const witnessOf = (page: Page) =>
+  page.evaluate(async (name) => {
+    const dir = await navigator.storage.getDirectory();
+    try {
+      return JSON.parse(await (await (await dir.getFileHandle(name)).getFile()).text()) as { documents: number; chunks: number; indexVersion: number; lost?: unknown };
+    } catch {
+      return undefined;
+    }
+  }, WITNESS);
+
+/** Deletes the engine's database as the browser does when it finds it corrupt (no tab may hold it open). */
+const discardDatabase = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<void>((ok, fail) => {
+        const r = indexedDB.deleteDatabase('rcp-engine');
+        r.onsuccess = () => ok();
+        r.onerror = () => fail(r.error);
+        r.onblocked = () => fail(new Error('blocked: a tab still holds the database'));
+      }),
+  );
+
+const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `kept-${i}`, text: `a document the person trusted us with, number ${i}` }));
+
+async function indexThenDiscard(page: Page, n: number): Promise<void> {
+  await openTab(page);
+  expect((await call(page, 'index/add', { documents: docs(n) })).result.ids).toHaveLength(n);
+  // The record follows the commit off its path: it says what the index holds.
+  await expect.poll(async () => (await witnessOf(page))?.documents, { timeout: 10_000 }).toBe(n);
+  await page.goto('about:blank'); // the worker goes, and with it the database connection
+  await page.goto('/bridge.html');
+  await discardDatabase(page);
+}
+
+test('a discarded database is reported to every session (initialize notes, an error log) with what was lost', async ({ page }) => {
+  await indexThenDiscard(page, 40);
+  const init = await openTab(page, 'after-loss', { capabilities: { log: {} }, _meta: { logLevel: 'warning' } });
+  expect(init.result).toBeDefined();
+  const loss = await page.evaluate(() => (window as unknown as { rcpBridge: { indexLoss(): Promise<{ expected: { documents: number }; found: { documents: number }; reason: string } | undefined> } }).rcpBridge.indexLoss());
+  expect(loss?.expected.documents).toBe(40);
+  expect(loss?.found.documents).toBe(0);
+  expect(loss?.reason).toMatch(/empty/);
+  // The session that was open when it was found hears it as an error log…
+  await expect.poll(async () => (await logsOf<{ level: string; message: string }>(page)).filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
+    expect.stringMatching(/^index lost: it held 40 documents \(40 passages\)/),
+  ]);
+  // …and every later session in its initialize result, until dismissed.
+  const later = await openTab(page, 'later');
+  expect(later.result.usage.notes).toEqual([expect.stringMatching(/^index lost: it held 40 documents .*Re-import your documents or load an index export/)]);
+  // Writing again does not hide it: the record keeps the loss until it is dismissed.
+  await call(page, 'index/add', { documents: docs(3) });
+  await expect.poll(async () => (await witnessOf(page))?.documents).toBe(3);
+  expect((await witnessOf(page))?.lost).toBeDefined();
+  await page.goto('/bridge.html');
+  expect((await openTab(page, 'again')).result.usage.notes).toHaveLength(1);
+});
+
+test('the playground shows the loss with the counts and the way back, seeds nothing over it, and forgets it when dismissed', async ({ page }) => {
+  await indexThenDiscard(page, 25);
+  await openPlayground(page);
+  const banner = page.locator('#index-loss');
+  await expect(banner).toBeVisible({ timeout: 30_000 });
+  await expect(banner).toContainText('Your index lost documents');
+  await expect(banner).toContainText('It held 25 documents (25 passages); it now holds 0');
+  await expect(banner.getByRole('button', { name: 'Export what is left' })).toBeVisible();
+  await expect(banner.getByText('Load an index file', { exact: true })).toBeVisible();
+  // No sample corpus is poured over a lost index.
+  await page.waitForTimeout(2000);
+  await expect(page.locator('#progress')).toBeHidden();
+  expect((await page.evaluate(() => (window as unknown as { rcpClient: { status(): Promise<{ documents: number }> } }).rcpClient.status())).documents).toBe(0);
+  await banner.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(banner).toBeHidden();
+  await page.goto('/bridge.html');
+  expect((await openTab(page, 'dismissed')).result.usage).toBeUndefined();
+});
+
+test('an unreadable record is not a loss: the engine opens normally and writes a good record', async ({ page }) => {
+  await page.goto('/bridge.html');
+  await page.evaluate(async (name) => {
+    const w = await (await (await navigator.storage.getDirectory()).getFileHandle(name, { create: true })).createWritable();
+    await w.write('{"format":1,"storeId":"tru');
+    await w.close();
+  }, WITNESS);
+  const init = await openTab(page, 'truncated');
+  expect(init.result.usage).toBeUndefined();
+  expect((await call(page, 'index/add', { documents: docs(2) })).result.ids).toHaveLength(2);
+  await expect.poll(async () => (await witnessOf(page))?.documents).toBe(2);
+});

@@ -1,0 +1,57 @@
+/**
+ * "Your index lost documents": shown when the engine found its database smaller than the record
+ * it keeps outside it (src/storage/witness.ts), e.g. after the browser discarded the database
+ * following a crash. It says what was there, what is there now, why, and what to do: add the
+ * documents again, or load an index export; exporting what is left stays one click away. It
+ * stays (at every visit) until dismissed.
+ */
+import type { IndexLoss } from '../protocol/control.ts';
+import { byId, el } from './dom.ts';
+
+const n = (x: number) => x.toLocaleString('en');
+
+export interface IndexLossActions {
+  /** Forgets the loss (the worker's control plane). */
+  dismiss(): Promise<void>;
+  /** Shows where documents are added. */
+  showImport(): void;
+}
+
+export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { update(loss: IndexLoss | undefined): void } {
+  let shown: string | undefined;
+  const update = (loss: IndexLoss | undefined) => {
+    const key = loss && `${loss.detectedAt}|${loss.found.indexVersion}`;
+    if (key === shown) return;
+    shown = key;
+    host.hidden = !loss;
+    if (!loss) return host.replaceChildren();
+    const when = new Date(loss.detectedAt).toLocaleString('en');
+    host.replaceChildren(
+      el('h2', { id: 'index-loss-h' }, 'Your index lost documents'),
+      el(
+        'p',
+        {},
+        `It held ${n(loss.expected.documents)} documents (${n(loss.expected.chunks)} passages); it now holds ${n(loss.found.documents)} (${n(loss.found.chunks)} passages). `,
+        `Found ${when}: ${loss.reason}.`,
+      ),
+      el(
+        'p',
+        {},
+        'To get them back, add your documents again (Import) or load an index file you exported earlier. Export what is left first if you want to keep it. ',
+        'Nothing is added automatically meanwhile.',
+      ),
+      el(
+        'p',
+        { class: 'actions' },
+        el('button', { attrs: { type: 'button' }, on: { click: () => byId('export-index').click() } }, 'Export what is left'),
+        ' ',
+        el('label', { class: 'file-label', attrs: { for: 'index-file' } }, 'Load an index file'),
+        ' ',
+        el('button', { attrs: { type: 'button' }, on: { click: () => actions.showImport() } }, 'Add documents again'),
+        ' ',
+        el('button', { attrs: { type: 'button' }, on: { click: () => void actions.dismiss().then(() => update(undefined)) } }, 'Dismiss'),
+      ),
+    );
+  };
+  return { update };
+}

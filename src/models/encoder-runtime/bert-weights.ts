@@ -1,0 +1,103 @@
+/**
+ * The BERT encoder's weights as typed structures, taken from a weight file (weights-file.ts) and
+ * checked against its shape: what both the plain-JS reference and the WASM runtime read.
+ */
+import type { EncoderShape, EncoderWeights } from './weights-file.ts';
+
+/** A float32 linear layer: y = x·W + b, W stored [in, out]. */
+export interface FloatLinear {
+  kind: 'f32';
+  inDim: number;
+  outDim: number;
+  weight: Float32Array;
+  bias: Float32Array;
+}
+
+/**
+ * An int8 linear layer: W ≈ q·scale[out] (symmetric per output column), stored [in, out]; the input
+ * is first multiplied by `smoothing` (1/s per input channel) when the build smoothed outliers.
+ */
+export interface Int8Linear {
+  kind: 'i8';
+  inDim: number;
+  outDim: number;
+  weight: Int8Array;
+  scale: Float32Array;
+  bias: Float32Array;
+  smoothing?: Float32Array;
+}
+
+export type Linear = FloatLinear | Int8Linear;
+
+export interface Norm {
+  gamma: Float32Array;
+  beta: Float32Array;
+}
+
+export interface BertLayer {
+  query: Linear;
+  key: Linear;
+  value: Linear;
+  attentionOutput: Linear;
+  attentionNorm: Norm;
+  intermediate: Linear;
+  output: Linear;
+  outputNorm: Norm;
+}
+
+/** The word table: float32 rows, or int8 rows with one scale per row. */
+export type WordTable = { kind: 'f32'; rows: Float32Array } | { kind: 'i8'; rows: Int8Array; scale: Float32Array };
+
+export interface BertWeights {
+  shape: EncoderShape;
+  dtype: 'fp32' | 'q8';
+  word: WordTable;
+  /** [maxPositions, hidden] */
+  position: Float32Array;
+  /** [typeVocab, hidden] */
+  tokenType: Float32Array;
+  embeddingNorm: Norm;
+  layers: BertLayer[];
+}
+
+/** Reads and checks every tensor the encoder needs (throws naming the first that is missing or misshapen). */
+export function bertWeights(file: EncoderWeights): BertWeights {
+  const { shape, dtype } = file.header;
+  const { hidden: H, intermediate: I, vocab: V, maxPositions: P, typeVocab: TV, heads } = shape;
+  if (!(H > 0 && heads > 0 && H % heads === 0 && I > 0 && shape.layers > 0)) throw new Error(`encoder weight file: unsupported shape ${JSON.stringify(shape)}`);
+  const norm = (p: string): Norm => ({ gamma: file.float(`${p}.weight`, [H]), beta: file.float(`${p}.bias`, [H]) });
+  const linear = (p: string, inDim: number, outDim: number): Linear => {
+    const bias = file.float(`${p}.bias`, [outDim]);
+    if (dtype === 'fp32') return { kind: 'f32', inDim, outDim, weight: file.float(`${p}.weight`, [inDim, outDim]), bias };
+    const smoothing = file.find(`${p}.input_smoothing`) ? file.float(`${p}.input_smoothing`, [inDim]) : undefined;
+    return { kind: 'i8', inDim, outDim, weight: file.int8(`${p}.weight`, [inDim, outDim]), scale: file.float(`${p}.weight_scale`, [outDim]), bias, smoothing };
+  };
+  const wordName = 'embeddings.word_embeddings.weight';
+  const word: WordTable =
+    file.header.tensors.find((t) => t.name === wordName)?.dtype === 'int8'
+      ? { kind: 'i8', rows: file.int8(wordName, [V, H]), scale: file.float(`${wordName}_scale`, [V]) }
+      : { kind: 'f32', rows: file.float(wordName, [V, H]) };
+  const layers: BertLayer[] = [];
+  for (let l = 0; l < shape.layers; l++) {
+    const p = `encoder.layer.${l}`;
+    layers.push({
+      query: linear(`${p}.attention.self.query`, H, H),
+      key: linear(`${p}.attention.self.key`, H, H),
+      value: linear(`${p}.attention.self.value`, H, H),
+      attentionOutput: linear(`${p}.attention.output.dense`, H, H),
+      attentionNorm: norm(`${p}.attention.output.LayerNorm`),
+      intermediate: linear(`${p}.intermediate.dense`, H, I),
+      output: linear(`${p}.output.dense`, I, H),
+      outputNorm: norm(`${p}.output.LayerNorm`),
+    });
+  }
+  return {
+    shape,
+    dtype,
+    word,
+    position: file.float('embeddings.position_embeddings.weight', [P, H]),
+    tokenType: file.float('embeddings.token_type_embeddings.weight', [TV, H]),
+    embeddingNorm: norm('embeddings.LayerNorm'),
+    layers,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The encoder's WebAssembly module, generated at load time for the model's sizes (so widths are
+ * constants in the code), in the fastest variant that runs correctly here: each GEMM variant
+ * (gemm.ts) that `WebAssembly.validate` accepts and whose self-test passes (Node 20's baseline
+ * compiler, for one, computes `i32x4.relaxed_dot_i8x16_i7x16_add_s` wrongly) is timed on a small
+ * product, and the fastest kept (on x86 with VNNI the fused relaxed dot is one instruction; without
+ * it the two-step form is cheaper; without relaxed SIMD only the int16 one runs). Undefined where
+ * none compiles (no SIMD, or a CSP without 'wasm-unsafe-eval'), and the caller falls back.
+ */
+import { compileModule, moduleBytes } from '../../util/wasm-module.ts';
+import { attentionFunction } from './kernels/attention.ts';
+import { columnSums, gemmFunction, gemmName, packWeights, type DotKind } from './kernels/gemm.ts';
+import { geluFunction, layerNormFunction, quantizeFunction } from './kernels/rows.ts';
+import type { EncoderShape } from './weights-file.ts';
+
+export interface EncoderKernels {
+  module: WebAssembly.Module;
+  dot: DotKind;
+  /** Milliseconds of the timing product per variant that passed its self-test (empty when only one was tried). */
+  timings?: Partial<Record<DotKind, number>>;
+}
+
+/** For logs: `WASM relaxed SIMD (relaxed16 dot)` / `WASM SIMD`. */
+export function describeKernels(k: Pick<EncoderKernels, 'dot'>): string {
+  return k.dot === 'simd' ? 'WASM SIMD' : `WASM relaxed SIMD (${k.dot} dot)`;
+}
+
+/** The module's bytes for `shape` in variant `dot`. */
+export function encoderModuleBytes(shape: EncoderShape, dot: DotKind): Uint8Array<ArrayBuffer> {
+  const relaxed = dot !== 'simd';
+  const widths = [...new Set([shape.hidden, shape.intermediate])];
+  return moduleBytes([
+    ...widths.map((k) => gemmFunction(k, dot)),
+    ...widths.map((k) => quantizeFunction(k)),
+    layerNormFunction(shape.hidden),
+    geluFunction(relaxed),
+    attentionFunction(shape.hidden, shape.heads, relaxed),
+  ]);
+}
+
+/**
+ * Whether the compiled GEMM of `module` computes a small product exactly (see the file comment),
+ * and how long a larger one takes (best of several runs: the first ones may run before the
+ * optimising compiler has finished), or undefined when it is wrong.
+ */
+function selfTest(module: WebAssembly.Module, K: number): number | undefined {
+  const N = 64;
+  const rows = 64;
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const exports = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, (...a: number[]) => void>;
+  const w = Int8Array.from({ length: K * N }, (_, i) => ((i * 37) % 255) - 127);
+  const x = Uint8Array.from({ length: rows * K }, (_, i) => (i * 13) % 128);
+  const X = 64;
+  const W = X + rows * K;
+  const OUT = W + K * N;
+  const RS = OUT + rows * N * 4;
+  const RZ = RS + rows * 4;
+  const CS = RZ + rows * 4;
+  const CSC = CS + N * 4;
+  const B = CSC + N * 4;
+  if (B + N * 4 > memory.buffer.byteLength) memory.grow(Math.ceil((B + N * 4 - memory.buffer.byteLength) / 65536));
+  new Uint8Array(memory.buffer, X).set(x);
+  new Int8Array(memory.buffer, W).set(packWeights(w, K, N));
+  new Float32Array(memory.buffer, RS, rows).fill(1);
+  new Int32Array(memory.buffer, CS, N).set(columnSums(w, K, N));
+  new Float32Array(memory.buffer, CSC, N).fill(1);
+  const gemm = () => exports[gemmName(K)](X, rows, W, N, OUT, RS, RZ, CS, CSC, B);
+  gemm();
+  const out = new Float32Array(memory.buffer, OUT, rows * N);
+  for (let m = 0; m < rows; m++) {
+    for (let n = 0; n < N; n++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += x[m * K + k] * w[k * N + n];
+      if (out[m * N + n] !== s) return undefined;
+    }
+  }
+  let best = Infinity;
+  for (let i = 0; i < 12; i++) {
+    const t0 = performance.now();
+    gemm();
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}
+
+let cache: Map<string, EncoderKernels | null> | undefined;
+
+/** The kernels for `shape` (compiled once per shape), or undefined where WebAssembly SIMD cannot run here. */
+export function encoderKernels(shape: EncoderShape, only?: DotKind): EncoderKernels | undefined {
+  cache ??= new Map();
+  const key = `${JSON.stringify(shape)}|${only ?? ''}`;
+  if (!cache.has(key)) {
+    let found: EncoderKernels | null = null;
+    const timings: Partial<Record<DotKind, number>> = {};
+    for (const dot of only ? [only] : (['relaxed', 'relaxed16', 'simd'] as const)) {
+      const module = compileModule(encoderModuleBytes(shape, dot));
+      const ms = module ? selfTest(module, shape.hidden) : undefined;
+      if (module && ms !== undefined) {
+        timings[dot] = ms;
+        if (!found || ms < timings[found.dot]!) found = { module, dot, timings };
+      }
+    }
+    cache.set(key, found);
+  }
+  return cache.get(key) ?? undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * Row-wise kernels, generated for one row width: activation quantisation (numerics.ts
+ * `quantizeRow`, input smoothing folded in), residual add + LayerNorm, and GELU in place.
+ */
+import { Code } from '../../../util/wasm-code.ts';
+import { F32, I32, type WasmFunction } from '../../../util/wasm-module.ts';
+import { ACT_MAX } from '../numerics.ts';
+import { erf } from './simd-math.ts';
+
+export const quantizeName = (k: number) => `quantize_k${k}`;
+export const layerNormName = (h: number) => `add_layernorm_h${h}`;
+export const GELU = 'gelu';
+
+/** Pushes the f32 minimum (or maximum) of the four lanes of local `v`. */
+function reduceLanes(c: Code, v: number, op: 'f32_min' | 'f32_max' | 'f32_add'): void {
+  c.get(v).f32x4Extract(0).get(v).f32x4Extract(1).op(op).get(v).f32x4Extract(2).op(op).get(v).f32x4Extract(3).op(op);
+}
+
+/**
+ * quantize_k<K>(x, rows, smoothing, codes, rowScale, rowZero): each row of K float32, multiplied by
+ * `smoothing` (K float32; all ones for a layer without smoothing), is quantised to K codes 0..127
+ * with its own scale (float32) and zero point (int32), exactly as numerics.ts `quantizeRow`. x is
+ * not modified (it is the residual of the next LayerNorm).
+ */
+export function quantizeFunction(K: number): WasmFunction {
+  if (K % 16) throw new Error(`quantize: K ${K} is not a multiple of 16`);
+  const c = new Code(quantizeName(K), [I32, I32, I32, I32, I32, I32]);
+  const [X, ROWS, SMOOTH, CODES, RSCALE, RZERO] = [0, 1, 2, 3, 4, 5];
+  const [m, j, p, out, zero] = c.locals('i32', 5);
+  const [lo, hi, v, vinv, vzero] = c.locals('v128', 5);
+  const q = c.locals('v128', 4);
+  const [flo, fhi, scale, inv] = c.locals('f32', 4);
+  /** Pushes x·smoothing for the 4 values at byte j + offset of the row. */
+  const smoothed = (offset: number) => c.get(p).get(j).op('i32_add').vLoad(offset).get(SMOOTH).get(j).op('i32_add').vLoad(offset).v('f32x4_mul');
+  c.forRange(m, () => c.i32(0), () => c.get(ROWS), 1, () => {
+    c.get(X).get(m).i32(K * 4).op('i32_mul').op('i32_add').set(p);
+    c.f32x4Const(0).tee(lo).set(hi);
+    c.forRange(j, () => c.i32(0), () => c.i32(K * 4), 16, () => {
+      smoothed(0);
+      c.tee(v).get(lo).v('f32x4_min').set(lo);
+      c.get(v).get(hi).v('f32x4_max').set(hi);
+    });
+    reduceLanes(c, lo, 'f32_min');
+    c.set(flo);
+    reduceLanes(c, hi, 'f32_max');
+    c.set(fhi);
+    // scale = (hi − lo)/127, 1 for an all-zero row
+    c.get(fhi).get(flo).op('f32_sub').f32(ACT_MAX).op('f32_div').set(scale);
+    c.get(scale).f32(0).op('f32_gt').op('i32_eqz').if(() => c.f32(1).set(scale));
+    c.get(RSCALE).get(m).i32(2).op('i32_shl').op('i32_add').get(scale).f32Store();
+    c.f32(1).get(scale).op('f32_div').set(inv);
+    // zero = clamp(nearest(−lo·inv), 0, 127)
+    c.get(flo).op('f32_neg').get(inv).op('f32_mul').op('f32_nearest').i32TruncSat().set(zero);
+    c.get(zero).i32(ACT_MAX).get(zero).i32(ACT_MAX).op('i32_lt_s').op('select').set(zero);
+    c.get(zero).i32(0).get(zero).i32(0).op('i32_gt_s').op('select').set(zero);
+    c.get(RZERO).get(m).i32(2).op('i32_shl').op('i32_add').get(zero).i32Store();
+    c.get(inv).v('f32x4_splat').set(vinv);
+    c.get(zero).v('i32x4_splat').set(vzero);
+    c.get(CODES).get(m).i32(K).op('i32_mul').op('i32_add').set(out);
+    // 16 values → 16 codes per step.
+    c.forRange(j, () => c.i32(0), () => c.i32(K * 4), 64, () => {
+      for (let i = 0; i < 4; i++) {
+        smoothed(i * 16);
+        c.get(vinv).v('f32x4_mul').v('f32x4_nearest').v('i32x4_trunc_sat_f32x4_s').get(vzero).v('i32x4_add');
+        c.i32x4Const(ACT_MAX).v('i32x4_min_s').i32x4Const(0).v('i32x4_max_s').set(q[i]);
+      }
+      c.get(out);
+      c.get(q[0]).get(q[1]).v('i16x8_narrow_i32x4_s').get(q[2]).get(q[3]).v('i16x8_narrow_i32x4_s').v('i8x16_narrow_i16x8_u');
+      c.vStore();
+      c.addTo(out, 16);
+    });
+  });
+  return c.fn();
+}
+
+/**
+ * add_layernorm_h<H>(x, residual, gamma, beta, rows, eps): x ← LayerNorm(x + residual) per row of
+ * H float32, in place; residual 0 = none.
+ */
+export function layerNormFunction(H: number): WasmFunction {
+  if (H % 4) throw new Error(`layernorm: H ${H} is not a multiple of 4`);
+  const c = new Code(layerNormName(H), [I32, I32, I32, I32, I32, F32]);
+  const [X, RES, GAMMA, BETA, ROWS, EPS] = [0, 1, 2, 3, 4, 5];
+  const [m, j, p, r] = c.locals('i32', 4);
+  const [sum, v, vmean, vinv] = c.locals('v128', 4);
+  const [mean, variance] = c.locals('f32', 2);
+  c.forRange(m, () => c.i32(0), () => c.get(ROWS), 1, () => {
+    c.get(X).get(m).i32(H * 4).op('i32_mul').op('i32_add').set(p);
+    c.get(RES).get(m).i32(H * 4).op('i32_mul').op('i32_add').set(r);
+    c.f32x4Const(0).set(sum);
+    c.forRange(j, () => c.i32(0), () => c.i32(H * 4), 16, () => {
+      c.get(p).get(j).op('i32_add').vLoad().set(v);
+      c.get(RES).if(() => {
+        c.get(v).get(r).get(j).op('i32_add').vLoad().v('f32x4_add').set(v);
+        c.get(p).get(j).op('i32_add').get(v).vStore();
+      });
+      c.get(sum).get(v).v('f32x4_add').set(sum);
+    });
+    reduceLanes(c, sum, 'f32_add');
+    c.f32(H).op('f32_div').tee(mean).v('f32x4_splat').set(vmean);
+    c.f32x4Const(0).set(sum);
+    c.forRange(j, () => c.i32(0), () => c.i32(H * 4), 16, () => {
+      c.get(p).get(j).op('i32_add').vLoad().get(vmean).v('f32x4_sub').tee(v).get(v).v('f32x4_mul').get(sum).v('f32x4_add').set(sum);
+    });
+    reduceLanes(c, sum, 'f32_add');
+    c.f32(H).op('f32_div').set(variance);
+    c.f32(1).get(variance).get(EPS).op('f32_add').op('f32_sqrt').op('f32_div').v('f32x4_splat').set(vinv);
+    c.forRange(j, () => c.i32(0), () => c.i32(H * 4), 16, () => {
+      c.get(p).get(j).op('i32_add');
+      c.get(p).get(j).op('i32_add').vLoad().get(vmean).v('f32x4_sub').get(vinv).v('f32x4_mul');
+      c.get(GAMMA).get(j).op('i32_add').vLoad().v('f32x4_mul').get(BETA).get(j).op('i32_add').vLoad().v('f32x4_add');
+      c.vStore();
+    });
+  });
+  void mean;
+  return c.fn();
+}
+
+/** gelu(x, n): x ← x·(1 + erf(x/√2))/2 for n float32 (n a multiple of 4), in place. */
+export function geluFunction(relaxed: boolean): WasmFunction {
+  const c = new Code(GELU, [I32, I32]);
+  const [X, N] = [0, 1];
+  const [j, end] = c.locals('i32', 2);
+  const [x, e, t0, t1] = c.locals('v128', 4);
+  c.get(X).get(N).i32(2).op('i32_shl').op('i32_add').set(end);
+  c.forRange(j, () => c.get(X), () => c.get(end), 16, () => {
+    c.get(j).vLoad().tee(x).f32x4Const(Math.SQRT1_2).v('f32x4_mul').set(e);
+    erf(c, e, t0, t1, relaxed);
+    c.f32x4Const(1).v('f32x4_add').get(x).v('f32x4_mul').f32x4Const(0.5).v('f32x4_mul').set(e);
+    c.get(j).get(e).vStore();
+  });
+  return c.fn();
+}

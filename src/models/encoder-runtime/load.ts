@@ -1,0 +1,106 @@
+/**
+ * Whether our encoder runtime covers a model folder, and loading it: the int8 weight file, the
+ * tokenizer, the kernels compiled for the model's sizes, and the encoder workers (or this thread).
+ */
+import type { ModelFolder } from '../model-folder.ts';
+import type { Pooling } from '../recipe.ts';
+import type { ModelRuntimeSupport } from '../support.ts';
+import { LocalBatchEncoder, type BatchEncoder } from './batch-encoder.ts';
+import { bertWeights } from './bert-weights.ts';
+import { EncoderPool } from './encoder-pool.ts';
+import { KernelEmbedder, loadTokenizer, readWeightsFile } from './kernel-embedder.ts';
+import { encoderKernels } from './kernel-module.ts';
+import { DEFAULT_MAX_TOKENS } from './wasm-encoder.ts';
+import { WEIGHTS_FILE, type EncoderShape } from './weights-file.ts';
+
+/** The encoder's sizes as the folder's config.json states them (a BERT config), or why not. */
+export function shapeFromConfig(config: Record<string, unknown>): EncoderShape | string {
+  const n = (k: string) => (typeof config[k] === 'number' ? (config[k] as number) : NaN);
+  if (config.model_type !== 'bert') return `config.json model_type is ${String(config.model_type)}, not bert`;
+  if (config.hidden_act !== 'gelu') return `hidden_act ${String(config.hidden_act)} (only erf GELU is implemented)`;
+  if ((config.position_embedding_type ?? 'absolute') !== 'absolute') return `position_embedding_type ${String(config.position_embedding_type)}`;
+  const shape: EncoderShape = {
+    layers: n('num_hidden_layers'),
+    hidden: n('hidden_size'),
+    heads: n('num_attention_heads'),
+    intermediate: n('intermediate_size'),
+    maxPositions: n('max_position_embeddings'),
+    typeVocab: n('type_vocab_size'),
+    vocab: n('vocab_size'),
+    layerNormEps: n('layer_norm_eps'),
+  };
+  if (Object.values(shape).some((v) => !(v > 0))) return 'config.json lacks a size';
+  if (shape.hidden % 16 || shape.intermediate % 16 || (shape.hidden / shape.heads) % 8) return `sizes ${shape.hidden}/${shape.intermediate}/${shape.heads} heads are not multiples of the kernels' tiles`;
+  return shape;
+}
+
+/**
+ * Why our runtime cannot run this folder, or undefined when it can: it needs the int8 weight file
+ * (`npm run models` writes it for the encoders it builds), a BERT config, and WebAssembly SIMD that
+ * compiles here (not under a CSP without 'wasm-unsafe-eval', not on a CPU or browser without SIMD).
+ */
+export function kernelCoverage(folder: ModelFolder): string | undefined {
+  if (folder.dtype !== 'q8') return `our kernels run int8 weights and the folder is used as ${folder.dtype}`;
+  if (!folder.manifest?.files[WEIGHTS_FILE.q8]) return `the folder has no ${WEIGHTS_FILE.q8} (only models built by npm run models have one)`;
+  const shape = shapeFromConfig(folder.config);
+  if (typeof shape === 'string') return shape;
+  if (!encoderKernels(shape)) return "WebAssembly SIMD does not compile here (no SIMD support, or a Content-Security-Policy without 'wasm-unsafe-eval')";
+  return undefined;
+}
+
+export interface KernelLoadOptions {
+  modelBase: string;
+  support: Readonly<ModelRuntimeSupport>;
+  /** Encoder workers; 0 = this thread. Default: one per core, at most 4, where workers exist. */
+  workers?: number;
+  /** Told when a crashed encoder worker is replaced. */
+  onRestart?: (reason: string) => void;
+}
+
+/** The default number of encoder workers here. */
+export function defaultEncoderWorkers(support: Readonly<ModelRuntimeSupport>): number {
+  if (support.node || typeof Worker === 'undefined') return 0;
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(4, cores));
+}
+
+/** Loads the folder on our runtime (`kernelCoverage` must have said yes); a first inference checks it. */
+export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOptions): Promise<KernelEmbedder> {
+  const shape = shapeFromConfig(folder.config);
+  if (typeof shape === 'string') throw new Error(shape);
+  const kernels = encoderKernels(shape);
+  if (!kernels) throw new Error('WebAssembly SIMD does not compile here');
+  const [{ buffer, weights }, tokenizer] = await Promise.all([readWeightsFile(opts.modelBase, folder, opts.support.node), loadTokenizer(folder)]);
+  if (JSON.stringify(weights.header.shape) !== JSON.stringify(shape)) throw new Error(`${WEIGHTS_FILE.q8} is for ${JSON.stringify(weights.header.shape)}, config.json says ${JSON.stringify(shape)}`);
+  if (folder.dimension !== undefined && folder.dimension !== shape.hidden) throw new Error(`${WEIGHTS_FILE.q8} gives ${shape.hidden}-d vectors, the manifest says ${folder.dimension}`);
+  const pooling: Pooling = folder.recipe.pooling;
+  const workers = opts.workers ?? defaultEncoderWorkers(opts.support);
+  let backend: BatchEncoder;
+  if (workers > 0) {
+    const pool = new EncoderPool({
+      spawn: () => new Worker(new URL('./encoder-worker.ts', import.meta.url), { type: 'module', name: 'rcp-encoder' }),
+      size: workers,
+      weights: buffer,
+      kernels,
+      pooling,
+      maxTokens: DEFAULT_MAX_TOKENS,
+      onRestart: opts.onRestart,
+    });
+    backend = pool;
+    await pool.ready().catch(async (e: unknown) => {
+      await pool.dispose();
+      throw e;
+    });
+  } else {
+    backend = new LocalBatchEncoder(bertWeights(weights), kernels, pooling);
+  }
+  const embedder = new KernelEmbedder(folder.identity, shape.hidden, folder, tokenizer, backend);
+  try {
+    const [probe] = await embedder.embed(['warm up'], 'query');
+    if (probe.length !== shape.hidden || !probe.every(Number.isFinite)) throw new Error('the first inference gave no finite vector');
+  } catch (e) {
+    await embedder.dispose();
+    throw e;
+  }
+  return embedder;
+}

@@ -1,0 +1,154 @@
+/**
+ * The encoder's forward pass in plain JavaScript: the reference the WASM kernels are tested
+ * against, and the runtime's last resort where WebAssembly SIMD is unavailable. Straightforward
+ * loops with float64 accumulation; int8 layers compute exactly the integer sums the kernels do
+ * (activations quantised per row to 7 bits, numerics.ts).
+ *
+ * One sequence at a time, unpadded: attention over a sequence's own tokens is what the padding
+ * mask of a padded batch computes, so a text's hidden states do not depend on its batch.
+ */
+import type { BertWeights, Linear, Norm } from './bert-weights.ts';
+import { gelu, quantizeRow } from './numerics.ts';
+
+/** A tokenised text: word-piece ids (special tokens included) and, optionally, token types (default 0). */
+export interface EncoderInput {
+  ids: ArrayLike<number>;
+  types?: ArrayLike<number>;
+}
+
+/** y[n × out] = x[n × in]·W + b. */
+export function linearForward(layer: Linear, x: Float32Array, n: number): Float32Array {
+  const { inDim: K, outDim: N, bias } = layer;
+  const y = new Float32Array(n * N);
+  const acc = new Float64Array(N);
+  if (layer.kind === 'f32') {
+    for (let m = 0; m < n; m++) {
+      acc.fill(0);
+      for (let k = 0; k < K; k++) {
+        const a = x[m * K + k];
+        if (a === 0) continue;
+        const row = k * N;
+        for (let j = 0; j < N; j++) acc[j] += a * layer.weight[row + j];
+      }
+      for (let j = 0; j < N; j++) y[m * N + j] = acc[j] + bias[j];
+    }
+    return y;
+  }
+  const { weight, scale, smoothing } = layer;
+  const columnSums = new Int32Array(N);
+  for (let k = 0; k < K; k++) for (let j = 0; j < N; j++) columnSums[j] += weight[k * N + j];
+  const row = new Float32Array(K);
+  const codes = new Uint8Array(K);
+  const iacc = new Int32Array(N);
+  for (let m = 0; m < n; m++) {
+    for (let k = 0; k < K; k++) row[k] = smoothing ? Math.fround(x[m * K + k] * smoothing[k]) : x[m * K + k];
+    const q = quantizeRow(row, codes);
+    iacc.fill(0);
+    for (let k = 0; k < K; k++) {
+      const c = codes[k];
+      if (c === 0) continue;
+      const w = k * N;
+      for (let j = 0; j < N; j++) iacc[j] += c * weight[w + j];
+    }
+    for (let j = 0; j < N; j++) y[m * N + j] = q.scale * scale[j] * (iacc[j] - q.zero * columnSums[j]) + bias[j];
+  }
+  return y;
+}
+
+/** x ← LayerNorm(x + residual) per row, in place in `x`. */
+export function addLayerNorm(x: Float32Array, residual: Float32Array | undefined, norm: Norm, n: number, eps: number): void {
+  const H = norm.gamma.length;
+  for (let m = 0; m < n; m++) {
+    const at = m * H;
+    let mean = 0;
+    for (let j = 0; j < H; j++) {
+      if (residual) x[at + j] += residual[at + j];
+      mean += x[at + j];
+    }
+    mean /= H;
+    let variance = 0;
+    for (let j = 0; j < H; j++) variance += (x[at + j] - mean) ** 2;
+    const inv = 1 / Math.sqrt(variance / H + eps);
+    for (let j = 0; j < H; j++) x[at + j] = (x[at + j] - mean) * inv * norm.gamma[j] + norm.beta[j];
+  }
+}
+
+/** softmax(QKᵀ/√d)·V per head, over all n tokens of one sequence; q, k, v and the result are [n × H]. */
+export function attention(q: Float32Array, k: Float32Array, v: Float32Array, n: number, H: number, heads: number): Float32Array {
+  const d = H / heads;
+  const scale = 1 / Math.sqrt(d);
+  const out = new Float32Array(n * H);
+  const p = new Float64Array(n);
+  for (let h = 0; h < heads; h++) {
+    const o = h * d;
+    for (let i = 0; i < n; i++) {
+      let max = -Infinity;
+      for (let j = 0; j < n; j++) {
+        let dot = 0;
+        for (let c = 0; c < d; c++) dot += q[i * H + o + c] * k[j * H + o + c];
+        p[j] = dot * scale;
+        if (p[j] > max) max = p[j];
+      }
+      let sum = 0;
+      for (let j = 0; j < n; j++) sum += (p[j] = Math.exp(p[j] - max));
+      for (let c = 0; c < d; c++) {
+        let acc = 0;
+        for (let j = 0; j < n; j++) acc += p[j] * v[j * H + o + c];
+        out[i * H + o + c] = acc / sum;
+      }
+    }
+  }
+  return out;
+}
+
+/** Word + position + type embeddings, then LayerNorm: [n × H]. */
+export function embed(w: BertWeights, input: EncoderInput): Float32Array {
+  const { hidden: H, vocab, maxPositions, typeVocab } = w.shape;
+  const n = input.ids.length;
+  if (n > maxPositions) throw new RangeError(`${n} tokens exceed the model's ${maxPositions} positions`);
+  const x = new Float32Array(n * H);
+  for (let t = 0; t < n; t++) {
+    const id = input.ids[t];
+    const type = input.types?.[t] ?? 0;
+    if (!(id >= 0 && id < vocab)) throw new RangeError(`token id ${id} outside the vocabulary (${vocab})`);
+    if (!(type >= 0 && type < typeVocab)) throw new RangeError(`token type ${type} outside 0..${typeVocab - 1}`);
+    for (let j = 0; j < H; j++) {
+      const word = w.word.kind === 'f32' ? w.word.rows[id * H + j] : w.word.rows[id * H + j] * w.word.scale[id];
+      x[t * H + j] = word + w.position[t * H + j] + w.tokenType[type * H + j];
+    }
+  }
+  addLayerNorm(x, undefined, w.embeddingNorm, n, w.shape.layerNormEps);
+  return x;
+}
+
+/** The last hidden state of one sequence, [n × hidden]. */
+export function referenceHidden(w: BertWeights, input: EncoderInput): Float32Array {
+  const { hidden: H, heads, layerNormEps: eps } = w.shape;
+  const n = input.ids.length;
+  let x = embed(w, input);
+  for (const layer of w.layers) {
+    const context = attention(linearForward(layer.query, x, n), linearForward(layer.key, x, n), linearForward(layer.value, x, n), n, H, heads);
+    const a = linearForward(layer.attentionOutput, context, n);
+    addLayerNorm(a, x, layer.attentionNorm, n, eps);
+    const h = linearForward(layer.intermediate, a, n);
+    for (let i = 0; i < h.length; i++) h[i] = gelu(h[i]);
+    x = linearForward(layer.output, h, n);
+    addLayerNorm(x, a, layer.outputNorm, n, eps);
+  }
+  return x;
+}
+
+/** The sentence vector of a hidden state [n × H]: mean over the tokens or the first ([CLS]) row, L2-normalised (zero stays zero). */
+export function poolHidden(hidden: Float32Array, n: number, H: number, pooling: 'mean' | 'cls'): Float32Array {
+  const v = new Float64Array(H);
+  for (let t = 0; t < (pooling === 'cls' ? Math.min(1, n) : n); t++) for (let j = 0; j < H; j++) v[j] += hidden[t * H + j];
+  let norm = 0;
+  for (let j = 0; j < H; j++) norm += v[j] * v[j];
+  norm = Math.sqrt(norm);
+  return Float32Array.from(v, (x) => (norm > 0 && Number.isFinite(norm) ? x / norm : 0));
+}
+
+/** Sentence vectors of tokenised texts by the reference forward pass. */
+export function referenceEmbed(w: BertWeights, inputs: readonly EncoderInput[], pooling: 'mean' | 'cls'): Float32Array[] {
+  return inputs.map((input) => poolHidden(referenceHidden(w, input), input.ids.length, w.shape.hidden, pooling));
+}
