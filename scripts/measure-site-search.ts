@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { routeApp } from '../bridges/static-server.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
@@ -134,15 +135,15 @@ for (const dir of dirs) {
   writeFileSync(join(site, 'search-pagefind.html'), SEARCH_PAGE('pagefind', ''));
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const results: Record<string, { bytes: number; ms: number; ndcg: number }> = {};
+  const results: Record<string, { bytes: Transfer; ms: number; ndcg: number }> = {};
   for (const system of ['rcp', 'pagefind'] as const) {
     const context = await browser.newContext();
-    let bytes = 0;
+    const fetched: { path: string; bytes: number }[] = [];
     let counting = false;
     context.on('requestfinished', async (r) => {
       if (!counting) return;
       const s = await r.sizes().catch(() => undefined);
-      bytes += s ? s.responseBodySize : 0;
+      fetched.push({ path: decodeURIComponent(new URL(r.url()).pathname), bytes: s ? s.responseBodySize : 0 });
     });
     await routeApp(context, ORIGIN, site);
     const page = await context.newPage();
@@ -152,7 +153,8 @@ for (const dir of dirs) {
     const first = await page.evaluate((q) => (window as unknown as { searchFirst(q: string): Promise<{ ms: number }> }).searchFirst(q), String(judged[0].text));
     await page.waitForTimeout(300); // let requestfinished sizes arrive
     counting = false;
-    const firstBytes = bytes;
+    console.error(`${name} ${system}, fetched before the first result: ${fetched.map((f) => `${f.path.replace(/^\/(rcp-search|pagefind|rcp-in-page)\//, '')} ${(f.bytes / 1024).toFixed(1)}K`).join(', ')}`);
+    const firstBytes = transferSplit(site, fetched.splice(0));
     const lists = await page.evaluate((qs) => (window as unknown as { searchAll(q: string[]): Promise<string[][]> }).searchAll(qs), judged.map((q) => String(q.text)));
     const ids = lists.map((l) => l.map((x) => idOfPage.get(x.replace(/^\//, '')) ?? x));
     const ndcg = ids.reduce((s, l, i) => s + ndcg10(l, qrels.get(String(judged[i]._id))!), 0) / ids.length;
@@ -162,14 +164,44 @@ for (const dir of dirs) {
   }
   await browser.close();
   const kb = (b: number): string => `${(b / 1024).toFixed(0)} KB`;
-  rows.push(`| ${name} (${corpus.length} pages, ${judged.length} queries) | rcp-in-page (${model === 'none' ? 'sparse' : `default mode, ${model}`}) | ${(rcpBuild.ms / 1000).toFixed(1)} s (${rcpBuild.cpu.toFixed(1)} s CPU); unchanged rebuild ${(rcpRebuild.ms / 1000).toFixed(1)} s | ${kb(rcpSize.bytes)} in ${rcpSize.files} files | ${kb(results.rcp.bytes)} | ${results.rcp.ms.toFixed(0)} ms | ${results.rcp.ndcg.toFixed(4)} |`);
-  rows.push(`| | Pagefind 1.6.0 | ${(pfBuild.ms / 1000).toFixed(1)} s | ${kb(pfSize.bytes)} in ${pfSize.files} files | ${kb(results.pagefind.bytes)} | ${results.pagefind.ms.toFixed(0)} ms | ${results.pagefind.ndcg.toFixed(4)} |`);
+  const bytesCell = (b: Transfer): string => `${kb(b.index.raw + b.code.raw)} (index ${kb(b.index.raw)}, code ${kb(b.code.raw)}); compressed host ${kb(b.index.gz + b.code.gz)} (index ${kb(b.index.gz)}, code ${kb(b.code.gz)})`;
+  rows.push(`| ${name} (${corpus.length} pages, ${judged.length} queries) | rcp-in-page (${model === 'none' ? 'sparse' : `default mode, ${model}`}) | ${(rcpBuild.ms / 1000).toFixed(1)} s (${rcpBuild.cpu.toFixed(1)} s CPU); unchanged rebuild ${(rcpRebuild.ms / 1000).toFixed(1)} s | ${kb(rcpSize.bytes)} in ${rcpSize.files} files | ${bytesCell(results.rcp.bytes)} | ${results.rcp.ms.toFixed(0)} ms | ${results.rcp.ndcg.toFixed(4)} |`);
+  rows.push(`| | Pagefind 1.6.0 | ${(pfBuild.ms / 1000).toFixed(1)} s | ${kb(pfSize.bytes)} in ${pfSize.files} files | ${bytesCell(results.pagefind.bytes)} | ${results.pagefind.ms.toFixed(0)} ms | ${results.pagefind.ndcg.toFixed(4)} |`);
   console.log(rows.slice(-2).join('\n'));
   rmSync(site, { recursive: true, force: true });
 }
-console.log('\n| site | system | build | bundle | bytes before the first result (cold) | time to first result (cold) | nDCG@10 |\n|---|---|---|---|---|---|---|');
+console.log('\n| site | system | build | bundle | bytes before the first result (cold: as served; on a host that gzips) | time to first result (cold) | nDCG@10 |\n|---|---|---|---|---|---|---|');
 console.log(rows.join('\n'));
 console.log(execFileSync('uptime', { encoding: 'utf8' }).trim());
+
+interface Transfer {
+  /** What the index files took (rcp-in-page's bundle, Pagefind's index and fragments). */
+  index: { raw: number; gz: number };
+  /** Code: JavaScript and WebAssembly (the engine, its worker, Pagefind's pagefind.js and wasm). */
+  code: { raw: number; gz: number };
+}
+
+/**
+ * Splits what was fetched into index and code, as served here (no HTTP compression) and as a host
+ * that gzips its responses would send them (each file's gzip size when smaller: bundle files and
+ * Pagefind's are compressed by their writers already and do not shrink).
+ */
+function transferSplit(site: string, fetched: readonly { path: string; bytes: number }[]): Transfer {
+  const out: Transfer = { index: { raw: 0, gz: 0 }, code: { raw: 0, gz: 0 } };
+  for (const f of fetched) {
+    const isCode = /\.(m?js|wasm)$|\/wasm\.[a-z-]+\.pagefind$/.test(f.path);
+    let gz = f.bytes;
+    try {
+      gz = Math.min(f.bytes, gzipSync(readFileSync(join(site, f.path)), { level: 9 }).length);
+    } catch {
+      // not a file of the site (a 404): counted as served
+    }
+    const to = isCode ? out.code : out.index;
+    to.raw += f.bytes;
+    to.gz += gz;
+  }
+  return out;
+}
 
 /** The package's lib/ (built by `npm run build:lib`) and the models folder, as the search page serves them. */
 function cpSyncLib(site: string): void {
