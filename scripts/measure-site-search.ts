@@ -190,14 +190,18 @@ function transferSplit(site: string, fetched: readonly { path: string; bytes: nu
   const out: Transfer = { index: { raw: 0, gz: 0 }, code: { raw: 0, gz: 0 } };
   for (const f of fetched) {
     const isCode = /\.(m?js|wasm)$|\/wasm\.[a-z-]+\.pagefind$/.test(f.path);
-    let gz = f.bytes;
+    // The file's own size: Chromium reports no body size for a worker's script.
+    let raw = Math.max(0, f.bytes);
+    let gz = raw;
     try {
-      gz = Math.min(f.bytes, gzipSync(readFileSync(join(site, f.path)), { level: 9 }).length);
+      const body = readFileSync(join(site, f.path));
+      raw = body.length;
+      gz = Math.min(raw, gzipSync(body, { level: 9 }).length);
     } catch {
-      // not a file of the site (a 404): counted as served
+      // not a file of the site (a 404): counted as reported
     }
     const to = isCode ? out.code : out.index;
-    to.raw += f.bytes;
+    to.raw += raw;
     to.gz += gz;
   }
   return out;

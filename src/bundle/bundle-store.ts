@@ -15,7 +15,7 @@ import type {
   SegmentVectors, StoredChunk, StoredDocument, TermPostings,
 } from '../engine/contracts.ts';
 import { BundleFiles, bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
-import { listedFiles, MANIFEST_FILE, termShardOf, textFileOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
+import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
 
@@ -55,6 +55,7 @@ export class BundleStore implements IndexStore {
   private readonly files: BundleFiles;
   private segments: Promise<SegmentRecord[]> | undefined;
   private readonly texts = new Map<string, Promise<Texts>>();
+  private readonly textFiles: BundleTextFile[] = [];
   /** Ordinals of the documents of the text shards read so far, by id. */
   private readonly known = new Map<string, number>();
   private idMap: Promise<Map<string, number>> | undefined;
@@ -132,19 +133,21 @@ export class BundleStore implements IndexStore {
 
   /** Postings of the asked terms (all terms when undefined), by term. */
   private async readTerms(terms: readonly string[] | undefined): Promise<Map<string, TermPostings[]>> {
-    const shards = this.manifest.terms;
+    const m = this.manifest;
+    const count = m.terms.bytes.length;
     const wanted = terms && new Set(terms);
-    const which = wanted ? [...new Set([...wanted].map((t) => termShardOf(t, shards.length)))] : shards.map((_, i) => i);
-    const read = await Promise.all(which.map((i) => this.files.get<TermShardValue>(shards[i])));
+    const which = wanted ? [...new Set([...wanted].map((t) => termShardOf(t, count)))] : m.terms.bytes.map((_, i) => i);
+    const read = await Promise.all(which.map((i) => this.files.get<TermShardValue>(termFile(m, i))));
     const ids = this.manifest.segments.map((s) => s.id);
     const out = new Map<string, TermPostings[]>();
     for (const v of read) decodeTermShard(v, wanted, ids, out);
     return out;
   }
 
-  /** The text shard holding ordinal `o`. */
+  /** The text shard holding ordinal `o` (one object per shard: reads are grouped by it). */
   private textFileOf(o: number): BundleTextFile {
-    return textFileOf(this.manifest, o);
+    const i = textIndexOf(this.manifest, o);
+    return (this.textFiles[i] ??= textFile(this.manifest, i));
   }
 
   private textShard(file: BundleTextFile): Promise<Texts> {

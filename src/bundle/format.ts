@@ -54,6 +54,43 @@ export interface BundleTextFile extends BundleFile {
   firstDoc: number;
 }
 
+/**
+ * Shard files of one kind (`<dir>/<i>-<hash>.bin`, gzip), listed compactly: a 10,000-page site has
+ * a thousand of them and the manifest is read before every first answer. Each is checked against
+ * the first 16 hex digits of its sha256 (its name's hash) and its length: enough to refuse a
+ * truncated upload or a file of another build, which is what the check is for.
+ */
+export interface BundleShards {
+  /** Each file's hash, SHARD_HASH hex digits each, concatenated in file order. */
+  hashes: string;
+  /** Each file's length in bytes. */
+  bytes: number[];
+}
+
+/** Text shards also say the ordinal of their first document (ascending; the first is 0). */
+export interface BundleTextShards extends BundleShards {
+  firstDocs: number[];
+}
+
+/** Hex digits of a shard's sha256 the manifest keeps. */
+export const SHARD_HASH = 16;
+
+/** The listing of these files (all gzip, all named by SHARD_HASH digits of their hash). */
+export function shardsOf(files: readonly BundleFile[]): BundleShards {
+  return { hashes: files.map((f) => f.sha256.slice(0, SHARD_HASH)).join(''), bytes: files.map((f) => f.bytes) };
+}
+
+function shardFile(dir: string, shards: BundleShards, i: number): BundleFile {
+  const hash = shards.hashes.slice(i * SHARD_HASH, (i + 1) * SHARD_HASH);
+  return { path: `${dir}/${i}-${hash}.bin`, sha256: hash, bytes: shards.bytes[i], gzip: true };
+}
+
+/** Term shard `i` of a manifest. */
+export const termFile = (m: Pick<BundleManifest, 'terms'>, i: number): BundleFile => shardFile('terms', m.terms, i);
+
+/** Text shard `i` of a manifest. */
+export const textFile = (m: Pick<BundleManifest, 'texts'>, i: number): BundleTextFile => ({ ...shardFile('texts', m.texts, i), firstDoc: m.texts.firstDocs[i] });
+
 /** How the documents were indexed: a worker serving the bundle must analyse queries the same way. */
 export interface BundleEngineSettings {
   /** `Analyzer.id` (src/engine/analysis/analyzer.ts). */
@@ -101,10 +138,10 @@ export interface BundleManifest {
   /** In `index.segmentIds` order. */
   segments: BundleSegment[];
   core: BundleFile;
-  /** Term `t` lives in `terms[fnv1a(t) % terms.length]`. */
-  terms: BundleFile[];
-  /** By `firstDoc`, ascending; the first starts at 0. */
-  texts: BundleTextFile[];
+  /** Term `t` lives in term shard `fnv1a(t) % terms.bytes.length` (termFile). */
+  terms: BundleShards;
+  /** Documents by ordinal range (textFile, textFileOf). */
+  texts: BundleTextShards;
   ids: BundleFile;
   metas: BundleFile;
   /** Keyword fields' facet counts (up to FACET_VALUES values each). */
@@ -117,7 +154,9 @@ export const FACET_VALUES = 64;
 /** Every file a manifest lists. */
 export function listedFiles(m: BundleManifest): BundleFile[] {
   return [
-    m.core, m.ids, m.metas, ...m.terms, ...m.texts,
+    m.core, m.ids, m.metas,
+    ...m.terms.bytes.map((_, i) => termFile(m, i)),
+    ...m.texts.bytes.map((_, i) => textFile(m, i)),
     ...m.segments.flatMap((s) => [s.vectors, s.fine].filter((f): f is BundleFile => f !== undefined)),
   ];
 }
@@ -161,18 +200,21 @@ export function termShardOf(id: string, shards: number): number {
   return (h >>> 0) % shards;
 }
 
-/** The text shard of a manifest holding document ordinal `o`. */
-export function textFileOf(m: Pick<BundleManifest, 'texts'>, o: number): BundleTextFile {
-  const t = m.texts;
+/** The index of the text shard of a manifest holding document ordinal `o`. */
+export function textIndexOf(m: Pick<BundleManifest, 'texts'>, o: number): number {
+  const t = m.texts.firstDocs;
   let lo = 0;
   let hi = t.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
-    if (t[mid].firstDoc <= o) lo = mid;
+    if (t[mid] <= o) lo = mid;
     else hi = mid - 1;
   }
-  return t[lo];
+  return lo;
 }
+
+/** The text shard of a manifest holding document ordinal `o`. */
+export const textFileOf = (m: Pick<BundleManifest, 'texts'>, o: number): BundleTextFile => textFile(m, textIndexOf(m, o));
 
 /** Checks that `value` is a manifest this reader understands; throws BundleError naming `file` otherwise. */
 export function checkManifest(value: unknown, file: string): BundleManifest {
@@ -181,8 +223,11 @@ export function checkManifest(value: unknown, file: string): BundleManifest {
   if (m.version !== BUNDLE_VERSION) {
     throw new BundleError(`${file} is bundle format version ${String(m.version)}; this engine reads version ${BUNDLE_VERSION} (rebuild it with this version's \`rcp-in-page index\`)`, file);
   }
-  const ok = m.index && Array.isArray(m.index.segmentIds) && Array.isArray(m.segments) && Array.isArray(m.texts) && m.texts.length > 0 &&
-    Array.isArray(m.terms) && m.terms.length > 0 && m.core && m.ids && m.metas && m.engine && typeof m.engine.analyzer === 'string';
+  const listing = (s: Partial<BundleTextShards> | undefined, text: boolean): boolean =>
+    !!s && typeof s.hashes === 'string' && Array.isArray(s.bytes) && s.bytes.length > 0 && s.hashes.length === s.bytes.length * SHARD_HASH &&
+    (!text || (Array.isArray(s.firstDocs) && s.firstDocs.length === s.bytes.length && s.firstDocs[0] === 0));
+  const ok = m.index && Array.isArray(m.index.segmentIds) && Array.isArray(m.segments) && listing(m.texts, true) &&
+    listing(m.terms, false) && m.core && m.ids && m.metas && m.engine && typeof m.engine.analyzer === 'string';
   if (!ok) throw new BundleError(`${file} is damaged (missing index, segments, terms, texts or engine settings)`, file);
   return m as BundleManifest;
 }

@@ -12,7 +12,7 @@ import { facetValues } from '../engine/query/facets.ts';
 import type { FilterFieldType } from '../protocol/types.ts';
 import { encodeValue } from './codec.ts';
 import {
-  BUNDLE_FORMAT, BUNDLE_VERSION, FACET_VALUES, termShardOf,
+  BUNDLE_FORMAT, BUNDLE_VERSION, FACET_VALUES, shardsOf, termShardOf, type BundleShards,
   type BundleEngineSettings, type BundleFacets, type BundleFile, type BundleManifest, type BundleModel, type BundleSegment,
   type BundleTextFile, type FineFile, type TextShard,
 } from './format.ts';
@@ -25,7 +25,7 @@ import { encodeCore, encodeTermEntry, encodeTermShard, type CoreSegmentInput, ty
  * shards (the injection screen needs their texts even without includeText): up to k of them, so
  * small shards keep that to a few KB each, gzipped.
  */
-const TEXT_SHARD_CHARS = 12_000;
+const TEXT_SHARD_CHARS = 4_000;
 /**
  * About this many bytes of postings (before gzip) per term shard. A query reads one shard per new
  * term, so the bytes before a first answer are about its terms' own postings plus this per term.
@@ -167,7 +167,7 @@ function coreOf(s: Source): CoreSegmentInput {
 }
 
 /** Every term's postings in every segment, each with its chunk's BM25 length, in hash shards. */
-async function termShards(files: Files, sources: readonly Source[]): Promise<BundleFile[]> {
+async function termShards(files: Files, sources: readonly Source[]): Promise<BundleShards> {
   const parts = new Map<string, TermSegmentInput[]>();
   sources.forEach((s, segment) => {
     const { terms, offsets, postings, tfs, lengths } = s.lex;
@@ -189,7 +189,7 @@ async function termShards(files: Files, sources: readonly Source[]): Promise<Bun
     terms.sort();
     out.push(await files.add(`terms/${i}`, encodeTermShard(terms, terms.map((t) => entries.get(t)!))));
   }
-  return out;
+  return shardsOf(out);
 }
 
 /** Local ordinal of `key` in ascending `keys`, or −1. */
@@ -246,7 +246,7 @@ async function textShards(files: Files, store: IndexStore, sources: readonly Sou
     if (chars >= TEXT_SHARD_CHARS) await flush(o + 1);
   }
   if (shard.documents.length > 0 || texts.length === 0) await flush(docs.length);
-  return { texts, chunks, fine };
+  return { texts: { ...shardsOf(texts), firstDocs: texts.map((t) => t.firstDoc) }, chunks, fine };
 }
 
 /** Each keyword field's facet counts, as `x-inpage/facets` would count them over every document. */
