@@ -14,6 +14,7 @@ import type {
   Change, FineCodes, IndexStore, LoadedIndex, Manifest, PartialDocument, PartialSource, PartialTable, SegmentRecord,
   SegmentVectors, StoredChunk, StoredDocument, TermPostings,
 } from '../engine/contracts.ts';
+import { keyOrdinal } from '../engine/index/view.ts';
 import { BundleFiles, bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
@@ -197,15 +198,8 @@ export class BundleStore implements IndexStore {
     const records = await this.records();
     return keys.map((key) => {
       for (let seg = 0; seg < records.length; seg++) {
-        const ks = records[seg].chunkKeys;
-        let lo = 0;
-        let hi = ks.length - 1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >>> 1;
-          if (ks[mid] === key) return { seg, local: mid };
-          if (ks[mid] < key) lo = mid + 1;
-          else hi = mid - 1;
-        }
+        const local = keyOrdinal(records[seg].chunkKeys, key);
+        if (local >= 0) return { seg, local };
       }
       return undefined;
     });

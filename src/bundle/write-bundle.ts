@@ -7,7 +7,7 @@
 import type { FineCodes, IndexStore, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import { tableId, tableMeta } from '../engine/index/doc-table-fields.ts';
 import type { LexicalSegmentData } from '../engine/index/segment.ts';
-import { newDocEntry } from '../engine/index/view.ts';
+import { keyOrdinal, newDocEntry } from '../engine/index/view.ts';
 import { facetValues } from '../engine/query/facets.ts';
 import type { FilterFieldType } from '../protocol/types.ts';
 import { encodeValue } from './codec.ts';
@@ -192,29 +192,16 @@ async function termShards(files: Files, sources: readonly Source[]): Promise<Bun
   return shardsOf(out);
 }
 
-/** Local ordinal of `key` in ascending `keys`, or −1. */
-function ordinalOf(keys: Uint32Array, key: number): number {
-  let lo = 0;
-  let hi = keys.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] === key) return mid;
-    if (keys[mid] < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /** Text shards by ordinal range, and each segment's fine codes by local ordinal. */
 async function textShards(files: Files, store: IndexStore, sources: readonly Source[], docs: readonly (StoredDocument | null)[]) {
   const fine: (FineFile | undefined)[] = sources.map(() => undefined);
   const setFine = (key: number, f: FineCodes): void => {
-    const i = sources.findIndex((s) => ordinalOf(s.record.chunkKeys, key) >= 0);
+    const i = sources.findIndex((s) => keyOrdinal(s.record.chunkKeys, key) >= 0);
     if (i < 0) return;
     const n = sources[i].record.chunkKeys.length;
     const file = (fine[i] ??= { identity: f.identity, dimension: f.codes.length, has: new Uint8Array(n), scales: new Float32Array(n), codes: new Int8Array(n * f.codes.length) });
     if (file.identity !== f.identity || file.dimension !== f.codes.length) return; // a stale row: rescoring skips it
-    const c = ordinalOf(sources[i].record.chunkKeys, key);
+    const c = keyOrdinal(sources[i].record.chunkKeys, key);
     file.has[c] = 1;
     file.scales[c] = f.scale;
     file.codes.set(f.codes, c * file.dimension);

@@ -136,8 +136,10 @@ export function storedMeta(meta: unknown): Record<string, unknown> {
 }
 
 /** Local ordinal of `key` in a segment (chunk keys ascend within a segment), or -1. */
-export function localOf(seg: LiveSegment, key: number): number {
-  const keys = seg.record.chunkKeys;
+export const localOf = (seg: LiveSegment, key: number): number => keyOrdinal(seg.record.chunkKeys, key);
+
+/** Position of `key` in ascending `keys`, or -1. */
+export function keyOrdinal(keys: ArrayLike<number>, key: number): number {
   let lo = 0;
   let hi = keys.length - 1;
   while (lo <= hi) {
