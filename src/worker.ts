@@ -14,7 +14,7 @@ import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
-import { ModelRuntime } from './models/runtime.ts';
+import type { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { ControlApi, EngineConfig, IndexLoss, WorkerStatus } from './protocol/control.ts';
 import { SERVER_INFO, type Backend } from './server/backend.ts';
@@ -72,13 +72,15 @@ async function start(config: EngineConfig): Promise<Runtime> {
             onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
             onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
           }),
+      bundle?.partial,
     ),
     coordination,
   );
   const models =
     config.models === false || (bundle && !bundle.manifest.model)
       ? undefined
-      : await ModelRuntime.open({
+      : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
+        await (await import('./models/runtime.ts')).ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
