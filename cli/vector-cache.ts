@@ -24,7 +24,14 @@ export class CachedEmbedder implements Embedder {
   /** Texts actually sent to the model (cache misses). */
   embedded = 0;
 
-  constructor(readonly inner: Embedder, dir: string, private readonly o: { queries?: boolean } = {}) {
+  private lastSave = Date.now();
+
+  /**
+   * `saveEveryMs`: also write the cache after an embedding call when this long has passed since the
+   * last write, so a run stopped mid-collection (a 12-layer encoder on a loaded machine embeds for
+   * an hour) resumes from there.
+   */
+  constructor(readonly inner: Embedder, dir: string, private readonly o: { queries?: boolean; saveEveryMs?: number } = {}) {
     this.identity = inner.identity;
     this.dimension = inner.dimension;
     this.normalized = inner.normalized;
@@ -54,6 +61,7 @@ export class CachedEmbedder implements Embedder {
       todo.forEach((i, j) => this.cache.set(keys[i], vs[j]));
       this.embedded += todo.length;
       this.dirty = true;
+      if (this.o.saveEveryMs !== undefined && Date.now() - this.lastSave >= this.o.saveEveryMs) this.save();
     }
     return keys.map((k) => this.cache.get(k)!);
   }
@@ -71,5 +79,6 @@ export class CachedEmbedder implements Embedder {
     writeFileSync(`${this.path}.tmp`, Buffer.concat([len, header, Buffer.from(data.buffer)]));
     renameSync(`${this.path}.tmp`, this.path);
     this.dirty = false;
+    this.lastSave = Date.now();
   }
 }

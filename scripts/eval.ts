@@ -305,7 +305,7 @@ async function main(): Promise<void> {
     tuned.minSimilarity = args.opts.floor !== undefined ? Number(args.opts.floor) : entry?.minSimilarity;
     tuned.fusionWeights = entry?.fusionWeights;
     console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
-    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)), { queries: true });
+    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)), { queries: true, saveEveryMs: 120_000 });
   }
   const results: [string, Metrics[]][] = [];
   for (const dir of args.dirs) {
