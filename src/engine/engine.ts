@@ -206,7 +206,9 @@ export class Engine {
         this.opened = true;
       }),
     );
-    this.prefetch.arm();
+    // A read-only index is a published bundle, usually read over HTTP: its vectors are fetched once
+    // someone searches (after the first answer), never on an idle timer for every visit.
+    if (!this.readOnly) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
