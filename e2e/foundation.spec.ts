@@ -81,7 +81,7 @@ test.describe('RCP server in the worker, driven from the page', () => {
       // A word the sample corpus (seeding in the background) cannot contain, so only 'pg' can match.
       await c.request('index/add', { documents: [{ id: 'pg', text: 'Playground document about zyxquorbels.' }] });
       const r = await c.request('retrieve', { query: 'zyxquorbels', k: 1, mode: 'sparse' });
-      const gated = await c.request('graph', { op: 'local' }).catch((e: { code: number }) => e.code);
+      const gated = await c.request('memory/build', { scope: 'x' }).catch((e: { code: number }) => e.code);
       const ctrl = new AbortController();
       const pending = c.request('retrieve', { query: 'zyxquorbels', k: 1 }, { signal: ctrl.signal });
       ctrl.abort();

@@ -10,7 +10,7 @@ import { call, openTab as openRcpTab, type Reply } from './support/rcp-page.ts';
 /** Opens the tab's session; returns whether it advertises `embed` (a model is served). */
 async function openTab(page: Page): Promise<boolean> {
   const init = await openRcpTab(page, 'multi-tab');
-  expect(init.result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true });
+  expect(init.result?.capabilities?.['x-inpage']).toEqual({ documents: true, clear: true, document: true, facets: true, export: true, import: true, map: true, feedback: true, quarantine: true, release: true });
   return init.result?.capabilities?.embed !== undefined;
 }
 

@@ -117,7 +117,12 @@ const GENERATORS: Record<string, Gen[]> = {
   // Never answered successfully mid-run: only rejected shutdowns (issue 10 defect 3).
   shutdown: [(r) => ({ params: r.pick([[1], 'x', 5]), expect: fails(-32602, -32600) })],
   initialize: [(r) => ({ params: { protocolVersion: r.pick([1, 2, 0, '1']) }, expect: fails(-32600, -32602, -32002) })],
-  'graph': [() => ({ params: { query: 'x' }, expect: fails(-32003) })],
+  graph: [
+    (r) => ({ params: { op: r.pick(['local', 'neighbors']), query: r.text(), seedIds: [`f${r.int(300)}`], k: 1 + r.int(8) }, expect: ok([-32602, -32015]) }),
+    () => ({ params: { query: 'x' }, expect: fails(-32602) }),
+  ],
+  // Never advertised (no memory store): gated before its params are looked at (§13.2).
+  'memory/build': [() => ({ params: { scope: 'x' }, expect: fails(-32003) })],
   'query/transform': [
     (r) => ({ params: { query: r.text(), method: r.pick(['rewrite', 'multi-query']) }, expect: ok([-32602]) }),
     () => ({ params: { query: 'x' }, expect: fails(-32602) }),

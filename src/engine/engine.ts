@@ -33,6 +33,11 @@ import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { VectorPrefetch } from './state/vector-prefetch.ts';
+import { EarlyVectors } from './state/early-vectors.ts';
+import { EmbedOrder, SPARSE_TOP } from './state/embed-order.ts';
+import { needsVectors } from './state/reembed.ts';
+import { nextStamp } from './index/select-top.ts';
+import { contentText } from '../protocol/content.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
 import { addPages } from './query/pages.ts';
@@ -103,6 +108,10 @@ export class Engine {
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
   /** Re-embeds, in the background, segments the embedder cannot search (absent without an embedder). */
   private readonly reembed?: BackgroundReembed;
+  /** Vectors the background pass embedded ahead of their segment's commit; dense search scores them. */
+  private readonly early = new EarlyVectors();
+  /** What the person searches for and reads, which the background pass embeds first. */
+  private readonly embedOrder = new EmbedOrder();
   /** Reads the vectors after the first answer, so a cold start's first sparse query does not wait on them. */
   /** Requests a person waits for; background embedding lets them go first (state/foreground.ts). */
   private readonly foreground = new ForegroundGate();
@@ -167,6 +176,8 @@ export class Engine {
         coordination: this.coordination,
         warnings: this.warnings,
         now: options.now,
+        early: this.early,
+        order: this.embedOrder,
       });
     }
     this.now = options.now ?? Date.now;
@@ -207,9 +218,9 @@ export class Engine {
         this.opened = true;
       }),
     );
-    // A store read on demand (a bundle over HTTP) reads its vectors after the first answer only:
-    // the idle read would spend the visitor's bandwidth before the first query, and race it.
-    if (!this.store.partial) this.prefetch.arm();
+    // A read-only index is a published bundle, usually read over HTTP: its vectors are fetched once
+    // someone searches (after the first answer), never on an idle timer for every visit.
+    if (!this.readOnly) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
@@ -373,6 +384,7 @@ export class Engine {
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();
+        this.early.clear();
         this.graphs.reset();
         return { deleted, indexVersion: String(next.version) };
       });
@@ -451,6 +463,7 @@ export class Engine {
     return this.foreground.track(async () => {
       this.assertOpen();
       await this.state.refresh();
+      if (this.reembed) this.embedOrder.noteOpen(id);
       return readDocument(this.store, id);
     });
   }
@@ -460,7 +473,29 @@ export class Engine {
    * gating and clamping happened in `planRetrieve` (src/server/retrieve-plan.ts).
    */
   retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
-    return this.foreground.track(() => this.prefetch.around(() => this.retrieveNow(plan, ctx)));
+    return this.foreground.track(() =>
+      this.prefetch.around(async () => {
+        const result = await this.retrieveNow(plan, ctx);
+        this.noteSearch(plan, result);
+        return result;
+      }),
+    );
+  }
+
+  /**
+   * While chunks wait for vectors, a retrieve tells the background pass what to embed first: its
+   * query's sparse top hits (whatever mode it was served in; the request's filter is not applied)
+   * and the documents of its hits (state/embed-order.ts).
+   */
+  private noteSearch(plan: RetrievePlan, result: RetrieveResult): void {
+    if (!this.reembed || !this.embedder) return;
+    const model = denseModel(this.embedder);
+    const view = this.state.current();
+    if (!view.segments.some((seg) => needsVectors(seg, model))) return;
+    const terms = this.analyzer.queryTerms(contentText(plan.params.query));
+    const top = this.bm25.search(view, terms, { k: SPARSE_TOP, unit: 'chunk', stamp: nextStamp() });
+    const docs = result.hits.flatMap((h) => (h.citation?.source !== undefined ? [h.citation.source] : []));
+    this.embedOrder.noteQuery(top.map((c) => c.seg.record.chunkKeys[c.local]), docs);
   }
 
   private async retrieveNow(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {
@@ -611,6 +646,7 @@ export class Engine {
         readChunks: this.store.partial ? (keys) => this.store.partial!.readFine(keys) : (keys) => this.store.getChunks(keys),
         vectorsLoaded: () => this.state.vectorsLoaded(),
         residency: this.state.residency,
+        early: this.early,
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,
@@ -637,7 +673,7 @@ export class Engine {
 
   /** Live chunks dense search cannot see yet (no vectors from the current embedder); 0 without one. */
   pendingVectors(): number {
-    return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder)) : 0;
+    return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder), this.early) : 0;
   }
 
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */

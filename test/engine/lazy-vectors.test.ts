@@ -156,6 +156,22 @@ describe('when a cold start reads the vectors', () => {
     }
   });
 
+  it('for a read-only index (a published bundle), never on the idle timer: only once someone searched', async () => {
+    const store = await populated();
+    vi.useFakeTimers();
+    try {
+      const engine = new Engine({ store, embedder, readOnly: true });
+      await engine.open();
+      await vi.advanceTimersByTimeAsync(VECTORS_IDLE_READ_MS * 20);
+      expect(store.reads).toBe(0);
+      await retrieveInProcess(engine, { query: 'whale', k: 3, mode: 'sparse' });
+      expect(store.reads).toBe(1);
+      engine.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('not for a default-mode request served sparse while the model loads', async () => {
     const store = await populated();
     store.hold();

@@ -61,6 +61,8 @@ function initializers(path: string): Map<string, { dims: number[]; data: Float32
     const bytes = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
     if (t.dataType === T.FLOAT) out.set(t.name!, { dims: t.dims!.map(Number), data: new Float32Array(bytes) });
     else if (t.dataType === T.INT8) out.set(t.name!, { dims: t.dims!.map(Number), data: new Int8Array(bytes) });
+    // The q8 graph stores weights as uint8 around zero point 128 (scripts/models/bert-onnx.ts): back to int8.
+    else if (t.dataType === T.UINT8 && t.name!.endsWith('.weight_quantized')) out.set(t.name!, { dims: t.dims!.map(Number), data: Int8Array.from(new Uint8Array(bytes), (b) => b - 128) });
   }
   return out;
 }

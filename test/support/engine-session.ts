@@ -6,6 +6,7 @@
 import { Engine } from '../../src/engine/engine.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES } from '../../src/server/capabilities.ts';
 import { createEngineBackend } from '../../src/server/engine-backend.ts';
+import { createGraphFeedbackHandlers } from '../../src/server/graph-feedback-handlers.ts';
 import { createModelHandlers, type ModelEncoder } from '../../src/server/model-handlers.ts';
 import { serve } from '../../src/server/rcp-session.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
@@ -30,7 +31,7 @@ export async function engineServer(): Promise<{ connect(): Transport; engine: En
     engine: Promise.resolve(engine),
     capabilities,
     rerankers: [reranker],
-    extraHandlers: createModelHandlers(async () => encoder, [reranker]),
+    extraHandlers: { ...createModelHandlers(async () => encoder, [reranker]), ...createGraphFeedbackHandlers({ engine: Promise.resolve(engine) }) },
   });
   return {
     engine,

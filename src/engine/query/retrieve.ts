@@ -212,7 +212,7 @@ async function serveMode(run: Run): Promise<void> {
     await deps.vectorsLoaded();
     checkAborted(run.ctx.signal);
   }
-  const pending = downgradable && !loading && deps.embedder ? missingVectors(run.view, denseModel(deps.embedder)) : 0;
+  const pending = downgradable && !loading && deps.embedder ? missingVectors(run.view, denseModel(deps.embedder), deps.early) : 0;
   if (pending > 0 || loading) run.mode = 'sparse';
   if (loading) run.notes.push(`default mode ${plan.mode} served as sparse: the dense model is still loading`);
   if (pending > 0) run.notes.push(`default mode ${plan.mode} served as sparse: ${pending} chunks still wait for vectors`);
