@@ -218,9 +218,10 @@ export class Engine {
         this.opened = true;
       }),
     );
-    // A read-only index is a published bundle, usually read over HTTP: its vectors are fetched once
-    // someone searches (after the first answer), never on an idle timer for every visit.
-    if (!this.readOnly) this.prefetch.arm();
+    // A read-only index (a published bundle) or a store read on demand (a bundle over HTTP) reads its
+    // vectors after the first answer only: the idle read would spend the visitor's bandwidth before
+    // the first query, and race it.
+    if (!this.readOnly && !this.store.partial) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
@@ -645,8 +646,8 @@ export class Engine {
         embedder: this.embedder,
         readChunks: this.store.partial ? (keys) => this.store.partial!.readFine(keys) : (keys) => this.store.getChunks(keys),
         vectorsLoaded: () => this.state.vectorsLoaded(),
-        residency: this.state.residency,
         early: this.early,
+        residency: this.state.residency,
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,

@@ -38,10 +38,10 @@ export interface RecallDeps {
   readChunks?: (keys: number[]) => Promise<({ fine?: FineCodes } | undefined)[]>;
   /** Settles once the segments' vectors are in memory (a cold start reads them after the first sparse answer). */
   vectorsLoaded?: () => Promise<void>;
-  /** For a store read on demand: reads the query's postings before BM25 scores (state/residency.ts). */
-  residency?: Residency;
   /** Vectors background embedding computed ahead of their segment's commit (dense search scores them too). */
   early?: EarlyLookup;
+  /** For a store read on demand: reads the query's postings before BM25 scores (state/residency.ts). */
+  residency?: Residency;
 }
 
 export interface RecallOutput {
