@@ -154,3 +154,30 @@ test('a rejected shutdown ends nothing: the write in flight is answered, and onl
   expect(byId.get(4).result.hits[0].id).toContain('late');
   expect(byId.get(5).result).toEqual({});
 });
+
+test("the bridge's Chromium runs our encoder kernels in encoder workers (started from the inlined bundle: interception misses a worker's worker)", async () => {
+  test.setTimeout(240_000);
+  const child = spawn('node', ['--import', 'tsx', 'bridges/rcp-stdio.ts'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  let buffered = '';
+  const answers = new Map<number, (m: { result?: Record<string, any>; error?: unknown }) => void>();
+  child.stdout.on('data', (d) => {
+    buffered += d;
+    for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+      const m = JSON.parse(buffered.slice(0, at));
+      buffered = buffered.slice(at + 1);
+      if (typeof m.id === 'number') answers.get(m.id)?.(m);
+    }
+  });
+  const call = (id: number, method: string, params: unknown = {}) =>
+    new Promise<{ result?: Record<string, any>; error?: unknown }>((ok) => (answers.set(id, ok), child.stdin.write(`${req(id, method, params)}\n`)));
+  try {
+    await call(1, 'initialize', { protocolVersion: 1, client: { name: 'runtime-test', version: '1' } });
+    const embedded = await call(2, 'embed', { inputs: ['a query about whales'], kind: 'query' }); // waits for the model
+    expect(embedded.result?.vectors?.[0], JSON.stringify(embedded.error)).toHaveLength(384);
+    const embed = (await call(3, 'info')).result?._meta?.models?.embed;
+    expect(embed?.runtime, JSON.stringify(embed)).toMatch(/^rcp-kernels \(WASM .*, \d workers?\)$/);
+  } finally {
+    child.stdin.end();
+    await new Promise((ok) => child.on('exit', ok));
+  }
+});

@@ -31,6 +31,7 @@ import { extname } from 'node:path';
 import { resolveStatic } from '../bridges/static-server.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { openTab } from '../e2e/support/rcp-page.ts';
+import { treeCpuSeconds } from './lib/cpu-time.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
@@ -100,29 +101,6 @@ function browserPid(profile: string): number | undefined {
   });
   const ppid = (d: string) => readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1];
   return withProfile.map(Number).find((p) => !withProfile.includes(ppid(String(p))));
-}
-
-/** CPU seconds (user + system) of process `pid` and all its descendants, from /proc. */
-function treeCpuSeconds(pid: number): number {
-  const tick = 100; // USER_HZ on Linux
-  const stats = new Map<number, { ppid: number; cpu: number }>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const f = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(d), { ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / tick });
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  let total = 0;
-  const walk = (p: number) => {
-    total += stats.get(p)?.cpu ?? 0;
-    for (const [child, s] of stats) if (s.ppid === p) walk(child);
-  };
-  walk(pid);
-  return total;
 }
 
 async function measureNode(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figures> {

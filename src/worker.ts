@@ -14,7 +14,7 @@ import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
-import { ModelRuntime } from './models/runtime.ts';
+import type { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { ControlApi, EngineConfig, IndexLoss, WorkerStatus } from './protocol/control.ts';
 import { SERVER_INFO, type Backend } from './server/backend.ts';
@@ -23,7 +23,7 @@ import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { withFederation } from './server/aggregator.ts';
-import { createModelHandlers } from './server/model-handlers.ts';
+import { createModelHandlers, createSparseEmbedHandler } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
@@ -72,13 +72,15 @@ async function start(config: EngineConfig): Promise<Runtime> {
             onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
             onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
           }),
+      bundle?.partial,
     ),
     coordination,
   );
   const models =
     config.models === false || (bundle && !bundle.manifest.model)
       ? undefined
-      : await ModelRuntime.open({
+      : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
+        await (await import('./models/runtime.ts')).ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
@@ -107,7 +109,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   );
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
-    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers, sparseEncoder: models?.sparseEncoder }),
     session: SESSION_CAPABILITIES,
     extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],
   });
@@ -121,6 +123,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       rerankers,
       extraHandlers: {
         ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
+        ...(models?.sparseEncoder ? createSparseEmbedHandler(models.sparseEncoder) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
       subscribe: (listener) => {

@@ -33,6 +33,11 @@ import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { VectorPrefetch } from './state/vector-prefetch.ts';
+import { EarlyVectors } from './state/early-vectors.ts';
+import { EmbedOrder, SPARSE_TOP } from './state/embed-order.ts';
+import { needsVectors } from './state/reembed.ts';
+import { nextStamp } from './index/select-top.ts';
+import { contentText } from '../protocol/content.ts';
 import { DocumentRewritten } from './query/hits.ts';
 import { findMatches, MATCHES_FIELD, queryText } from './query/matches.ts';
 import { addPages } from './query/pages.ts';
@@ -103,6 +108,10 @@ export class Engine {
   private readonly mintPrefix = Math.random().toString(36).slice(2, 8);
   /** Re-embeds, in the background, segments the embedder cannot search (absent without an embedder). */
   private readonly reembed?: BackgroundReembed;
+  /** Vectors the background pass embedded ahead of their segment's commit; dense search scores them. */
+  private readonly early = new EarlyVectors();
+  /** What the person searches for and reads, which the background pass embeds first. */
+  private readonly embedOrder = new EmbedOrder();
   /** Reads the vectors after the first answer, so a cold start's first sparse query does not wait on them. */
   /** Requests a person waits for; background embedding lets them go first (state/foreground.ts). */
   private readonly foreground = new ForegroundGate();
@@ -167,6 +176,8 @@ export class Engine {
         coordination: this.coordination,
         warnings: this.warnings,
         now: options.now,
+        early: this.early,
+        order: this.embedOrder,
       });
     }
     this.now = options.now ?? Date.now;
@@ -186,6 +197,7 @@ export class Engine {
       texts: this.texts,
       currentView: async () => {
         await this.state.refresh();
+        await this.state.resident('everything');
         await this.state.vectorsLoaded();
         return this.state.current();
       },
@@ -206,9 +218,10 @@ export class Engine {
         this.opened = true;
       }),
     );
-    // A read-only index is a published bundle, usually read over HTTP: its vectors are fetched once
-    // someone searches (after the first answer), never on an idle timer for every visit.
-    if (!this.readOnly) this.prefetch.arm();
+    // A read-only index (a published bundle) or a store read on demand (a bundle over HTTP) reads its
+    // vectors after the first answer only: the idle read would spend the visitor's bandwidth before
+    // the first query, and race it.
+    if (!this.readOnly && !this.store.partial) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
@@ -244,14 +257,14 @@ export class Engine {
 
   /** Live document count. */
   get size(): number {
-    return this.state.docs.size;
+    return this.state.documentCount;
   }
 
   /** Counts for status displays; when another engine committed since, a reload starts in the background. */
   stats(): { documents: number; chunks: number; indexVersion: string } {
     if (this.state.needsRefresh && this.opened) this.state.refresh().catch(() => undefined);
     const v = this.state.current();
-    return { documents: this.state.docs.size, chunks: v.live, indexVersion: String(v.version) };
+    return { documents: this.state.documentCount, chunks: v.live, indexVersion: String(v.version) };
   }
 
   /**
@@ -274,6 +287,7 @@ export class Engine {
   add(docs: AddDocument[], opts: AddOptions = {}): Promise<AddResult> {
     return this.writeQueue.run(async () => {
       this.assertOpen();
+      this.assertWritable();
       checkAborted(opts.signal);
       checkAddDocuments(docs, this.limits.maxDocumentsPerAdd);
       const key = opts.idempotencyKey;
@@ -333,6 +347,7 @@ export class Engine {
   delete(ids: string[], opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
     return this.writeQueue.run(async () => {
       this.assertOpen();
+      this.assertWritable();
       checkAborted(opts.signal);
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
       return this.state.locked(opts.signal, async () => {
@@ -359,6 +374,7 @@ export class Engine {
   clear(opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
     return this.writeQueue.run(async () => {
       this.assertOpen();
+      this.assertWritable();
       checkAborted(opts.signal);
       return this.state.locked(opts.signal, async () => {
         const deleted = this.state.docs.size;
@@ -369,6 +385,7 @@ export class Engine {
         await this.store.clear(next);
         this.state.publishCleared(next);
         this.texts.clear();
+        this.early.clear();
         this.graphs.reset();
         return { deleted, indexVersion: String(next.version) };
       });
@@ -388,6 +405,7 @@ export class Engine {
   async exportDocuments(offset: number, limit: number, vectors: boolean): Promise<ExportPage> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     if (vectors) await this.state.vectorsLoaded();
     const ids = this.state.sortedDocIds().slice(offset, offset + limit);
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
@@ -401,6 +419,7 @@ export class Engine {
   async corpusMap(o: MapOptions, attempt = 1): Promise<CorpusMap> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     await this.state.vectorsLoaded();
     const e = this.embedder;
     const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
@@ -423,6 +442,7 @@ export class Engine {
   private async documentsNow(offset: number, limit: number): Promise<DocumentPage> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     const ids = this.state.sortedDocIds();
     const page = ids.slice(offset, offset + limit).map((id) => this.state.docs.get(id)!);
     return { documents: summarize(this.state.current(), page), total: ids.length };
@@ -432,6 +452,10 @@ export class Engine {
   async facets(field: string, limit: number): Promise<{ values: FacetValue[]; distinct: number }> {
     this.assertOpen();
     await this.state.refresh();
+    // Counted when a bundle was built, when they answer exactly: no document is read.
+    const built = this.store.partial?.facets?.(field, limit);
+    if (built) return built;
+    await this.state.resident('documents');
     return facetValues(this.state.docs.values(), field, limit);
   }
 
@@ -440,6 +464,7 @@ export class Engine {
     return this.foreground.track(async () => {
       this.assertOpen();
       await this.state.refresh();
+      if (this.reembed) this.embedOrder.noteOpen(id);
       return readDocument(this.store, id);
     });
   }
@@ -449,7 +474,29 @@ export class Engine {
    * gating and clamping happened in `planRetrieve` (src/server/retrieve-plan.ts).
    */
   retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
-    return this.foreground.track(() => this.prefetch.around(() => this.retrieveNow(plan, ctx)));
+    return this.foreground.track(() =>
+      this.prefetch.around(async () => {
+        const result = await this.retrieveNow(plan, ctx);
+        this.noteSearch(plan, result);
+        return result;
+      }),
+    );
+  }
+
+  /**
+   * While chunks wait for vectors, a retrieve tells the background pass what to embed first: its
+   * query's sparse top hits (whatever mode it was served in; the request's filter is not applied)
+   * and the documents of its hits (state/embed-order.ts).
+   */
+  private noteSearch(plan: RetrievePlan, result: RetrieveResult): void {
+    if (!this.reembed || !this.embedder) return;
+    const model = denseModel(this.embedder);
+    const view = this.state.current();
+    if (!view.segments.some((seg) => needsVectors(seg, model))) return;
+    const terms = this.analyzer.queryTerms(contentText(plan.params.query));
+    const top = this.bm25.search(view, terms, { k: SPARSE_TOP, unit: 'chunk', stamp: nextStamp() });
+    const docs = result.hits.flatMap((h) => (h.citation?.source !== undefined ? [h.citation.source] : []));
+    this.embedOrder.noteQuery(top.map((c) => c.seg.record.chunkKeys[c.local]), docs);
   }
 
   private async retrieveNow(plan: RetrievePlan, ctx: RetrieveContext): Promise<RetrieveResult> {
@@ -497,6 +544,7 @@ export class Engine {
   async feedback(v: ValidatedFeedback, ctx: { signal?: AbortSignal } = {}): Promise<FeedbackOutcome> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     return this.feedbacks.record(v, ctx.signal);
   }
 
@@ -510,6 +558,7 @@ export class Engine {
   async quarantine(): Promise<(QuarantineEntry & { exists: boolean; title?: string })[]> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     const docs = this.state.docs;
     return [...(this.state.manifest.quarantine ?? [])]
       .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
@@ -569,6 +618,7 @@ export class Engine {
   async transform(query: string, method: 'rewrite' | 'multi-query', n = 3): Promise<{ queries: string[]; corrections: Correction[] }> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('everything');
     const deps = { analyzer: this.analyzer, view: this.state.current(), texts: this.texts };
     if (method === 'rewrite') {
       const r = await rewriteQuery(query, deps);
@@ -594,8 +644,10 @@ export class Engine {
         analyzer: this.analyzer,
         bm25: this.bm25,
         embedder: this.embedder,
-        readChunks: (keys) => this.store.getChunks(keys),
+        readChunks: this.store.partial ? (keys) => this.store.partial!.readFine(keys) : (keys) => this.store.getChunks(keys),
         vectorsLoaded: () => this.state.vectorsLoaded(),
+        early: this.early,
+        residency: this.state.residency,
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,
@@ -622,7 +674,7 @@ export class Engine {
 
   /** Live chunks dense search cannot see yet (no vectors from the current embedder); 0 without one. */
   pendingVectors(): number {
-    return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder)) : 0;
+    return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder), this.early) : 0;
   }
 
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */
@@ -643,6 +695,11 @@ export class Engine {
 
   private assertOpen(): void {
     if (!this.opened) throw new RcpError(ErrorCode.BackendUnavailable, 'engine not opened', { detail: 'call open() first', retryable: true });
+  }
+
+  /** -32003 for a write to a read-only engine (the server never advertises `index` for one). */
+  private assertWritable(): void {
+    if (this.readOnly) throw new RcpError(ErrorCode.CapabilityMissing, 'the index is read-only', { detail: 'a bundle is read-only: rebuild it with `rcp-in-page index`' });
   }
 
   private mintId(): string {

@@ -37,7 +37,7 @@ export async function loadEncoder(overrides: Partial<EmbedderSettings>, folder: 
   configureEnvironment(settings, support); // the tokenizer loads through transformers.js, from the app's own files
   let ours: KernelEmbedder;
   try {
-    ours = await loadKernelEmbedder(folder, { modelBase: settings.modelBase, support, workers: settings.encoderWorkers, onRestart });
+    ours = await loadKernelEmbedder(folder, { modelBase: settings.modelBase, support, workers: settings.encoderWorkers, onRestart, onFallback: (why) => log('info', `model ${name}: ${why}`) });
   } catch (e) {
     if (want === 'kernels') throw e;
     log('warning', `model ${name}: our WASM kernels failed to load (${errorMessage(e)}); using transformers.js`);

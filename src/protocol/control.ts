@@ -22,6 +22,8 @@ export interface ModelStatus {
   runtime?: string;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
+  /** The learned-sparse encoder, once loaded (on the first `embed/sparse`). */
+  sparseEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }
 
 /**

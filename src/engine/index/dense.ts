@@ -88,14 +88,58 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** Live chunks of the view that have no current vector (for `usage.notes`). */
-export function missingVectors(view: IndexView, model: DenseModel): number {
+/** Vectors embedded ahead of their segment's commit, by chunk key (src/engine/state/early-vectors.ts). */
+export interface EarlyLookup {
+  readonly size: number;
+  get(key: number): Float32Array | undefined;
+  has(key: number): boolean;
+}
+
+/** Live chunks of the view that have no current vector, stored or embedded ahead (for `usage.notes`). */
+export function missingVectors(view: IndexView, model: DenseModel, early?: EarlyLookup): number {
   let n = 0;
+  const ahead = early && early.size > 0 ? early : undefined;
   view.segments.forEach((seg, si) => {
     if (current(seg.record.dense, model)) return;
-    for (let c = 0; c < seg.size; c++) if (!view.dead[si][c]) n++;
+    const keys = seg.record.chunkKeys;
+    for (let c = 0; c < seg.size; c++) if (!view.dead[si][c] && !ahead?.has(keys[c])) n++;
   });
   return n;
+}
+
+/** True when this chunk has a current vector, stored or embedded ahead. */
+export function hasVector(c: { seg: LiveSegment; local: number }, model: DenseModel, early?: EarlyLookup): boolean {
+  return current(c.seg.record.dense, model) || early?.has(c.seg.record.chunkKeys[c.local]) === true;
+}
+
+/**
+ * Top-k by exact cosine over the chunks embedded ahead of their segment (segments without current
+ * vectors): floats scored one by one, as few as the person's recent searches and the embedding
+ * done since the segment was written. A document's chunks share one segment, so these never
+ * compete with {@link denseSearch}'s hits for the same document.
+ */
+export function earlySearch(view: IndexView, query: Float32Array, model: DenseModel, early: EarlyLookup, o: SelectOptions): Candidate[] {
+  if (early.size === 0 || o.k <= 0 || !(query.some((x) => x !== 0))) return [];
+  const at: number[] = [];
+  view.segments.forEach((seg, si) => {
+    if (current(seg.record.dense, model)) return;
+    const keys = seg.record.chunkKeys;
+    for (let c = 0; c < seg.size; c++) if (early.has(keys[c])) at.push(view.bases[si] + c);
+  });
+  if (at.length === 0) return [];
+  const floor = model.minSimilarity ?? -Infinity;
+  let qq = 0;
+  for (let i = 0; i < query.length; i++) qq += query[i] * query[i];
+  const qNorm = Math.sqrt(qq);
+  const score = (si: number, c: number): number => {
+    const v = early.get(view.segments[si].record.chunkKeys[c])!;
+    let dot = 0;
+    let vv = 0;
+    for (let i = 0; i < v.length; i++) (dot += query[i] * v[i]), (vv += v[i] * v[i]);
+    const s = dot / (qNorm * Math.sqrt(vv));
+    return vv > 0 && s >= floor ? s : NaN; // a zero vector has no direction: never a hit
+  };
+  return selectTop(view, o, score, 'dense', false, { at: Int32Array.from(at), length: at.length });
 }
 
 /** Top-k by cosine similarity (scores in [-1, 1]). */

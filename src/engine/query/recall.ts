@@ -10,12 +10,13 @@ import type { Bm25 } from '../index/bm25.ts';
 import { nextStamp } from '../index/select-top.ts';
 import type { Embedder, FineCodes } from '../contracts.ts';
 import { ModelUnavailableError } from '../errors.ts';
-import { denseModel, denseSearch, missingVectors, refineDense, refinePool, segmentVectors } from '../index/dense.ts';
+import { denseModel, denseSearch, earlySearch, hasVector, missingVectors, refineDense, refinePool, segmentVectors, type EarlyLookup } from '../index/dense.ts';
 import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
 import { STAGE_FLOOR } from '../serving.ts';
-import type { Candidate, DocEntry, IndexView } from '../index/view.ts';
+import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
+import type { Residency } from '../state/residency.ts';
 
 export interface RecallInput {
   view: IndexView;
@@ -37,6 +38,10 @@ export interface RecallDeps {
   readChunks?: (keys: number[]) => Promise<({ fine?: FineCodes } | undefined)[]>;
   /** Settles once the segments' vectors are in memory (a cold start reads them after the first sparse answer). */
   vectorsLoaded?: () => Promise<void>;
+  /** Vectors background embedding computed ahead of their segment's commit (dense search scores them too). */
+  early?: EarlyLookup;
+  /** For a store read on demand: reads the query's postings before BM25 scores (state/residency.ts). */
+  residency?: Residency;
 }
 
 export interface RecallOutput {
@@ -52,28 +57,37 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   const depth = r.depth + r.exclude.size;
   const keep = (cs: Candidate[]): Candidate[] =>
     (r.exclude.size ? cs.filter((c) => !r.exclude.has(hitId(c, r.unit))) : cs).slice(0, r.depth);
-  const sparse = (): Candidate[] =>
-    keep(deps.bm25.search(r.view, deps.analyzer.queryTerms(r.text), { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+  const sparse = async (): Promise<Candidate[]> => {
+    const terms = deps.analyzer.queryTerms(r.text);
+    if (deps.residency) {
+      await deps.residency.terms(r.view, terms);
+      checkAborted(r.signal);
+    }
+    return keep(deps.bm25.search(r.view, terms, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+  };
   // `refine`: dense-only lists are rescored with fine codes (one store read of the head); hybrid
   // fuses the int8 cosines, whose rounding (~4·10⁻⁴) does not move a fused rank.
   const dense = async (refine: boolean): Promise<Candidate[]> => {
     const e = deps.embedder!;
     const model = denseModel(e);
-    const missing = missingVectors(r.view, model);
+    const missing = missingVectors(r.view, model, deps.early);
     if (missing > 0) notes.push(`${missing} chunks have no vectors from embedder '${e.identity}'; dense search skipped them`);
     // Nothing to compare with (empty index, or nothing embedded yet): do not wait on the model.
-    if (!r.view.segments.some((seg) => segmentVectors(seg, model))) return [];
+    if (!r.view.segments.some((seg) => segmentVectors(seg, model)) && !deps.early?.size) return [];
     const [q] = await e.embed([r.text], 'query', r.signal);
     checkAborted(r.signal);
     const read = refine && denseTuning.refine ? deps.readChunks : undefined;
     const k = read ? refinePool(depth) : depth;
-    const hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
-    if (!read) return keep(hits);
-    const refined = await refineDense(hits, q, model, read);
-    checkAborted(r.signal);
-    return keep(refined);
+    let hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
+    if (read) {
+      hits = await refineDense(hits, q, model, read);
+      checkAborted(r.signal);
+    }
+    // Chunks embedded ahead of their segment (exact float cosines: nothing to refine).
+    const ahead = deps.early ? earlySearch(r.view, q, model, deps.early, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }) : [];
+    return keep(ahead.length > 0 ? [...hits, ...ahead].sort(compareCandidates) : hits);
   };
-  if (r.mode === 'sparse') return { candidates: sparse(), floor: STAGE_FLOOR.sparse, notes };
+  if (r.mode === 'sparse') return { candidates: await sparse(), floor: STAGE_FLOOR.sparse, notes };
   if (r.mode === 'dense') return { candidates: await dense(true), floor: STAGE_FLOOR.dense, notes };
 
   // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
@@ -83,7 +97,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
     return [] as Candidate[];
   });
-  const s = sparse();
+  const s = await sparse();
   const byId = new Map<string, Candidate>();
   const fusion = r.fusion ?? { method: DEFAULT_FUSION.method };
   const weights = fusion.method === 'weighted' && !fusion.weights ? (deps.embedder?.fusionWeights ?? DEFAULT_FUSION.weights) : fusion.weights;
@@ -109,6 +123,11 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     if (sc) scores.sparse = sc.scores.sparse;
     return { seg: base.seg, local: base.local, doc: base.doc, score: f.score, scores };
   });
+  if (deps.embedder) {
+    const model = denseModel(deps.embedder);
+    const lacking = candidates.filter((c) => c.scores.dense === undefined && !hasVector(c, model, deps.early)).length;
+    if (lacking > 0) notes.push(`${lacking} of ${candidates.length} candidates had no vector yet: ranked by their sparse score alone`);
+  }
   return { candidates, floor: STAGE_FLOOR.fused, notes };
 }
 

@@ -12,6 +12,8 @@ import { denseModel } from '../index/dense.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import type { IndexState } from './index-state.ts';
 import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
+import type { EarlyVectors } from './early-vectors.ts';
+import type { EmbedOrder } from './embed-order.ts';
 
 export interface BackgroundReembedOptions {
   embedder: Embedder;
@@ -26,6 +28,10 @@ export interface BackgroundReembedOptions {
   warnings: string[];
   /** Clock for the back-off (tests). */
   now?: () => number;
+  /** Chunks embedded ahead of their segment (shared with dense search). */
+  early: EarlyVectors;
+  /** Which waiting chunks go first. */
+  order: EmbedOrder;
 }
 
 const FIRST_BACKOFF_MS = 1000;
@@ -70,6 +76,9 @@ export class BackgroundReembed {
         store,
         batch: this.opts.batch,
         signal,
+        early: this.opts.early,
+        order: this.opts.order,
+        doc: (id) => state.docs.get(id),
         ...(this.opts.beforeBatch ? { beforeBatch: this.opts.beforeBatch } : {}),
         // A reload publishes its view before reading the vectors: the pass works on loaded ones.
         sync: async () => (await state.synced(), await state.vectorsLoaded(), state.current()),

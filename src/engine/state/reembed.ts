@@ -9,12 +9,10 @@ import type { Change, Embedder, IndexStore, Manifest, SegmentRecord, StoredDocum
 import { needsUpgrade, segmentVectors, storedVectors, type DenseModel } from '../index/dense.ts';
 import { quantize } from '../index/vectors/quantize.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
-import { makeView, type IndexView, type LiveSegment } from '../index/view.ts';
-import { docAt, liveSegment } from '../index/view.ts';
+import { docAt, liveSegment, makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
+import type { EarlyVectors } from './early-vectors.ts';
+import type { ChunkRef, EmbedOrder } from './embed-order.ts';
 import { tableOf } from '../index/doc-table.ts';
-
-/** Live chunks whose texts are read (and embedded) together, bounding memory on large segments. */
-const SLICE = 512;
 
 /**
  * True when the segment needs rewriting for this model: dense search cannot use its vectors, or
@@ -35,52 +33,6 @@ export class ViewOutdated extends Error {
     super(`document '${docId}' changed since the view was published`);
     this.name = 'ViewOutdated';
   }
-}
-
-/**
- * New vectors (size × dimension) for segment `s` of `view`: one per live chunk, embedded from the
- * text `add` embedded, i.e. `indexedText(context, text.slice(start, end))` of the chunk's document
- * at the version the view holds. Dead chunks keep zero vectors (dense search never reads them).
- * Throws ViewOutdated when a document's stored version is not the view's.
- */
-export async function reembedSegment(
-  store: IndexStore,
-  view: IndexView,
-  s: number,
-  embedder: Embedder,
-  batch: number,
-  signal?: AbortSignal,
-  beforeBatch?: () => Promise<void>,
-): Promise<Float32Array> {
-  const seg = view.segments[s];
-  const dead = view.dead[s];
-  const dim = embedder.dimension;
-  const out = new Float32Array(seg.size * dim);
-  const live: number[] = [];
-  for (let c = 0; c < seg.size; c++) if (!dead[c] && docAt(seg, c)) live.push(c);
-  const lex = seg.lex;
-  // A document's chunks are contiguous in a segment: one that spans slices (a 30 MB text has
-  // thousands of chunks) is read once and carried over, not re-read for every slice.
-  let carried = new Map<string, StoredDocument | undefined>();
-  for (let i = 0; i < live.length; i += SLICE) {
-    const locals = live.slice(i, i + SLICE);
-    const ids = [...new Set(locals.map((c) => docAt(seg, c)!.id))];
-    const missing = ids.filter((id) => !carried.has(id));
-    const docs = missing.length > 0 ? await store.getDocuments(missing) : [];
-    const byId = new Map(carried);
-    missing.forEach((id, j) => byId.set(id, docs[j]));
-    const last = ids[ids.length - 1];
-    carried = new Map([[last, byId.get(last)]]);
-    const texts = locals.map((c) => {
-      const entry = docAt(seg, c)!;
-      const doc = byId.get(entry.id);
-      if (!doc || doc.version !== entry.version) throw new ViewOutdated(entry.id);
-      return indexedText(lex.contexts[c], doc.text.slice(lex.starts[c], lex.ends[c]));
-    });
-    const vectors = await embedDocuments(embedder, texts, batch, signal, undefined, beforeBatch);
-    locals.forEach((c, j) => out.set(vectors.subarray(j * dim, (j + 1) * dim), c * dim));
-  }
-  return out;
 }
 
 /**
@@ -124,6 +76,12 @@ export interface ReembedHost {
   readonly batch: number;
   /** Aborted when the engine closes. */
   readonly signal: AbortSignal;
+  /** Chunks embedded ahead of their segment's commit (kept across passes, shared with dense search). */
+  readonly early: EarlyVectors;
+  /** Which waiting chunks go first (what the person searches for, then document order). */
+  readonly order: EmbedOrder;
+  /** The current version of a document (for the order's documents), or undefined. */
+  doc(id: string): DocEntry | undefined;
   /** Awaited before each embedder call: foreground requests go first (foreground.ts). */
   beforeBatch?(): Promise<void>;
   /** Catches up with the store (other engines' commits) and returns the current view. */
@@ -135,38 +93,133 @@ export interface ReembedHost {
   replace(id: number, dense: NonNullable<SegmentRecord['dense']>): Promise<boolean>;
 }
 
-/** Attempts per segment when its documents keep changing under the pass. */
+/** Attempts per segment commit, and batches in a row whose documents changed under the pass. */
 const ATTEMPTS = 3;
+/** Documents whose text the pass keeps between batches (a long one is read once, not per batch). */
+const TEXTS_KEPT = 8;
 
 /**
- * Re-embeds, one segment at a time, every segment of the current view that the embedder cannot
- * search, until none is left. Each segment is one atomic commit, so queries keep working (dense
- * search skips the segments not yet done) and writes interleave between segments. Returns the
- * number of segments rewritten.
+ * The segment's vectors (size × dimension) from the early vectors of its live chunks, or
+ * undefined while one is missing. Dead chunks keep zero vectors (dense search never reads them).
+ */
+function vectorsOf(view: IndexView, s: number, early: EarlyVectors, dim: number): Float32Array | undefined {
+  const seg = view.segments[s];
+  const dead = view.dead[s];
+  const keys = seg.record.chunkKeys;
+  // From the end: in document order the missing chunks are the last ones, so this stops at once.
+  for (let c = seg.size - 1; c >= 0; c--) if (!dead[c] && !early.has(keys[c]) && docAt(seg, c)) return undefined;
+  const out = new Float32Array(seg.size * dim);
+  for (let c = 0; c < seg.size; c++) {
+    const v = dead[c] || !docAt(seg, c) ? undefined : early.get(keys[c]);
+    if (v) out.set(v, c * dim);
+  }
+  return out;
+}
+
+/**
+ * The texts `add` embedded for these chunks, i.e. `indexedText(context, text.slice(start, end))`
+ * of each chunk's document at the version the view holds, documents read through `kept`.
+ * Throws ViewOutdated when a document's stored version is not the view's.
+ */
+async function chunkTexts(store: IndexStore, view: IndexView, picks: readonly ChunkRef[], kept: Map<string, StoredDocument | undefined>): Promise<string[]> {
+  const entries = picks.map((p) => docAt(view.segments[p.s], p.local)!);
+  const missing = [...new Set(entries.map((e) => e.id))].filter((id) => !kept.has(id));
+  const docs = missing.length > 0 ? await store.getDocuments(missing) : [];
+  missing.forEach((id, j) => kept.set(id, docs[j]));
+  const texts = picks.map((p, i) => {
+    const doc = kept.get(entries[i].id);
+    if (!doc || doc.version !== entries[i].version) throw new ViewOutdated(entries[i].id);
+    const lex = view.segments[p.s].lex;
+    return indexedText(lex.contexts[p.local], doc.text.slice(lex.starts[p.local], lex.ends[p.local]));
+  });
+  // Keep the most recently used documents (a Map iterates oldest first).
+  for (const e of entries) {
+    const d = kept.get(e.id);
+    kept.delete(e.id);
+    kept.set(e.id, d);
+  }
+  const room = Math.max(TEXTS_KEPT, missing.length);
+  for (const id of kept.keys()) if (kept.size > room) kept.delete(id);
+  return texts;
+}
+
+/**
+ * Embeds every chunk of the current view that the embedder cannot search, a batch at a time in
+ * the host's order (embed-order.ts), until none is left. A batch's vectors go to the early
+ * vectors, where dense search finds them at once; a segment whose live chunks all have one is
+ * committed with them (one atomic commit per segment: queries keep working, dense search skips
+ * what is not embedded yet, and writes interleave between batches). Returns the number of
+ * segments rewritten.
  */
 export async function runReembedPass(host: ReembedHost): Promise<number> {
   const e = host.embedder;
-  const model: DenseModel = { identity: e.identity, dimension: e.dimension, normalized: e.normalized };
+  const dim = e.dimension;
+  const model: DenseModel = { identity: e.identity, dimension: dim, normalized: e.normalized };
+  const { early, order } = host;
   const tries = new Map<number, number>();
+  const kept = new Map<string, StoredDocument | undefined>();
+  /** Segments the last batch added to: checked for completeness (and committed) before the next one. */
+  let touched = new Set<number>();
+  let outdated = 0;
   let done = 0;
+  const commit = async (view: IndexView, s: number, dense: NonNullable<SegmentRecord['dense']>): Promise<void> => {
+    const seg = view.segments[s];
+    tries.set(seg.id, (tries.get(seg.id) ?? 0) + 1);
+    if (await host.replace(seg.id, dense)) {
+      done++;
+      early.delete(seg.record.chunkKeys);
+    }
+  };
+  const quantized = (vectors: Float32Array) => quantize({ identity: e.identity, dimension: dim, vectors });
   for (;;) {
     const view = await host.sync();
-    const s = view.segments.findIndex((seg) => (tries.get(seg.id) ?? 0) < ATTEMPTS && needsVectors(seg, model));
-    if (s < 0) return done;
-    const id = view.segments[s].id;
-    tries.set(id, (tries.get(id) ?? 0) + 1);
-    if (segmentVectors(view.segments[s], model)) {
-      // Current model, stored as floats or in the layout before document tables: rewrite as int8, with a table.
-      if (await host.replace(id, storedVectors(view.segments[s])!)) done++;
+    const retry = (seg: LiveSegment) => (tries.get(seg.id) ?? 0) < ATTEMPTS && needsVectors(seg, model);
+    // Current-model vectors stored as floats or in the layout before document tables: rewrite as int8, with a table.
+    const upgrade = view.segments.findIndex((seg) => retry(seg) && segmentVectors(seg, model));
+    if (upgrade >= 0) {
+      await commit(view, upgrade, storedVectors(view.segments[upgrade])!);
       continue;
     }
-    let vectors: Float32Array;
-    try {
-      vectors = await reembedSegment(host.store, view, s, e, host.batch, host.signal, host.beforeBatch?.bind(host));
-    } catch (err) {
-      if (err instanceof ViewOutdated) continue; // another engine rewrote a document: sync, then retry
-      throw err;
+    const waiting = (seg: LiveSegment) => retry(seg) && !segmentVectors(seg, model);
+    // A segment whose last chunks the previous batch embedded is committed before more embedding.
+    const checked = touched;
+    touched = new Set();
+    let ready: { s: number; vectors: Float32Array } | undefined;
+    view.segments.forEach((seg, s) => {
+      const vectors = !ready && checked.has(seg.id) && waiting(seg) ? vectorsOf(view, s, early, dim) : undefined;
+      if (vectors) ready = { s, vectors };
+      else if (ready && checked.has(seg.id)) touched.add(seg.id); // checked on the next round
+    });
+    if (ready) {
+      await commit(view, ready.s, quantized(ready.vectors));
+      continue;
     }
-    if (await host.replace(id, quantize({ identity: e.identity, dimension: e.dimension, vectors }))) done++;
+    const picks = order.next({ view, waiting, embedded: (key) => early.has(key), doc: (id) => host.doc(id), n: host.batch });
+    if (picks.length === 0) {
+      // Nothing left to embed: a waiting segment left is complete (a write tombstoned the chunks it
+      // still missed, or it was merged), or none is left.
+      let last: { s: number; vectors: Float32Array } | undefined;
+      view.segments.forEach((seg, s) => {
+        const vectors = !last && waiting(seg) ? vectorsOf(view, s, early, dim) : undefined;
+        if (vectors) last = { s, vectors };
+      });
+      if (!last) return done;
+      await commit(view, last.s, quantized(last.vectors));
+      continue;
+    }
+    let texts: string[];
+    try {
+      texts = await chunkTexts(host.store, view, picks, kept);
+    } catch (err) {
+      if (!(err instanceof ViewOutdated) || ++outdated > ATTEMPTS) throw err;
+      kept.clear(); // another engine rewrote a document: sync, then read again
+      continue;
+    }
+    outdated = 0;
+    const vectors = await embedDocuments(e, texts, host.batch, host.signal, undefined, host.beforeBatch?.bind(host));
+    picks.forEach((p, j) => {
+      early.put(p.key, vectors.slice(j * dim, (j + 1) * dim));
+      touched.add(view.segments[p.s].id);
+    });
   }
 }

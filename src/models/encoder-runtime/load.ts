@@ -8,6 +8,7 @@ import type { ModelRuntimeSupport } from '../support.ts';
 import { LocalBatchEncoder, type BatchEncoder } from './batch-encoder.ts';
 import { bertWeights } from './bert-weights.ts';
 import { EncoderPool } from './encoder-pool.ts';
+import { fromInlined, fromScript, type SpawnEncoder } from './encoder-spawn.ts';
 import { KernelEmbedder, loadTokenizer, readWeightsFile } from './kernel-embedder.ts';
 import { encoderKernels } from './kernel-module.ts';
 import { DEFAULT_MAX_TOKENS } from './wasm-encoder.ts';
@@ -55,6 +56,8 @@ export interface KernelLoadOptions {
   workers?: number;
   /** Told when a crashed encoder worker is replaced. */
   onRestart?: (reason: string) => void;
+  /** Told when the workers start another way than from their script URL (encoder-spawn.ts). */
+  onFallback?: (reason: string) => void;
 }
 
 /** The default number of encoder workers here. */
@@ -77,19 +80,20 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
   const workers = opts.workers ?? defaultEncoderWorkers(opts.support);
   let backend: BatchEncoder;
   if (workers > 0) {
-    const pool = new EncoderPool({
-      spawn: () => new Worker(new URL('./encoder-worker.ts', import.meta.url), { type: 'module', name: 'rcp-encoder' }),
-      size: workers,
-      weights: buffer,
-      kernels,
-      pooling,
-      maxTokens: DEFAULT_MAX_TOKENS,
-      onRestart: opts.onRestart,
-    });
-    backend = pool;
-    await pool.ready().catch(async (e: unknown) => {
-      await pool.dispose();
-      throw e;
+    // Restarts are reported once a pool is up (a first start that fails is retried another way).
+    let up = false;
+    const start = async (spawn: SpawnEncoder): Promise<EncoderPool> => {
+      const pool = new EncoderPool({ spawn, size: workers, weights: buffer, kernels, pooling, maxTokens: DEFAULT_MAX_TOKENS, onRestart: (r) => up && opts.onRestart?.(r) });
+      await pool.ready().catch(async (e: unknown) => {
+        await pool.dispose();
+        throw e;
+      });
+      up = true;
+      return pool;
+    };
+    backend = await start(fromScript).catch(async (e: unknown) => {
+      opts.onFallback?.(`encoder workers did not start from their script (${e instanceof Error ? e.message : String(e)}); starting them from the inlined bundle`);
+      return start(await fromInlined());
     });
   } else {
     backend = new LocalBatchEncoder(bertWeights(weights), kernels, pooling);
