@@ -62,7 +62,8 @@ interface RuntimeParts {
  * failed, which the server reports as -32010 while keeping the capability (§13.2). A configured
  * cross-encoder is offered when its folder resolves (its identity needs no weights when it has a
  * manifest); its weights load after the embedder's, or on its first use, never before `open`
- * resolves, so the first sparse answer waits for no model weights (issue 8, seam 4).
+ * resolves, so the first sparse answer waits for no model weights (issue 8, seam 4). The configured
+ * learned-sparse encoder (`embed/sparse`) is offered the same way and loads on its first call only.
  */
 export class ModelRuntime {
   readonly config: ModelConfig;
@@ -160,11 +161,11 @@ export class ModelRuntime {
     const loading = gate.then(load);
     loading.catch(() => undefined);
 
-    const crossEncoder = config.crossEncoder
-      ? await openCrossEncoder({ name: config.crossEncoder, base, dtype: config.dtype, node: support.node, settings, log, status, after: loading })
-      : undefined;
-
-    const sparseEncoder = config.sparseEncoder ? await openSparseEncoder({ name: config.sparseEncoder, base, node: support.node, settings, log, status }) : undefined;
+    // Both folders resolve at once (a manifest read each); neither loads weights here.
+    const [crossEncoder, sparseEncoder] = await Promise.all([
+      config.crossEncoder ? openCrossEncoder({ name: config.crossEncoder, base, dtype: config.dtype, node: support.node, settings, log, status, after: loading }) : undefined,
+      config.sparseEncoder ? openSparseEncoder({ name: config.sparseEncoder, base, node: support.node, settings, log, status }) : undefined,
+    ]);
 
     let dimension = folder.dimension;
     if (dimension === undefined) {
