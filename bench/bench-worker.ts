@@ -102,10 +102,11 @@ function resetStoreMs(): void {
 
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
-  const s = timed(await openIndexedDbStore(db, { durability: cfg().durability }));
+  // A worker that only times queries (the RCP comparison's) got no 'load', hence no config: the store's defaults.
+  const s = timed(await openIndexedDbStore(db, config?.durability ? { durability: config.durability } : {}));
   const t1 = performance.now();
   // As the app's worker: the record of what the index holds, written after each commit.
-  const witness = cfg().witness ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
+  const witness = config?.witness !== false ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
   const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined, onCommitted: witness && ((summary) => witness.note(summary)) });
   engineHasEmbedder = withEmbedder && cached !== undefined;
   resetStoreMs();
@@ -183,6 +184,9 @@ async function answers(qs: string[], mode: 'dense' | 'hybrid', count: number): P
 /** recall@10 of `mine` against `ref` answers (lists of passage indices). */
 const recallVs = (mine: number[][], ref: number[][]): number => recallAt10(mine, ref.map((r) => Int32Array.from(r)));
 
+/** Shortlist sizes of our dense frontier (bench/report.ts reads it at recall 0.90 / 0.95 / 0.99). */
+export const SHORTLISTS = [50, 100, 200, 400, 800, 1600, 3200];
+
 async function engineLatencies(size: number): Promise<Record<string, Latency | string>> {
   const { k, warmup } = cfg();
   const qs = queriesFor(size);
@@ -191,7 +195,7 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   out['sparse'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: false }));
   resetStoreMs();
   out['sparse+text'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: true }));
-  const reads = qs.length + Math.min(warmup, qs.length);
+  const reads = qs.length * (warmup > 0 ? 2 : 1); // the warm-up pass reads as much as the timed one
   textFetchMs = round((storeMs.getDocuments + storeMs.getChunks) / reads);
   const modes = engine!.capabilities().retrieve?.modes ?? [];
   if (!modes.includes('dense')) {
@@ -212,6 +216,11 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   try {
     await timed('dense', 'dense', {});
     await timed('dense (exact int8 scan)', 'dense', { exactBelow: Infinity });
+    // The recall–latency curve: the Hamming shortlist at fixed sizes (the default grows with k and
+    // the index: max(minShortlist 400, 4k, 1000 per million)), each then scored exactly.
+    if (size >= denseTuning.exactBelow) {
+      for (const n of SHORTLISTS) await timed(`dense (shortlist ${n})`, 'dense', { minShortlist: n, oversample: 0, perMillion: 0 });
+    }
     if (size <= 100_000) {
       await timed('dense, JS kernels', 'dense', { kernel: 'js' });
       await timed('dense (exact int8 scan), JS kernel', 'dense', { exactBelow: Infinity, kernel: 'js' });
