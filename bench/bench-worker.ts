@@ -102,11 +102,11 @@ function resetStoreMs(): void {
 
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
-  // A worker that only times queries (the RCP comparison's) got no 'load', hence no config: the store's defaults.
-  const s = timed(await openIndexedDbStore(db, config?.durability ? { durability: config.durability } : {}));
+  // A cold-start worker (coldOpen) gets no config, only reads, and keeps the app's defaults.
+  const s = timed(await openIndexedDbStore(db, { durability: config?.durability ?? 'default' }));
   const t1 = performance.now();
   // As the app's worker: the record of what the index holds, written after each commit.
-  const witness = config?.witness !== false ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
+  const witness = (config?.witness ?? true) ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
   const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined, onCommitted: witness && ((summary) => witness.note(summary)) });
   engineHasEmbedder = withEmbedder && cached !== undefined;
   resetStoreMs();

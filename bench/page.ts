@@ -7,7 +7,7 @@
 import { bootWorker } from '../src/client/boot.ts';
 import { round, summarize } from './stats.ts';
 import type {
-  BenchConfig, BenchResult, ColdStartResult, EmbedderInfo, IngestStat, Latency, RcpOverheadResult, ScaleColdStart, SizeResult,
+  BenchConfig, BenchResult, ColdStartResult, EmbedderInfo, IngestOnlyResult, IngestStat, Latency, RcpOverheadResult, ScaleColdStart, SizeResult,
   StagePhase, SystemAtSize, WorkerReply, WorkerRequest,
 } from './types.ts';
 
@@ -15,6 +15,9 @@ declare global {
   interface Window {
     benchReady?: boolean;
     runBench?(config: BenchConfig): Promise<BenchResult>;
+    runIngest?(config: BenchConfig): Promise<IngestOnlyResult[]>;
+    /** CPU ms the browser's processes have used so far (exposed by bench/run.ts; undefined where /proc is missing). */
+    __benchCpuMs?(): Promise<number | undefined>;
   }
   interface Performance {
     measureUserAgentSpecificMemory?(): Promise<{
@@ -290,5 +293,28 @@ async function run(config: BenchConfig): Promise<BenchResult> {
   };
 }
 
+/**
+ * `--ingest-only`: the engine's ingest alone (synthetic vectors given at add time, so no
+ * embedding), size after size in one database, with the CPU time the whole browser spent on each
+ * (a measure that other load on a shared machine inflates far less than wall time).
+ */
+async function runIngest(config: BenchConfig): Promise<IngestOnlyResult[]> {
+  const log = (l: string) => console.log(`[bench] ${l}`);
+  const bench = new BenchWorker(log);
+  await bench.call({ cmd: 'load', corpusUrl: '/bench-corpus.json', config });
+  await bench.call<EmbedderInfo>({ cmd: 'embedder' });
+  const out: IngestOnlyResult[] = [];
+  for (const size of config.sizes) {
+    const cpu0 = await window.__benchCpuMs?.();
+    const { ingest } = await bench.call<{ ingest: IngestStat }>({ cmd: 'stage', db: SCALE_DB, size, phase: 'engine-ingest' });
+    const cpu1 = await window.__benchCpuMs?.();
+    out.push({ size, ingest, ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: round(cpu1 - cpu0, 0) } : {}) });
+    log(`  ingest to ${size}: ${ingest.chunks} chunks, ${ingest.perSec} chunks/s, ${cpu1 !== undefined && cpu0 !== undefined ? `${round(cpu1 - cpu0, 0)} ms CPU` : 'CPU n/a'}`);
+  }
+  bench.terminate();
+  return out;
+}
+
 window.runBench = run;
+window.runIngest = runIngest;
 window.benchReady = true;

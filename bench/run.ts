@@ -21,6 +21,8 @@
  *                       the bridges keep new profiles on sqlite: bridges/profile-storage.ts)
  *   --durability strict|relaxed|default  our store's commit durability (default: default = relaxed in Chromium)
  *   --no-witness        do not keep the record of what the index holds (src/storage/witness.ts)
+ *   --ingest-only       only our engine's ingest at each size (no embedding: synthetic vectors), with
+ *                       the CPU time of every browser process (/proc) beside the wall-clock rate
  *   --headed, --verbose
  */
 import { spawnSync } from 'node:child_process';
@@ -32,6 +34,7 @@ import { launchHost } from '../bridges/browser-host.ts';
 import { idbChoice } from '../bridges/profile-storage.ts';
 import { parseArgs } from '../scripts/lib/args.ts';
 import { buildCorpus } from './corpus.ts';
+import { cpuMsOfChildren } from './cpu.ts';
 import { ensurePeers } from './peer-install.ts';
 import { formatReport, formatTargets, summarizeJson } from './report.ts';
 import type { BenchConfig, BenchResult } from './types.ts';
@@ -116,6 +119,20 @@ async function main(): Promise<void> {
         if (verbose || line.includes('[bench]') || line.includes('error')) say(line.replace(/^\[page log\] \[bench\] /, ''));
       },
     });
+    if (flags.has('ingest-only')) {
+      try {
+        await host.page.exposeFunction('__benchCpuMs', () => cpuMsOfChildren());
+        const rows = await host.page.evaluate((c) => window.runIngest!(c), config);
+        const storage = `idb ${values.get('idb') ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}`;
+        for (const r of rows) {
+          const cpu = r.cpuMs !== undefined ? `; ${r.cpuMs} ms CPU, ${Math.round((r.ingest.chunks / r.cpuMs) * 1000)} chunks per CPU-second` : '';
+          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+        }
+      } finally {
+        await host.close();
+      }
+      return;
+    }
     let result: BenchResult;
     try {
       result = await host.page.evaluate((c) => window.runBench!(c), config);

@@ -146,6 +146,14 @@ export interface EmbedderInfo {
   queryEmbedMs?: number;
 }
 
+/** One size of an `--ingest-only` run: the engine's ingest and the CPU the browser spent on it. */
+export interface IngestOnlyResult {
+  size: number;
+  ingest: IngestStat;
+  /** CPU time (user + system) of every Chromium process during the ingest, from /proc (ms); undefined off Linux. */
+  cpuMs?: number;
+}
+
 export interface BenchResult {
   userAgent: string;
   hardwareConcurrency: number;

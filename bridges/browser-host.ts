@@ -37,6 +37,8 @@ export interface BrowserHost {
   backend: IdbBackend;
   /** Settles once the engine opened its index and compared it with its record: the loss found, if any (bridge page only). */
   indexLoss(): Promise<IndexLoss | undefined>;
+  /** Waits for the same check: why it could not be made (the record kept outside the database was unreadable), if so. */
+  indexWarning(): Promise<string | undefined>;
   /** Opens a fresh worker session port; frames from the worker go to `onFrame`. */
   openSession(onFrame: (frame: string) => void): Promise<BrowserSession>;
   close(): Promise<void>;
@@ -116,6 +118,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
     page,
     backend,
     indexLoss: () => page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.indexLoss()),
+    indexWarning: () => page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.indexWarning()),
     async openSession(onFrame) {
       const sid = await page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.open());
       listeners.set(sid, onFrame);

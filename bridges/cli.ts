@@ -6,9 +6,14 @@ export const diag = (line: string): void => {
   process.stderr.write(`[rcp-bridge] ${line}\n`);
 };
 
-/** The browser host's flags, which both bridges take: `--profile DIR`, `--headed`, `--verbose`. */
+/**
+ * The browser host's flags, which both bridges take: `--profile DIR`, `--idb sqlite|leveldb` (a new
+ * profile's IndexedDB backend, bridges/profile-storage.ts), `--headed`, `--verbose`. A string flag
+ * must be declared: undeclared, `--idb leveldb` would parse as a bare flag and the value be lost.
+ */
 const HOST_OPTIONS = {
   profile: { type: 'string' },
+  idb: { type: 'string' },
   headed: { type: 'boolean' },
   verbose: { type: 'boolean' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;

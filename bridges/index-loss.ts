@@ -5,6 +5,7 @@ import type { BrowserHost } from './browser-host.ts';
  * Says on stderr, as soon as the engine knows, that the profile's index is smaller than the record
  * kept outside its database (src/storage/witness.ts): a bridge must never start silently empty.
  * Clients that asked for logs also get it as `notifications/log` at `error` (the worker sends it).
+ * A record it could not read is said too (a `warning`): then a loss cannot be told.
  */
 export function reportIndexLoss(host: BrowserHost, diag: (line: string) => void): void {
   if (host.backend === 'leveldb') {
@@ -13,5 +14,9 @@ export function reportIndexLoss(host: BrowserHost, diag: (line: string) => void)
   host.indexLoss().then(
     (loss) => loss && diag(`${describeLoss(loss)} (detected ${loss.detectedAt}${loss.browser ? `; the browser said: ${loss.browser}` : ''})`),
     () => undefined, // the page went away (the bridge is closing): nothing to say
+  );
+  host.indexWarning().then(
+    (warning) => warning && diag(warning),
+    () => undefined,
   );
 }

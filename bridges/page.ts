@@ -41,6 +41,10 @@ window.rcpBridge = {
     await configured; // never start the engine before its settings arrived
     return worker.control.indexLoss();
   },
+  async indexWarning() {
+    await configured;
+    return worker.control.indexWarning();
+  },
   async open() {
     const sid = nextSid++;
     await configured;

@@ -16,7 +16,7 @@ import { Engine } from '../src/engine/engine.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, DEFAULT_CONTEXT_WEIGHT } from '../src/engine/config.ts';
 import { inferFields } from '../src/bundle/fields.ts';
-import { checkManifest, MANIFEST_FILE, type BundleManifest, type BundleModel } from '../src/bundle/format.ts';
+import { checkManifest, listedFiles, MANIFEST_FILE, type BundleManifest, type BundleModel } from '../src/bundle/format.ts';
 import { writeBundle } from '../src/bundle/write-bundle.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
@@ -28,8 +28,8 @@ export const GENERATOR = 'rcp-in-page 0.1.0';
 const CACHE_DIR = '.rcp-cache';
 /** Documents per engine `add` (one segment each; the engine merges past its segment limit). */
 const ADD_BATCH = 2_000;
-/** The folders a bundle's content files live in (stale ones are removed after a build). */
-const CONTENT_DIRS = ['segments', 'vectors', 'texts'];
+/** The folders a bundle's content files live in ('' = beside the manifest; stale ones are removed after a build). */
+const CONTENT_DIRS = ['', 'terms', 'texts', 'vectors', 'fine', 'segments'];
 
 export interface BuildOptions {
   /** The site (or content) folder. */
@@ -135,7 +135,7 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
   } catch {
     current = undefined; // another version or damaged: rebuilt below
   }
-  const complete = current && [...current.segments.flatMap((s) => [s.lexical, s.vectors ?? []].flat()), ...current.texts].every((f) => existsSync(join(out, f.path)));
+  const complete = current && listedFiles(current).every((f) => existsSync(join(out, f.path)));
   if (current && complete && current.inputKey === inputKey) {
     o.log(`up to date: ${current.documents} documents, ${current.chunks} passages (${paths.length} files checked)`);
     return { upToDate: true, documents: current.documents, chunks: current.chunks, problems, embedded: 0, files: 0, bytes: 0, ms: performance.now() - t0 };
@@ -183,7 +183,10 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
   for (const dir of CONTENT_DIRS) {
     const folder = join(out, dir);
     if (!existsSync(folder)) continue;
-    for (const name of readdirSync(folder)) if (!written.files.has(`${dir}/${name}`)) rmSync(join(folder, name), { force: true });
+    for (const name of readdirSync(folder)) {
+      const path = dir ? `${dir}/${name}` : name;
+      if (name.endsWith('.bin') && !written.files.has(path)) rmSync(join(folder, name), { force: true });
+    }
   }
   embedder?.save({ prune: true });
   writeAtomic(parseCachePath, JSON.stringify(cache));

@@ -7,6 +7,7 @@ import { loadDom, loadPdfjs } from '../cli/node-deps.ts';
 import { readPage } from '../cli/read-page.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
+import type { BundleManifest } from '../src/bundle/format.ts';
 import { writeSite } from '../test/bundle/site-fixture.ts';
 import { call, openTab } from './support/rcp-page.ts';
 import { ORIGIN, search, STATIC_MODEL, watchOrigin } from './support/playground.ts';
@@ -69,12 +70,19 @@ test.describe('a static bundle opened over HTTP', () => {
 
     const first = await call(bundled, 'retrieve', { query: 'white whale', k: 5, mode: 'sparse' });
     expect(first.result.hits.length).toBeGreaterThan(0);
-    // Manifest first, then the segments and only the text shards of the hits: no vectors before the first answer.
+    // Manifest first, then the core file, the query's term shards and the hits' text shards; the
+    // vectors only once the answer is out (they are read in the background from then on, so the
+    // test looks at what came before the first vector request, not at when its reply arrived).
     expect(fetched[0]).toBe('rcp-bundle.json');
-    const manifest = JSON.parse(readFileSync(join(out, 'rcp-bundle.json'), 'utf8')) as { texts: { path: string }[]; segments: { vectors?: { path: string } }[] };
-    const before = fetched.slice();
-    expect(before.some((p) => p.startsWith('vectors/'))).toBe(false);
-    expect(before.filter((p) => p.startsWith('texts/')).length).toBeLessThan(manifest.texts.length);
+    const manifest = JSON.parse(readFileSync(join(out, 'rcp-bundle.json'), 'utf8')) as BundleManifest;
+    const firstVector = fetched.findIndex((p) => p.startsWith('vectors/'));
+    const before = firstVector < 0 ? fetched.slice() : fetched.slice(0, firstVector);
+    expect(before[1]).toBe(manifest.core.path);
+    const texts = before.filter((p) => p.startsWith('texts/'));
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.length).toBeLessThanOrEqual(first.result.hits.length);
+    expect(before.filter((p) => p.startsWith('terms/')).length).toBeLessThanOrEqual(2); // 'white', 'whale'
+    expect(before.filter((p) => !/^(rcp-bundle\.json|core-|terms\/|texts\/)/.test(p))).toEqual([]);
 
     const pageContext = await browser.newContext();
     const outside = await watchOrigin(pageContext, { modelConfig: STATIC_MODEL });
@@ -109,10 +117,19 @@ test.describe('a static bundle opened over HTTP', () => {
     await pageContext.close();
   });
 
-  test('a missing text shard is named in a -32010, and the rest keeps serving', async ({ context, page }) => {
-    const manifest = JSON.parse(readFileSync(join(out, 'rcp-bundle.json'), 'utf8')) as { texts: { path: string }[] };
-    const missing = manifest.texts[0].path;
+  test('a missing text shard is named in a -32010, and the rest keeps serving', async ({ browser }) => {
+    // The shard a first query reads (the texts of its hits), found by asking with every file served.
+    const probe = await browser.newContext();
+    const read = await serveBundle(probe);
+    const probePage = await probe.newPage();
+    await openTab(probePage, 'e2e-bundle', {}, '?bundle=/site-search/');
+    expect((await call(probePage, 'retrieve', { query: QUERIES[0], k: 3, mode: 'sparse' })).result.hits.length).toBeGreaterThan(0);
+    const missing = read.find((p) => p.startsWith('texts/'))!;
+    await probe.close();
+
+    const context = await browser.newContext();
     await serveBundle(context, missing);
+    const page = await context.newPage();
     await openTab(page, 'e2e-bundle', {}, '?bundle=/site-search/');
     const errors: string[] = [];
     let served = 0;
@@ -126,6 +143,7 @@ test.describe('a static bundle opened over HTTP', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(errors[0]).toContain(missing);
     expect(served).toBeGreaterThan(0);
+    await context.close();
   });
 
   test('the playground opens a bundle by URL, read-only, and searches it offline on the next visit', async ({ context, page }) => {

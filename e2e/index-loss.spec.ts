@@ -87,15 +87,29 @@ test('the playground shows the loss with the counts and the way back, seeds noth
   expect((await openTab(page, 'dismissed')).result.usage).toBeUndefined();
 });
 
-test('an unreadable record is not a loss: the engine opens normally and writes a good record', async ({ page }) => {
+test('an unreadable record is not a loss but is said: a warning to every session and in the playground, nothing seeded, gone once a record is written', async ({ page }) => {
   await page.goto('/bridge.html');
   await page.evaluate(async (name) => {
     const w = await (await (await navigator.storage.getDirectory()).getFileHandle(name, { create: true })).createWritable();
     await w.write('{"format":1,"storeId":"tru');
     await w.close();
   }, WITNESS);
-  const init = await openTab(page, 'truncated');
-  expect(init.result.usage).toBeUndefined();
+  const init = await openTab(page, 'truncated', { capabilities: { log: {} }, _meta: { logLevel: 'warning' } });
+  expect(init.result.usage.notes).toEqual([expect.stringMatching(/^index record unreadable: .* is not JSON .* cannot be told; the index holds 0 documents/)]);
+  await expect.poll(async () => (await logsOf<{ level: string; message: string }>(page)).map((l) => l.level)).toContain('warning');
+  expect(await page.evaluate(() => (window as unknown as { rcpBridge: { indexLoss(): Promise<unknown> } }).rcpBridge.indexLoss())).toBeUndefined();
+  // The playground says the index could not be checked and pours no sample over it.
+  await openPlayground(page);
+  const banner = page.locator('#index-loss');
+  await expect(banner).toBeVisible({ timeout: 30_000 });
+  await expect(banner).toContainText('Your index could not be checked');
+  await expect(banner).toContainText('re-import them or load an index export');
+  await page.waitForTimeout(2000);
+  await expect(page.locator('#progress')).toBeHidden();
+  // A commit writes a good record: the next open compares again and has nothing to say.
+  await openTab(page, 'writes');
   expect((await call(page, 'index/add', { documents: docs(2) })).result.ids).toHaveLength(2);
   await expect.poll(async () => (await witnessOf(page))?.documents).toBe(2);
+  await page.goto('about:blank');
+  expect((await openTab(page, 'after')).result.usage).toBeUndefined();
 });

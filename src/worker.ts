@@ -14,7 +14,7 @@ import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
 import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
-import { ModelRuntime } from './models/runtime.ts';
+import type { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { ControlApi, EngineConfig, IndexLoss, WorkerStatus } from './protocol/control.ts';
 import { SERVER_INFO, type Backend } from './server/backend.ts';
@@ -23,7 +23,7 @@ import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { withFederation } from './server/aggregator.ts';
-import { createModelHandlers } from './server/model-handlers.ts';
+import { createModelHandlers, createSparseEmbedHandler } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
@@ -72,13 +72,15 @@ async function start(config: EngineConfig): Promise<Runtime> {
             onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
             onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
           }),
+      bundle?.partial,
     ),
     coordination,
   );
   const models =
     config.models === false || (bundle && !bundle.manifest.model)
       ? undefined
-      : await ModelRuntime.open({
+      : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
+        await (await import('./models/runtime.ts')).ModelRuntime.open({
           loadAfter: store.firstRead,
           choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
@@ -107,7 +109,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   );
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
-    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers }),
+    models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers, sparseEncoder: models?.sparseEncoder }),
     session: SESSION_CAPABILITIES,
     extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],
   });
@@ -121,16 +123,19 @@ async function start(config: EngineConfig): Promise<Runtime> {
       rerankers,
       extraHandlers: {
         ...(models ? createModelHandlers(() => models.encoder(), rerankers) : {}),
+        ...(models?.sparseEncoder ? createSparseEmbedHandler(models.sparseEncoder) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
       subscribe: (listener) => {
         // A loss is news to every session that listens: found later, or already (then after the initialize answer).
         const tell = (loss: IndexLoss) => listener('error', describeLoss(loss), { 'x-inpage-index-loss': loss });
+        const warn = (warning: string) => listener('warning', warning);
         if (witness.loss) setTimeout(tell, 0, witness.loss);
-        const unsubscribe = [witness.onLoss(tell), models?.subscribe(listener)];
+        if (witness.warning) setTimeout(warn, 0, witness.warning);
+        const unsubscribe = [witness.onLoss(tell), witness.onWarning(warn), models?.subscribe(listener)];
         return () => unsubscribe.forEach((u) => u?.());
       },
-      notes: () => (witness.loss ? [describeLoss(witness.loss)] : []),
+      notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : [])],
     }),
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
@@ -181,10 +186,16 @@ const control: ControlApi = {
     const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     // Once open, the comparison with the record follows at once: wait for it, so a lost index is never shown as merely empty.
     const loss = ready ? await rt.indexLoss : rt.witness.loss;
-    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}) };
+    const warning = rt.witness.warning;
+    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}), ...(warning ? { indexWarning: warning } : {}) };
   },
   async indexLoss() {
     return (await started()).indexLoss;
+  },
+  async indexWarning() {
+    const rt = await started();
+    await rt.indexLoss.catch(() => undefined);
+    return rt.witness.warning;
   },
   async dismissIndexLoss() {
     const rt = await started();

@@ -3,7 +3,8 @@
  * straight from its safetensors weights, in the shape of the Xenova/Optimum exports that
  * transformers.js runs for `feature-extraction`: inputs `input_ids`, `attention_mask`,
  * `token_type_ids` (int64 [batch, seq]), output `last_hidden_state` (float32 [batch, seq, hidden]).
- * No pooler: sentence encoders pool outside the graph.
+ * No pooler: sentence encoders pool outside the graph. `opts.head` replaces that output with a head
+ * built on the last hidden state (splade-head.ts: the MLM head and SPLADE's pooling).
  *
  * Opset 17 (LayerNormalization). The int8 variant ("dynamic quantisation", as onnxruntime's
  * quantize_dynamic does it, but with per-output-channel weight scales):
@@ -47,10 +48,16 @@ export function checkBertConfig(config: Record<string, unknown>): BertConfig {
   return c;
 }
 
-/** Looks up a tensor by name, with the `bert.` prefix some checkpoints carry, and checks its shape. */
-export function tensorGetter(tensors: Map<string, SafeTensor>) {
+/** Reads one weight tensor by its Hugging Face name and checks its shape. */
+export type TensorGetter = (name: string, shape: number[]) => SafeTensor;
+
+/** A LayerNorm's parameters under the TF-era names older BERT checkpoints use (transformers renames them on load too). */
+const legacyName = (name: string): string => name.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta');
+
+/** Looks up a tensor by name, with the `bert.` prefix and the legacy LayerNorm names some checkpoints carry, and checks its shape. */
+export function tensorGetter(tensors: Map<string, SafeTensor>): TensorGetter {
   return (name: string, shape: number[]): SafeTensor => {
-    const t = tensors.get(name) ?? tensors.get(`bert.${name}`);
+    const t = [name, legacyName(name)].map((n) => tensors.get(n) ?? tensors.get(`bert.${n}`)).find((x) => x !== undefined);
     if (!t) throw new Error(`weights: no tensor ${name}`);
     if (t.shape.join(',') !== shape.join(',')) throw new Error(`weights: ${name} is [${t.shape}], expected [${shape}]`);
     return t;
@@ -133,8 +140,23 @@ export interface BertOnnxOptions {
    * alone (SmoothQuant's migration of outliers into the weights, limited to measured channels).
    */
   smoothing?: (role: string, layer: number) => ReadonlyMap<number, number> | undefined;
+  /**
+   * A head on the encoder's last hidden state ([batch, seq, hidden]) that adds its nodes and
+   * returns the graph's one output (e.g. splade-head.ts). Default: output `last_hidden_state`.
+   */
+  head?: (h: BertHeadInputs) => ReturnType<typeof valueInfo>;
   /** Graph doc string (provenance). */
   doc: string;
+}
+
+/** What a head is given to build on. */
+export interface BertHeadInputs {
+  g: GraphBuilder;
+  /** The encoder's last hidden state. */
+  hidden: string;
+  tensor: TensorGetter;
+  /** The float32 word-embedding initializer, when the table is stored as float (for a tied decoder). */
+  wordEmbeddings?: string;
 }
 
 /** Multiplies rows of the [inDim, outDim] weight by their factors (see `smoothing`); returns the input's per-channel 1/s. */
@@ -228,6 +250,7 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
   } else {
     words = g.op('Gather', [g.float('embeddings.word_embeddings.weight', [V, H], wordTable), 'input_ids'], { axis: 0 });
   }
+  const floatWords = wordStorage === 'float' ? 'embeddings.word_embeddings.weight' : undefined;
   const seqLen = g.op('Slice', [g.op('Shape', ['input_ids']), g.int64('const.one', [1]), g.int64('const.two', [2])]);
   const positions = g.op('Slice', [g.float('embeddings.position_embeddings.weight', [P, H], get('embeddings.position_embeddings.weight', [P, H])), g.int64('const.zero', [0]), seqLen, 'const.zero']);
   const types = g.op('Gather', [g.float('embeddings.token_type_embeddings.weight', [TV, H], get('embeddings.token_type_embeddings.weight', [TV, H])), 'token_type_ids'], { axis: 0 });
@@ -256,13 +279,19 @@ export function buildBertOnnx(tensors: Map<string, SafeTensor>, config: BertConf
     const gelu = g.op('Mul', [g.op('Mul', [h, g.op('Add', [g.op('Erf', [g.op('Div', [h, sqrt2])]), 'const.onef'])]), half]);
     x = layerNorm(g.op('Add', [linear(gelu, `${p}.output.dense`, I, H, 'output', l), x]), `${p}.output.LayerNorm`);
   }
-  g.op('Identity', [x], {}, ['last_hidden_state']);
+  let output: ReturnType<typeof valueInfo>;
+  if (opts.head) {
+    output = opts.head({ g, hidden: x, tensor, wordEmbeddings: floatWords });
+  } else {
+    g.op('Identity', [x], {}, ['last_hidden_state']);
+    output = valueInfo('last_hidden_state', T.FLOAT, ['batch_size', 'sequence_length', H]);
+  }
 
   return g.encode({
     name: 'bert_encoder',
     doc: opts.doc,
     inputs: ['input_ids', 'attention_mask', 'token_type_ids'].map((n) => valueInfo(n, T.INT64, ['batch_size', 'sequence_length'])),
-    outputs: [valueInfo('last_hidden_state', T.FLOAT, ['batch_size', 'sequence_length', H])],
+    outputs: [output],
     opset: 17,
     producer: 'rcp-in-page/scripts/models/bert-onnx.ts',
   });

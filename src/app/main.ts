@@ -156,7 +156,7 @@ async function updateStats(): Promise<WorkerStatus> {
   const s = await watch.status(() => client.status());
   stats.textContent = describe(s);
   picker.update(s);
-  indexLoss.update(s.indexLoss);
+  indexLoss.update(s.indexLoss, s.indexWarning);
   if (s.ready) search.setEmpty(s.documents === 0);
   // The index moved without this page writing (another tab): refresh what shows it.
   if (seenVersion !== undefined && s.indexVersion !== seenVersion) changed();
@@ -242,8 +242,8 @@ for (let i = 0; !s.ready && !s.error && i < 200; i++) {
   await new Promise((r) => setTimeout(r, 100));
   s = await updateStats();
 }
-if (bundle || s.indexLoss) {
-  // Read-only, or a lost index: nothing is seeded or resumed (over a lost index the person decides, with the loss in view).
+if (bundle || s.indexLoss || s.indexWarning) {
+  // Read-only, or a lost (or uncheckable) index: nothing is seeded or resumed (the person decides, with the loss in view).
 } else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
 setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);

@@ -1,24 +1,26 @@
 /**
- * A read-only IndexStore over a bundle served by any static host (format.ts). The manifest is read
- * first (revalidated: it is the one file whose name does not change); `load()` then reads the
- * segments, `loadVectors` the vectors (the engine asks after its first answer), and document texts
- * and chunks are read per text shard, only when a hit, a document view or a rescoring needs them.
- * Every file is checked against the manifest's sha256, so a truncated upload, a file from another
- * build or a proxy's error page is refused by name instead of answering wrongly.
+ * A read-only IndexStore over a bundle served by any static host (format.ts), read on demand:
+ * `load()` reads the manifest's small core file and returns partial segments (the engine's
+ * `SegmentRecord.partial`); the engine then asks through `partial` (PartialSource) for the
+ * postings of a query's terms, the documents of its hits, or, for what needs every document, the
+ * id and meta tables. Vectors are read whole when dense search first needs them (`loadVectors`).
+ * Every file is checked against the manifest's sha256 (bundle-files.ts), so a truncated upload, a
+ * file from another build or a proxy's error page is refused by name instead of answering wrongly.
  *
  * Files are kept in the Cache API (http-cache.ts), so a visited site's search works offline.
  * Writes throw: the server never advertises them for a bundle (src/bundle/serve-bundle.ts).
  */
 import type {
-  Change, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument,
+  Change, FineCodes, IndexStore, LoadedIndex, Manifest, PartialDocument, PartialSource, PartialTable, SegmentRecord,
+  SegmentVectors, StoredChunk, StoredDocument, TermPostings,
 } from '../engine/contracts.ts';
-import { tableId } from '../engine/index/doc-table-fields.ts';
-import { BundleFormatError, decodeValue } from './codec.ts';
-import { BundleError, checkManifest, MANIFEST_FILE, textShardOf, type BundleFile, type BundleManifest, type TextShard } from './format.ts';
-import { sha256Hex } from './hash.ts';
+import { keyOrdinal } from '../engine/index/view.ts';
+import { BundleFiles, bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
+import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
+import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
 
-export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
+export { bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 
 export interface BundleStoreOptions {
   /** Default: the global fetch. */
@@ -35,42 +37,47 @@ export class ReadOnlyBundleError extends Error {
   override readonly name = 'ReadOnlyBundleError';
 }
 
-/** `base` as a folder URL (the manifest's, when given the manifest's own URL). */
-export function bundleBase(url: string): string {
-  if (url.endsWith(`/${MANIFEST_FILE}`)) return url.slice(0, -MANIFEST_FILE.length);
-  return url.endsWith('/') ? url : `${url}/`;
+interface MetasValue {
+  metas: Record<string, unknown>[];
+  versions: Uint32Array;
+  lengths: Uint32Array;
 }
 
-/** Reads and checks the manifest at `base` (a folder URL). Rejects with BundleError naming the URL. */
-export async function fetchManifest(base: string, fetchFn: FetchLike = fetch): Promise<BundleManifest> {
-  const url = `${bundleBase(base)}${MANIFEST_FILE}`;
-  let value: unknown;
-  try {
-    const res = await fetchFn(url, { cache: 'no-cache' });
-    if (!res.ok) throw new BundleError(`${url}: HTTP ${res.status}`, url);
-    value = await res.json();
-  } catch (e) {
-    if (e instanceof BundleError) throw e;
-    throw new BundleError(`${url} could not be read: ${(e as Error).message}`, url);
-  }
-  return checkManifest(value, url);
+/** A decoded text shard with its documents by id. */
+interface Texts {
+  file: BundleTextFile;
+  shard: TextShard;
+  byId: Map<string, StoredDocument>;
+  chunks: Map<number, Omit<StoredChunk, 'fine'>>;
 }
 
 export class BundleStore implements IndexStore {
-  private readonly fetchFn: FetchLike;
-  private readonly shards = new Map<number, Promise<{ docs: Map<string, StoredDocument>; chunks: Map<number, StoredChunk> }>>();
-  /** chunk key → document id, built from the loaded segments' tables on the first `getChunks`. */
-  private keyToDoc: Map<number, string> | undefined;
-  private segments: SegmentRecord[] | undefined;
-  /** Bytes fetched so far (manifest excluded), for measurements and the playground's status. */
-  bytesRead = 0;
+  readonly partial: PartialSource;
+  private readonly files: BundleFiles;
+  private segments: Promise<SegmentRecord[]> | undefined;
+  private readonly texts = new Map<string, Promise<Texts>>();
+  private readonly textFiles: BundleTextFile[] = [];
+  /** Ordinals of the documents of the text shards read so far, by id. */
+  private readonly known = new Map<string, number>();
+  private idMap: Promise<Map<string, number>> | undefined;
 
   private constructor(
     readonly base: string,
     readonly manifest: BundleManifest,
     fetchFn: FetchLike,
   ) {
-    this.fetchFn = fetchFn;
+    this.files = new BundleFiles(base, fetchFn);
+    this.partial = {
+      readTerms: (terms) => this.readTerms(terms),
+      readAllTerms: () => this.readTerms(undefined),
+      readDocuments: (ordinals) => this.readDocuments(ordinals),
+      readTable: (what) => this.readTable(what),
+      readFine: (keys) => this.readFine(keys),
+      facets: (field, limit) => {
+        const f = this.manifest.facets[field];
+        return f && (limit <= f.values.length || f.values.length === f.distinct) ? { values: f.values.slice(0, limit), distinct: f.distinct } : undefined;
+      },
+    };
   }
 
   /** Reads the manifest at `url` (the bundle's folder or its rcp-bundle.json) and returns the store. */
@@ -80,103 +87,169 @@ export class BundleStore implements IndexStore {
     const plain: FetchLike = options.fetch ?? ((u, init) => fetch(u, init));
     const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
     const manifest = await fetchManifest(base, fetchFn);
-    const listed = [manifest.segments.flatMap((s) => (s.vectors ? [s.lexical, s.vectors] : [s.lexical])), manifest.texts].flat();
     // The cache keeps this build only; done in the background (it never delays the first answer).
-    if (options.cache !== false) void pruneBundleCache(base, new Set([manifestUrl, ...listed.map((f) => new URL(f.path, base).href)])).catch(() => undefined);
+    if (options.cache !== false) void pruneBundleCache(base, new Set([manifestUrl, ...listedFiles(manifest).map((f) => new URL(f.path, base).href)])).catch(() => undefined);
     return new BundleStore(base, manifest, fetchFn);
   }
 
-  /** Fetches one listed file and checks its length and hash. */
-  private async read(file: BundleFile): Promise<unknown> {
-    const url = new URL(file.path, this.base).href;
-    let bytes: Uint8Array;
-    try {
-      const res = await this.fetchFn(url);
-      if (!res.ok) throw new BundleError(`${url}: HTTP ${res.status}`, url);
-      bytes = new Uint8Array(await res.arrayBuffer());
-    } catch (e) {
-      if (e instanceof BundleError) throw e;
-      throw new BundleError(`${url} could not be read: ${(e as Error).message}`, url);
-    }
-    this.bytesRead += bytes.byteLength;
-    if (bytes.byteLength !== file.bytes || (await sha256Hex(bytes)) !== file.sha256) {
-      throw new BundleError(`${url} does not match the bundle manifest (${bytes.byteLength} bytes, expected ${file.bytes}): a truncated upload or a file from another build`, url);
-    }
-    try {
-      return decodeValue(bytes);
-    } catch (e) {
-      if (e instanceof BundleFormatError) throw new BundleError(`${url}: ${e.message}`, url);
-      throw e;
-    }
+  /** Bytes fetched so far (manifest excluded), for measurements and the playground's status. */
+  get bytesRead(): number {
+    return this.files.bytesRead;
   }
 
-  async load(options?: LoadOptions): Promise<LoadedIndex> {
-    const m = this.manifest;
-    this.segments ??= await Promise.all(m.segments.map(async (s) => (await this.read(s.lexical)) as SegmentRecord));
-    const out: LoadedIndex = { manifest: structuredClone(m.index), segments: this.segments };
-    const tabled = this.segments.every((s) => s.docTable !== undefined) && m.index.chunkless === 0;
-    if (options?.documents !== 'unless-tabled' || !tabled) {
-      const all = await Promise.all(m.texts.map((_, i) => this.shard(i)));
-      out.documents = all.flatMap((s) => [...s.docs.values()].map(({ id, meta, chunkKeys, version }) => ({ id, meta, chunkKeys, version })));
+  /** The segments as partial records: chunk keys and documents from the core file, nothing else. */
+  private records(): Promise<SegmentRecord[]> {
+    if (!this.segments) {
+      const m = this.manifest;
+      this.segments = this.files.get<CoreValue>(m.core).then((core) =>
+        decodeCore(core).map(({ chunkKeys, partial }, i): SegmentRecord => {
+          const s = m.segments[i];
+          const model = m.model;
+          return {
+            id: s.id,
+            chunkKeys,
+            lexical: undefined,
+            partial,
+            ...(s.vectors && model ? { denseApart: { identity: model.identity, dimension: model.dimension } } : {}),
+          };
+        }),
+      );
+      this.segments.catch(() => (this.segments = undefined));
     }
-    return out;
+    return this.segments;
+  }
+
+  async load(): Promise<LoadedIndex> {
+    return { manifest: structuredClone(this.manifest.index), segments: await this.records() };
   }
 
   async loadVectors(segmentIds: number[]): Promise<Map<number, SegmentVectors>> {
     const wanted = this.manifest.segments.filter((s) => s.vectors && segmentIds.includes(s.id));
-    const read = await Promise.all(wanted.map(async (s) => [s.id, (await this.read(s.vectors!)) as SegmentVectors] as const));
-    return new Map(read);
+    return new Map(await Promise.all(wanted.map(async (s) => [s.id, await this.files.get<SegmentVectors>(s.vectors!)] as const)));
   }
 
   async readManifest(): Promise<Manifest> {
     return structuredClone(this.manifest.index);
   }
 
-  private shard(i: number): Promise<{ docs: Map<string, StoredDocument>; chunks: Map<number, StoredChunk> }> {
-    let p = this.shards.get(i);
+  /** Postings of the asked terms (all terms when undefined), by term. */
+  private async readTerms(terms: readonly string[] | undefined): Promise<Map<string, TermPostings[]>> {
+    const m = this.manifest;
+    const count = m.terms.bytes.length;
+    const wanted = terms && new Set(terms);
+    const which = wanted ? [...new Set([...wanted].map((t) => termShardOf(t, count)))] : m.terms.bytes.map((_, i) => i);
+    const read = await Promise.all(which.map((i) => this.files.get<TermShardValue>(termFile(m, i))));
+    const ids = this.manifest.segments.map((s) => s.id);
+    const out = new Map<string, TermPostings[]>();
+    for (const v of read) decodeTermShard(v, wanted, ids, out);
+    return out;
+  }
+
+  /** The text shard holding ordinal `o` (one object per shard: reads are grouped by it). */
+  private textFileOf(o: number): BundleTextFile {
+    const i = textIndexOf(this.manifest, o);
+    return (this.textFiles[i] ??= textFile(this.manifest, i));
+  }
+
+  private textShard(file: BundleTextFile): Promise<Texts> {
+    let p = this.texts.get(file.path);
     if (!p) {
-      p = this.read(this.manifest.texts[i]).then((v) => {
-        const s = v as TextShard;
-        return { docs: new Map(s.documents.map((d) => [d.id, d])), chunks: new Map(s.chunks.map((c) => [c.key, c])) };
+      p = this.files.get<TextShard>(file).then((shard) => {
+        const byId = new Map<string, StoredDocument>();
+        shard.documents.forEach((d, i) => {
+          if (!d) return;
+          byId.set(d.id, d);
+          this.known.set(d.id, file.firstDoc + i);
+        });
+        return { file, shard, byId, chunks: new Map(shard.chunks.map((c) => [c.key, c])) };
       });
-      // A failed read is tried again by the next call (a flaky network must not poison the shard).
-      p.catch(() => this.shards.delete(i));
-      this.shards.set(i, p);
+      p.catch(() => this.texts.delete(file.path));
+      this.texts.set(file.path, p);
     }
     return p;
   }
 
-  async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
-    const n = this.manifest.texts.length;
-    const shards = await Promise.all([...new Set(ids.map((id) => textShardOf(id, n)))].map(async (i) => [i, await this.shard(i)] as const));
-    const byShard = new Map(shards);
-    return ids.map((id) => byShard.get(textShardOf(id, n))!.docs.get(id));
+  private async readDocuments(ordinals: readonly number[]): Promise<PartialDocument[]> {
+    const files = [...new Set(ordinals.map((o) => this.textFileOf(o)))];
+    const shards = new Map(await Promise.all(files.map(async (f) => [f, await this.textShard(f)] as const)));
+    const out: PartialDocument[] = [];
+    for (const o of ordinals) {
+      const t = shards.get(this.textFileOf(o))!;
+      const d = t.shard.documents[o - t.file.firstDoc];
+      if (!d) continue;
+      const chunks = d.chunkKeys.flatMap((k) => {
+        const c = t.chunks.get(k);
+        return c ? [{ key: k, start: c.start, end: c.end, context: c.context ?? '' }] : [];
+      });
+      out.push({ ordinal: o, id: d.id, meta: d.meta, version: d.version, length: d.text.length, chunks });
+    }
+    return out;
   }
 
-  async getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]> {
-    const owners = this.chunkOwners();
-    const ids = keys.map((k) => owners.get(k));
-    const n = this.manifest.texts.length;
-    const wanted = [...new Set(ids.filter((id): id is string => id !== undefined).map((id) => textShardOf(id, n)))];
-    const byShard = new Map(await Promise.all(wanted.map(async (i) => [i, await this.shard(i)] as const)));
-    return keys.map((k, j) => {
-      const id = ids[j];
-      return id === undefined ? undefined : byShard.get(textShardOf(id, n))!.chunks.get(k);
+  private async readTable(what: 'ids' | 'all'): Promise<PartialTable> {
+    const { ids } = await this.files.get<{ ids: string[] }>(this.manifest.ids);
+    if (what === 'ids') return { ids };
+    const { metas, versions, lengths } = await this.files.get<MetasValue>(this.manifest.metas);
+    return { ids, metas, versions, lengths };
+  }
+
+  /** Segment position and local ordinal of a chunk key, or undefined. */
+  private async locate(keys: readonly number[]): Promise<({ seg: number; local: number } | undefined)[]> {
+    const records = await this.records();
+    return keys.map((key) => {
+      for (let seg = 0; seg < records.length; seg++) {
+        const local = keyOrdinal(records[seg].chunkKeys, key);
+        if (local >= 0) return { seg, local };
+      }
+      return undefined;
     });
   }
 
-  private chunkOwners(): Map<number, string> {
-    if (this.keyToDoc) return this.keyToDoc;
-    const out = new Map<number, string>();
-    for (const s of this.segments ?? []) {
-      const t = s.docTable;
-      if (!t) continue;
-      for (let c = 0; c < s.chunkKeys.length; c++) {
-        const d = t.docOf[c];
-        if (d >= 0) out.set(s.chunkKeys[c], tableId(t, d));
-      }
+  private async readFine(keys: number[]): Promise<({ fine?: FineCodes } | undefined)[]> {
+    const at = await this.locate(keys);
+    const segs = this.manifest.segments;
+    const wanted = [...new Set(at.flatMap((a) => (a && segs[a.seg].fine ? [a.seg] : [])))];
+    const files = new Map(await Promise.all(wanted.map(async (s) => [s, await this.files.get<FineFile>(segs[s].fine!)] as const)));
+    return at.map((a) => {
+      const f = a && files.get(a.seg);
+      if (!a || !f || !f.has[a.local]) return a ? {} : undefined;
+      return { fine: { identity: f.identity, scale: f.scales[a.local], codes: f.codes.subarray(a.local * f.dimension, (a.local + 1) * f.dimension) } };
+    });
+  }
+
+  /** Ordinal of a document id: from the text shards read so far, else from the ids file. */
+  private async ordinalOf(ids: readonly string[]): Promise<(number | undefined)[]> {
+    if (ids.every((id) => this.known.has(id))) return ids.map((id) => this.known.get(id));
+    if (!this.idMap) {
+      this.idMap = this.readTable('ids').then((t) => new Map(t.ids.map((id, o) => [id, o])));
+      this.idMap.catch(() => (this.idMap = undefined));
     }
-    return (this.keyToDoc = out);
+    const all = await this.idMap;
+    return ids.map((id) => this.known.get(id) ?? all.get(id));
+  }
+
+  async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
+    const ordinals = await this.ordinalOf(ids);
+    const files = [...new Set(ordinals.flatMap((o) => (o === undefined ? [] : [this.textFileOf(o)])))];
+    const shards = new Map(await Promise.all(files.map(async (f) => [f, await this.textShard(f)] as const)));
+    return ordinals.map((o, i) => (o === undefined ? undefined : shards.get(this.textFileOf(o))!.byId.get(ids[i])));
+  }
+
+  async getChunks(keys: number[]): Promise<(StoredChunk | undefined)[]> {
+    const [records, at, fine] = await Promise.all([this.records(), this.locate(keys), this.readFine(keys)]);
+    const ordinals = at.map((a) => {
+      if (!a) return undefined;
+      const p = records[a.seg].partial!;
+      const d = p.docOf[a.local];
+      return d >= 0 ? p.docBase + d : undefined;
+    });
+    const files = [...new Set(ordinals.flatMap((o) => (o === undefined ? [] : [this.textFileOf(o)])))];
+    const shards = new Map(await Promise.all(files.map(async (f) => [f, await this.textShard(f)] as const)));
+    return keys.map((k, i) => {
+      const o = ordinals[i];
+      const c = o === undefined ? undefined : shards.get(this.textFileOf(o))!.chunks.get(k);
+      return c && { ...c, ...(fine[i]?.fine ? { fine: fine[i]!.fine } : {}) };
+    });
   }
 
   async getIdempotent(): Promise<undefined> {

@@ -61,6 +61,88 @@ export interface SegmentRecord {
    * object (src/engine/index/doc-table.ts). Absent in segments written before it existed.
    */
   docTable?: DocTable;
+  /**
+   * Set by a store that reads a segment on demand (`IndexStore.partial`, a bundle over HTTP): its
+   * `lexical` is then absent and the engine builds and fills it as queries need (index/partial.ts).
+   */
+  partial?: PartialSegmentInfo;
+}
+
+/**
+ * What a store reading segments on demand gives at load: enough to order, group and count chunks
+ * and to compute BM25's corpus statistics, with no term, document id or meta.
+ */
+export interface PartialSegmentInfo {
+  /** `Analyzer.id` and context weight the segment's terms were produced with. */
+  analyzer: string;
+  contextWeight: number;
+  /**
+   * Ordinal of the segment's first document among all documents of the store's partial segments,
+   * which are numbered in id order (UTF-16 code units): score ties break on it as on the id.
+   */
+  docBase: number;
+  /** Documents of the segment. */
+  docs: number;
+  /** Local document ordinal of each chunk (−1: no live document). A document's chunks are contiguous. */
+  docOf: Int32Array;
+  /** Chunk index of each chunk within its document. */
+  chunkIndex: Uint32Array;
+  /** Sum of the BM25 lengths of the segment's live chunks (their own lengths come with the postings). */
+  lengthSum: number;
+}
+
+/** The postings of one term in one segment, each with the BM25 length of its chunk. */
+export interface TermPostings {
+  segment: number;
+  /** Local chunk ordinals, ascending. */
+  postings: Uint32Array;
+  tfs: Uint16Array;
+  lengths: Uint32Array;
+}
+
+/** A document of a partial segment with what its hits cite. */
+export interface PartialDocument {
+  /** Its ordinal (PartialSegmentInfo.docBase + local document ordinal). */
+  ordinal: number;
+  id: string;
+  meta: Record<string, unknown>;
+  version: number;
+  /** Text length. */
+  length: number;
+  chunks: { key: number; start: number; end: number; context: string }[];
+}
+
+/** Identity of every document of the partial segments, by ordinal. */
+export interface PartialTable {
+  ids: readonly string[];
+  /** Absent when only the ids were asked for. */
+  metas?: readonly Record<string, unknown>[];
+  versions?: Uint32Array;
+  lengths?: Uint32Array;
+}
+
+/**
+ * What a store whose `load()` returns partial segments (`SegmentRecord.partial`) reads on demand.
+ * The engine asks before it reads (state/residency.ts): the postings of a query's terms before
+ * BM25 scores, the documents of the hits it returns, the whole table only for what needs every
+ * document (filters, fusion ids, listings). Reads may be retried after a failure.
+ */
+export interface PartialSource {
+  /** Postings of each asked term by term; a term in no segment is absent from the map. */
+  readTerms(terms: readonly string[]): Promise<Map<string, TermPostings[]>>;
+  /** Every term's postings (the vocabulary, for rewrites and the passage graph). */
+  readAllTerms(): Promise<Map<string, TermPostings[]>>;
+  /** The documents with these ordinals. */
+  readDocuments(ordinals: readonly number[]): Promise<PartialDocument[]>;
+  /** Every document's id (`'ids'`), or id, meta, version and length (`'all'`). */
+  readTable(what: 'ids' | 'all'): Promise<PartialTable>;
+  /** The fine codes of these chunks (dense rescoring), without the rest of their records. */
+  readFine(keys: number[]): Promise<({ fine?: FineCodes } | undefined)[]>;
+  /**
+   * Facet counts of a keyword field computed when the store was written, when they answer this
+   * request exactly (the same as `facetValues` over every document would); undefined otherwise.
+   */
+  facets?(field: string, limit: number): { values: { value: string | number | boolean; count: number }[]; distinct: number } | undefined;
 }
 
 /**
@@ -242,6 +324,8 @@ export interface IndexStore {
    */
   clear(next?: Manifest): Promise<void>;
   close(): void;
+  /** Present when `load()` returns partial segments: what they lack, read on demand. */
+  readonly partial?: PartialSource;
 }
 
 /** A dense text encoder (src/models implements it with transformers.js). */

@@ -197,6 +197,7 @@ export class Engine {
       texts: this.texts,
       currentView: async () => {
         await this.state.refresh();
+        await this.state.resident('everything');
         await this.state.vectorsLoaded();
         return this.state.current();
       },
@@ -217,9 +218,10 @@ export class Engine {
         this.opened = true;
       }),
     );
-    // A read-only index is a published bundle, usually read over HTTP: its vectors are fetched once
-    // someone searches (after the first answer), never on an idle timer for every visit.
-    if (!this.readOnly) this.prefetch.arm();
+    // A read-only index (a published bundle) or a store read on demand (a bundle over HTTP) reads its
+    // vectors after the first answer only: the idle read would spend the visitor's bandwidth before
+    // the first query, and race it.
+    if (!this.readOnly && !this.store.partial) this.prefetch.arm();
     this.reembed?.schedule();
   }
 
@@ -255,14 +257,14 @@ export class Engine {
 
   /** Live document count. */
   get size(): number {
-    return this.state.docs.size;
+    return this.state.documentCount;
   }
 
   /** Counts for status displays; when another engine committed since, a reload starts in the background. */
   stats(): { documents: number; chunks: number; indexVersion: string } {
     if (this.state.needsRefresh && this.opened) this.state.refresh().catch(() => undefined);
     const v = this.state.current();
-    return { documents: this.state.docs.size, chunks: v.live, indexVersion: String(v.version) };
+    return { documents: this.state.documentCount, chunks: v.live, indexVersion: String(v.version) };
   }
 
   /**
@@ -285,6 +287,7 @@ export class Engine {
   add(docs: AddDocument[], opts: AddOptions = {}): Promise<AddResult> {
     return this.writeQueue.run(async () => {
       this.assertOpen();
+      this.assertWritable();
       checkAborted(opts.signal);
       checkAddDocuments(docs, this.limits.maxDocumentsPerAdd);
       const key = opts.idempotencyKey;
@@ -344,6 +347,7 @@ export class Engine {
   delete(ids: string[], opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
     return this.writeQueue.run(async () => {
       this.assertOpen();
+      this.assertWritable();
       checkAborted(opts.signal);
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParams('ids', 'must be an array of strings');
       return this.state.locked(opts.signal, async () => {
@@ -370,6 +374,7 @@ export class Engine {
   clear(opts: { signal?: AbortSignal } = {}): Promise<DeleteResult> {
     return this.writeQueue.run(async () => {
       this.assertOpen();
+      this.assertWritable();
       checkAborted(opts.signal);
       return this.state.locked(opts.signal, async () => {
         const deleted = this.state.docs.size;
@@ -400,6 +405,7 @@ export class Engine {
   async exportDocuments(offset: number, limit: number, vectors: boolean): Promise<ExportPage> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     if (vectors) await this.state.vectorsLoaded();
     const ids = this.state.sortedDocIds().slice(offset, offset + limit);
     const model = vectors && this.embedder ? denseModel(this.embedder) : undefined;
@@ -413,6 +419,7 @@ export class Engine {
   async corpusMap(o: MapOptions, attempt = 1): Promise<CorpusMap> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     await this.state.vectorsLoaded();
     const e = this.embedder;
     const embedQuery = e && (async (q: string, signal?: AbortSignal) => (await e.embed([q], 'query', signal))[0]);
@@ -435,6 +442,7 @@ export class Engine {
   private async documentsNow(offset: number, limit: number): Promise<DocumentPage> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     const ids = this.state.sortedDocIds();
     const page = ids.slice(offset, offset + limit).map((id) => this.state.docs.get(id)!);
     return { documents: summarize(this.state.current(), page), total: ids.length };
@@ -444,6 +452,10 @@ export class Engine {
   async facets(field: string, limit: number): Promise<{ values: FacetValue[]; distinct: number }> {
     this.assertOpen();
     await this.state.refresh();
+    // Counted when a bundle was built, when they answer exactly: no document is read.
+    const built = this.store.partial?.facets?.(field, limit);
+    if (built) return built;
+    await this.state.resident('documents');
     return facetValues(this.state.docs.values(), field, limit);
   }
 
@@ -532,6 +544,7 @@ export class Engine {
   async feedback(v: ValidatedFeedback, ctx: { signal?: AbortSignal } = {}): Promise<FeedbackOutcome> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     return this.feedbacks.record(v, ctx.signal);
   }
 
@@ -545,6 +558,7 @@ export class Engine {
   async quarantine(): Promise<(QuarantineEntry & { exists: boolean; title?: string })[]> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('documents');
     const docs = this.state.docs;
     return [...(this.state.manifest.quarantine ?? [])]
       .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
@@ -604,6 +618,7 @@ export class Engine {
   async transform(query: string, method: 'rewrite' | 'multi-query', n = 3): Promise<{ queries: string[]; corrections: Correction[] }> {
     this.assertOpen();
     await this.state.refresh();
+    await this.state.resident('everything');
     const deps = { analyzer: this.analyzer, view: this.state.current(), texts: this.texts };
     if (method === 'rewrite') {
       const r = await rewriteQuery(query, deps);
@@ -629,9 +644,10 @@ export class Engine {
         analyzer: this.analyzer,
         bm25: this.bm25,
         embedder: this.embedder,
-        readChunks: (keys) => this.store.getChunks(keys),
+        readChunks: this.store.partial ? (keys) => this.store.partial!.readFine(keys) : (keys) => this.store.getChunks(keys),
         vectorsLoaded: () => this.state.vectorsLoaded(),
         early: this.early,
+        residency: this.state.residency,
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,
@@ -679,6 +695,11 @@ export class Engine {
 
   private assertOpen(): void {
     if (!this.opened) throw new RcpError(ErrorCode.BackendUnavailable, 'engine not opened', { detail: 'call open() first', retryable: true });
+  }
+
+  /** -32003 for a write to a read-only engine (the server never advertises `index` for one). */
+  private assertWritable(): void {
+    if (this.readOnly) throw new RcpError(ErrorCode.CapabilityMissing, 'the index is read-only', { detail: 'a bundle is read-only: rebuild it with `rcp-in-page index`' });
   }
 
   private mintId(): string {

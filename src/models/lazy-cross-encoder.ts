@@ -7,41 +7,30 @@
  *
  * A failed load rejects `score` with a ModelUnavailableError (the server answers -32010,
  * retryable, keeping the capability as for the embedder); the next call after RETRY_AFTER_MS
- * tries again.
+ * tries again (lazy-load.ts).
  */
 import type { Reranker } from '../engine/contracts.ts';
-import { CrossEncoderReranker } from './cross-encoder.ts';
-import { errorMessage } from './devices.ts';
-import { ModelUnavailableError } from '../engine/errors.ts';
+import type { CrossEncoderReranker } from './cross-encoder.ts';
+import { LazyLoad } from './lazy-load.ts';
 import type { ModelFolder } from './model-folder.ts';
-
-const RETRY_AFTER_MS = 2_000;
 
 export class LazyCrossEncoder implements Reranker {
   readonly method = 'cross-encoder' as const;
   readonly identity: string;
-  private loading: Promise<CrossEncoderReranker> | undefined;
-  private failedAt: number | undefined;
+  private readonly model: LazyLoad<CrossEncoderReranker>;
 
   constructor(
     readonly folder: ModelFolder,
     /** Loads the weights (CrossEncoderReranker.load with the runtime's settings and this folder). */
-    private readonly load: () => Promise<CrossEncoderReranker>,
+    load: () => Promise<CrossEncoderReranker>,
   ) {
     this.identity = folder.identity;
+    this.model = new LazyLoad(`cross-encoder ${folder.name}`, load);
   }
 
   /** Starts the load if none is under way (or the last one failed long enough ago); resolves with the model. */
   loaded(): Promise<CrossEncoderReranker> {
-    if (!this.loading || (this.failedAt !== undefined && Date.now() - this.failedAt >= RETRY_AFTER_MS)) {
-      this.failedAt = undefined;
-      const loading = this.load();
-      loading.catch(() => (this.failedAt = Date.now()));
-      this.loading = loading;
-    }
-    return this.loading.catch((e: unknown) => {
-      throw new ModelUnavailableError(`cross-encoder ${this.folder.name} is unavailable: ${errorMessage(e)}`, e);
-    });
+    return this.model.get();
   }
 
   async score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]> {
@@ -49,8 +38,6 @@ export class LazyCrossEncoder implements Reranker {
   }
 
   async dispose(): Promise<void> {
-    if (!this.loading) return;
-    const model = await this.loading.catch(() => undefined);
-    await model?.dispose();
+    await (await this.model.settled())?.dispose();
   }
 }

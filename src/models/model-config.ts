@@ -3,7 +3,7 @@
  * public/models/config.json served as `/models/config.json` (written with defaults by
  * `npm run models` when absent, never committed). It names which folders to run:
  *
- *   { "embedder": "minilm-l6-v2", "dtype": "q8", "device": "auto", "crossEncoder": "ms-marco-MiniLM-L-6-v2" }
+ *   { "embedder": "minilm-l6-v2", "dtype": "q8", "device": "auto", "crossEncoder": "ms-marco-MiniLM-L-6-v2", "sparseEncoder": "splade-tiny" }
  *
  * Missing file → defaults. Unknown or invalid fields are reported as warnings and replaced by
  * their defaults, so a typo never leaves the worker without a model it could have had.
@@ -24,6 +24,8 @@ export interface ModelConfig {
   device: 'auto' | 'webgpu' | 'wasm';
   /** Folder of a sequence-classification model; enables rerank method `cross-encoder` when it loads. */
   crossEncoder?: string;
+  /** Folder of a learned-sparse (SPLADE) model built by `npm run models`; enables `embed/sparse`. `null` or `""` turns it off. */
+  sparseEncoder?: string;
   /** Testing only: devices on which loading is made to fail (exercises the fallback). */
   failDevices?: EmbedDevice[];
   /** The encoder runtime (settings.ts `EncoderRuntimeChoice`); default `auto`. */
@@ -32,17 +34,20 @@ export interface ModelConfig {
   encoderWorkers?: number;
 }
 
+/** The learned-sparse model `npm run models` builds (scripts/models/splade.ts); it serves `embed/sparse` only. */
+export const DEFAULT_SPARSE_MODEL = 'splade-tiny';
+
 /**
  * Defaults (docs/models.md "Defaults chosen by measurement"): the MiniLM encoder in int8 — q8 and
  * fp32 are within ±0.01 nDCG@10 on the dev sets (fp32 no better), and q8 is under a third of the download (27 vs 90 MB).
  */
-export const DEFAULT_MODEL_CONFIG: Readonly<ModelConfig> = Object.freeze({ embedder: DEFAULT_MODEL, dtype: 'q8', device: 'auto' });
+export const DEFAULT_MODEL_CONFIG: Readonly<ModelConfig> = Object.freeze({ embedder: DEFAULT_MODEL, dtype: 'q8', device: 'auto', sparseEncoder: DEFAULT_SPARSE_MODEL });
 
 const DTYPES: readonly EmbedDtype[] = ['q8', 'fp32'];
 const DEVICES: readonly ModelConfig['device'][] = ['auto', 'webgpu', 'wasm'];
 const FAIL_DEVICES: readonly EmbedDevice[] = ['webgpu', 'wasm', 'cpu'];
 const RUNTIMES: readonly EncoderRuntimeChoice[] = ['auto', 'kernels', 'transformers.js'];
-const KNOWN = new Set(['embedder', 'dtype', 'device', 'crossEncoder', 'failDevices', 'runtime', 'encoderWorkers', '$comment']);
+const KNOWN = new Set(['embedder', 'dtype', 'device', 'crossEncoder', 'sparseEncoder', 'failDevices', 'runtime', 'encoderWorkers', '$comment']);
 
 /** Validates a parsed config; invalid fields fall back to defaults with a warning each. */
 export function parseModelConfig(raw: unknown): { config: ModelConfig; warnings: string[] } {
@@ -68,6 +73,11 @@ export function parseModelConfig(raw: unknown): { config: ModelConfig; warnings:
   if (o.crossEncoder !== undefined && o.crossEncoder !== null && o.crossEncoder !== '') {
     if (isValidFolderName(o.crossEncoder)) config.crossEncoder = o.crossEncoder;
     else warnings.push('models config: crossEncoder must be a folder name under /models/; no cross-encoder');
+  }
+  if (o.sparseEncoder === null || o.sparseEncoder === '') delete config.sparseEncoder;
+  else if (o.sparseEncoder !== undefined) {
+    if (isValidFolderName(o.sparseEncoder)) config.sparseEncoder = o.sparseEncoder;
+    else warnings.push(`models config: sparseEncoder must be a folder name under /models/ (or null for none); using '${config.sparseEncoder}'`);
   }
   if (o.failDevices !== undefined) {
     if (Array.isArray(o.failDevices) && o.failDevices.every((d) => FAIL_DEVICES.includes(d as EmbedDevice))) config.failDevices = o.failDevices as EmbedDevice[];

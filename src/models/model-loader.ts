@@ -1,7 +1,8 @@
 /**
  * How the runtime loads its models (runtime.ts): the embedder's load, with its status and log
- * lines, tried twice; and the configured cross-encoder, offered as soon as its folder resolves,
- * its weights loading after the embedder's (never ahead of the first sparse answer) or on first use.
+ * lines, tried twice; the configured cross-encoder, offered as soon as its folder resolves,
+ * its weights loading after the embedder's (never ahead of the first sparse answer) or on first use;
+ * and the configured learned-sparse encoder, offered when its folder resolves, loaded on first use.
  */
 import type { ModelStatus } from '../protocol/control.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
@@ -9,6 +10,8 @@ import { errorMessage } from './devices.ts';
 import { wasmThreads } from './embedder.ts';
 import { loadEncoder, type LoadedEncoder } from './encoder-choice.ts';
 import { LazyCrossEncoder } from './lazy-cross-encoder.ts';
+import { LazySparseEncoder } from './lazy-sparse-encoder.ts';
+import { SparseEncoder, SPARSE_OUTPUT } from './sparse-encoder.ts';
 import type { ModelLog } from './model-log.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { ModelLoadEvent } from './progress.ts';
@@ -87,6 +90,49 @@ export async function openCrossEncoder(i: CrossEncoderInputs): Promise<LazyCross
   // In the background once the embedder's load settled: never ahead of the first sparse answer.
   void i.after.then(() => undefined, () => undefined).then(() => crossEncoder.loaded()).catch(() => undefined);
   return crossEncoder;
+}
+
+export interface SparseEncoderInputs {
+  /** The configured sparse encoder's folder name. */
+  name: string;
+  base: string;
+  node: boolean;
+  /** The embedder's settings (device, wasm paths); the sparse encoder batches by tokens itself. */
+  settings: Partial<EmbedderSettings>;
+  log: ModelLog;
+  status: ModelStatus;
+}
+
+/**
+ * The configured learned-sparse encoder, or undefined (with a warning) when its folder is not
+ * served or is not one (its manifest must name the `sparse_embedding` output `npm run models` writes).
+ */
+export async function openSparseEncoder(i: SparseEncoderInputs): Promise<LazySparseEncoder | undefined> {
+  let folder: ModelFolder;
+  try {
+    folder = await resolveModelFolder(i.base, i.name, 'fp32', i.node);
+    const m = folder.manifest as (ModelFolder['manifest'] & { output?: unknown }) | undefined;
+    if (m?.output !== SPARSE_OUTPUT || !(m.vocabularySize > 0)) throw new Error(`its manifest.json does not describe a learned-sparse model (output ${SPARSE_OUTPUT})`);
+  } catch (e) {
+    i.log.emit('warning', `sparse encoder ${i.name} is not available (embed/sparse not offered): ${errorMessage(e)}`);
+    return undefined;
+  }
+  const { batchSize: _embedderBatch, ...shared } = i.settings;
+  return new LazySparseEncoder(folder, folder.manifest!.vocabularySize, () => {
+    const t0 = performance.now();
+    return SparseEncoder.load({ ...shared, modelBase: i.base, onProgress: (e) => onLoadEvent(e, i.name, i.log) }, folder).then(
+      (enc) => {
+        const loadMs = Math.round(performance.now() - t0);
+        i.status.sparseEncoder = { name: i.name, identity: enc.identity, device: enc.device, loadMs };
+        i.log.emit('info', `sparse encoder ${i.name} ready on ${enc.device} in ${loadMs} ms`, { identity: enc.identity });
+        return enc;
+      },
+      (e: unknown) => {
+        i.log.emit('error', `sparse encoder ${i.name} failed to load: ${errorMessage(e)}`);
+        throw e;
+      },
+    );
+  });
 }
 
 const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));

@@ -7,12 +7,13 @@ import { ModelUnavailableError, UnembeddableInputError } from '../engine/errors.
 import type { LoadedEncoder } from './encoder-choice.ts';
 import { readModelConfig, type ModelConfig } from './model-config.ts';
 import { resolveModelFolder, type ModelFolder } from './model-folder.ts';
-import { embedderLoader, openCrossEncoder } from './model-loader.ts';
+import { embedderLoader, openCrossEncoder, openSparseEncoder } from './model-loader.ts';
 import { ModelLog, type ModelEventListener } from './model-log.ts';
 import { decodePrecomputed, lookupPrecomputed, precomputedFileName, precomputedMismatch, type PrecomputedTable } from './precomputed.ts';
 import { DEFAULT_MODEL_BASE, type EmbedDtype, type EmbedderSettings } from './settings.ts';
 import { detectModelSupport } from './support.ts';
 import type { LazyCrossEncoder } from './lazy-cross-encoder.ts';
+import type { LazySparseEncoder } from './lazy-sparse-encoder.ts';
 
 export type { ModelEventListener } from './model-log.ts';
 
@@ -47,6 +48,7 @@ interface RuntimeParts {
   /** Starts a fresh load (a retry after a failure). */
   load: () => Promise<LoadedEncoder>;
   crossEncoder?: LazyCrossEncoder;
+  sparseEncoder?: LazySparseEncoder;
   /** The status object the loaders keep up to date. */
   status: ModelStatus;
   log: ModelLog;
@@ -72,6 +74,8 @@ export class ModelRuntime {
   /** MaxSim over the embedder's token vectors (§7.6 `colbert`). */
   readonly reranker: ColbertReranker;
   readonly crossEncoder?: LazyCrossEncoder;
+  /** The learned-sparse encoder behind `embed/sparse` (weights loaded on its first use). */
+  readonly sparseEncoder?: LazySparseEncoder;
   /** What the project measured about this model (catalog.ts), when it is a built-in one. */
   readonly catalog?: CatalogEntry;
   private loading: Promise<LoadedEncoder>;
@@ -96,6 +100,7 @@ export class ModelRuntime {
     this.load = p.load;
     this.loading = this.watch(p.loading);
     this.crossEncoder = p.crossEncoder;
+    this.sparseEncoder = p.sparseEncoder;
     this.statusNow = p.status;
     this.log = p.log;
     this.catalog = catalogEntry(p.folder.name);
@@ -159,6 +164,8 @@ export class ModelRuntime {
       ? await openCrossEncoder({ name: config.crossEncoder, base, dtype: config.dtype, node: support.node, settings, log, status, after: loading })
       : undefined;
 
+    const sparseEncoder = config.sparseEncoder ? await openSparseEncoder({ name: config.sparseEncoder, base, node: support.node, settings, log, status }) : undefined;
+
     let dimension = folder.dimension;
     if (dimension === undefined) {
       // No manifest and no width in config.json: the first inference tells.
@@ -168,7 +175,7 @@ export class ModelRuntime {
         return undefined;
       }
     }
-    return new ModelRuntime({ config, folder, dimension, loading, load, crossEncoder, status, log, precomputedBase });
+    return new ModelRuntime({ config, folder, dimension, loading, load, crossEncoder, sparseEncoder, status, log, precomputedBase });
   }
 
   /**

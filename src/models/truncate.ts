@@ -11,7 +11,7 @@
 import { Tensor, type PreTrainedTokenizer } from '@huggingface/transformers';
 
 /** One encoded text, as the tokenizer returns it without tensors. */
-interface Encoded {
+export interface Encoded {
   input_ids: number[];
   attention_mask: number[];
   token_type_ids?: number[];
@@ -63,7 +63,11 @@ export function nonEmpty(text: string): string {
 
 /** A padded batch of `texts`, each truncated by `encodeTruncated`. */
 export function tokenizeTruncated(tokenizer: PreTrainedTokenizer, texts: readonly string[], maxLength: number | undefined): TokenizedBatch {
-  const encoded = texts.map((t) => encodeTruncated(tokenizer, t, maxLength));
+  return padEncoded(tokenizer, texts.map((t) => encodeTruncated(tokenizer, t, maxLength)));
+}
+
+/** Encoded texts (at least one) as one padded batch, right- or left-padded as the tokenizer says. */
+export function padEncoded(tokenizer: PreTrainedTokenizer, encoded: readonly Encoded[]): TokenizedBatch {
   const width = Math.max(...encoded.map((e) => e.input_ids.length));
   const left = tokenizer.padding_side === 'left';
   const padId = tokenizer.pad_token_id ?? 0;

@@ -22,6 +22,8 @@ export interface ModelStatus {
   runtime?: string;
   /** The cross-encoder, when one is configured and loaded. */
   crossEncoder?: { name: string; identity: string; device: string; loadMs: number };
+  /** The learned-sparse encoder, once loaded (on the first `embed/sparse`). */
+  sparseEncoder?: { name: string; identity: string; device: string; loadMs: number };
 }
 
 /**
@@ -68,12 +70,16 @@ export interface WorkerStatus {
   model?: ModelStatus;
   /** Documents the index lost since its record was written (src/storage/witness.ts), until dismissed. */
   indexLoss?: IndexLoss;
+  /** The record of what the index held was unreadable at this open, so a loss cannot be told (a sentence), until dismissed. */
+  indexWarning?: string;
 }
 
 /** What bridge.html exposes to the stdio/HTTP bridges: raw session ports, frames relayed untouched. */
 export interface RcpBridge {
   /** Waits until the engine opened its index and compared it with its record: the loss found, if any. */
   indexLoss(): Promise<IndexLoss | undefined>;
+  /** Waits for the same comparison: why it could not be made (the record was unreadable), if so. */
+  indexWarning(): Promise<string | undefined>;
   open(): Promise<number>;
   send(sid: number, frame: string): void;
   close(sid: number): void;
@@ -158,7 +164,9 @@ export interface ControlApi {
    * database (src/storage/witness.ts): the loss found (or an earlier one not yet dismissed), if any.
    */
   indexLoss(): Promise<IndexLoss | undefined>;
-  /** Forgets the reported loss (the person has seen it); the record then describes the index as it is. */
+  /** Settles at the same moment: why that comparison could not be made (the record was unreadable), if so; until dismissed. */
+  indexWarning(): Promise<string | undefined>;
+  /** Forgets the reported loss or warning (the person has seen it); the record then describes the index as it is. */
   dismissIndexLoss(): Promise<void>;
   /** The built-in models this app serves, and the folder the worker runs. */
   models(): Promise<{ current?: string; available: AvailableModel[] }>;

@@ -77,7 +77,8 @@ export interface RetrieveCapability {
 }
 export interface Capabilities {
   embed?: { dimension: number; identity: string; batchLimit?: number; normalized?: boolean; modalities?: Modality[]; encodings?: VectorEncoding[] };
-  sparseEmbed?: { identity: string; vocabulary?: number };
+  /** `batchLimit` is this server's addition (as for `embed`): texts accepted by one `embed/sparse` call. */
+  sparseEmbed?: { identity: string; vocabulary?: number; batchLimit?: number };
   multiVector?: { dimension: number; identity: string; similarity?: 'dot' | 'cosine'; modalities?: Modality[]; encodings?: VectorEncoding[] };
   rerank?: { methods: RerankMethod[]; maxCandidates?: number; models?: string[] };
   retrieve?: RetrieveCapability;

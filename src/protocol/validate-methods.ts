@@ -131,6 +131,18 @@ export function validateEmbedMulti(raw: unknown, caps: Capabilities): ValidatedE
   return validateEmbedLike(raw, caps.multiVector as EmbedLikeCap | undefined);
 }
 
+/**
+ * §7.4 `embed/sparse`: `texts` (or `inputs`, as for `embed`) is required, each a string or a text
+ * block; `kind` an enum; more than `sparseEmbed.batchLimit` texts is -32013. Sparse vectors have
+ * no binary encoding, so `encoding` other than `json` is -32005 (or ignored under `strict:false`).
+ */
+export function validateEmbedSparse(raw: unknown, caps: Capabilities): { texts: string[]; kind?: 'query' | 'document' } {
+  const o = paramsObject(raw);
+  if (read(o, 'texts') === undefined && read(o, 'inputs') === undefined) throw invalidParams('texts', 'is required');
+  const p = validateEmbedLike(o, caps.sparseEmbed);
+  return compact({ texts: p.inputs.map(contentText), kind: p.kind, ...metaOf(o) });
+}
+
 function validateEmbedLike(raw: unknown, cap: EmbedLikeCap | undefined): ValidatedEmbed {
   const o = paramsObject(raw);
   const key = read(o, 'inputs') !== undefined ? 'inputs' : 'texts';

@@ -10,8 +10,8 @@ import { retrieveServing } from '../engine/serving.ts';
 import type { Capabilities } from '../protocol/types.ts';
 import { LOG_LEVELS } from '../protocol/enums.ts';
 
-/** What the models serve: the `embed`, `embed/multi` and `rerank` methods. */
-export type ModelCapabilityPart = Pick<Capabilities, 'embed' | 'multiVector' | 'rerank'>;
+/** What the models serve: the `embed`, `embed/multi`, `embed/sparse` and `rerank` methods. */
+export type ModelCapabilityPart = Pick<Capabilities, 'embed' | 'multiVector' | 'sparseEmbed' | 'rerank'>;
 /** What every RcpSession serves for every method (§9 progress, §17.1 logs). */
 export type SessionCapabilityPart = Pick<Capabilities, 'streaming' | 'log'>;
 /** Vendor extensions (§6.2), each under its own `x-<vendor>` key. */
@@ -60,9 +60,11 @@ export interface ModelCapabilityInputs {
   tokenVectors?: boolean;
   /** In preference order: the first one's method is the default `rerank.method`. */
   rerankers?: readonly Pick<Reranker, 'method' | 'identity'>[];
+  /** The learned-sparse encoder (`embed/sparse`): identity and vocabulary size, known before its weights load. */
+  sparseEncoder?: { identity: string; vocabulary: number };
 }
 
-/** `embed` (and `multiVector`) with an encoder, `rerank` with at least one reranker. */
+/** `embed` (and `multiVector`) with an encoder, `sparseEmbed` with a sparse encoder, `rerank` with at least one reranker. */
 export function modelCapabilities(i: ModelCapabilityInputs): ModelCapabilityPart {
   const part: ModelCapabilityPart = {};
   const e = i.embedder;
@@ -70,6 +72,7 @@ export function modelCapabilities(i: ModelCapabilityInputs): ModelCapabilityPart
     part.embed = { dimension: e.dimension, identity: e.identity, batchLimit: EMBED_BATCH_LIMIT, normalized: e.normalized, encodings: ['json', 'f32-base64'], modalities: ['text'] };
     if (i.tokenVectors) part.multiVector = { dimension: e.dimension, identity: e.identity, similarity: 'cosine', modalities: ['text'] };
   }
+  if (i.sparseEncoder) part.sparseEmbed = { identity: i.sparseEncoder.identity, vocabulary: i.sparseEncoder.vocabulary, batchLimit: EMBED_BATCH_LIMIT };
   const rerankers = i.rerankers ?? [];
   if (rerankers.length > 0) {
     part.rerank = { methods: [...new Set(rerankers.map((r) => r.method))], maxCandidates: RERANK_MAX_CANDIDATES, models: rerankers.map((r) => r.identity) };

@@ -1,7 +1,7 @@
 import { contentText } from '../protocol/content.ts';
 import { encodeVectors } from '../protocol/vector-codec.ts';
-import type { EmbedResult, MultiEmbedResult, RerankResult } from '../protocol/types.ts';
-import { validateEmbed, validateEmbedMulti, validateRerank } from '../protocol/validate.ts';
+import type { EmbedResult, MultiEmbedResult, RerankResult, SparseEmbedResult, SparseVector } from '../protocol/types.ts';
+import { validateEmbed, validateEmbedMulti, validateEmbedSparse, validateRerank } from '../protocol/validate.ts';
 import type { Reranker } from '../engine/contracts.ts';
 import { chooseReranker } from '../engine/serving.ts';
 import type { HandlerContext, HandlerTable } from './backend.ts';
@@ -47,6 +47,24 @@ export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerank
       const usage = { reranked: scores.length, latencyMs: Math.round((performance.now() - t0) * 100) / 100 };
       // `results` is the legacy shape reference clients still read (shared/rcp/README.md).
       return { scores, order, results: order.map((index) => ({ index, score: scores[index] })), usage };
+    },
+  };
+}
+
+/** What `embed/sparse` needs from a learned-sparse encoder (src/models' LazySparseEncoder fits). */
+export interface SparseModelEncoder {
+  encode(texts: readonly string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<SparseVector[]>;
+}
+
+/**
+ * `embed/sparse` (§7.4): one `{indices, values}` per text — vocabulary ids and learned weights.
+ * The encoder loads its weights on the first call; a failed load rejects (→ -32010, retryable).
+ */
+export function createSparseEmbedHandler(encoder: SparseModelEncoder): HandlerTable {
+  return {
+    async 'embed/sparse'(raw: unknown, ctx: HandlerContext): Promise<SparseEmbedResult> {
+      const p = validateEmbedSparse(raw, ctx.caps);
+      return { sparse: await encoder.encode(p.texts, p.kind ?? 'document', ctx.signal) };
     },
   };
 }

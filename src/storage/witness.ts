@@ -105,7 +105,9 @@ export class Witness {
   private pending: WitnessRecord | undefined;
   private writing: Promise<void> | undefined;
   private lost: IndexLoss | undefined;
+  private unreadable: string | undefined;
   private readonly listeners = new Set<(loss: IndexLoss) => void>();
+  private readonly warningListeners = new Set<(warning: string) => void>();
   /** Writes that failed (e.g. OPFS full); the next note tries again. */
   failures = 0;
 
@@ -127,16 +129,37 @@ export class Witness {
    * Resolves with the loss being reported: this one, or an earlier one not yet dismissed.
    */
   async check(found: IndexSummary, findings: OpenFindings): Promise<IndexLoss | undefined> {
-    const { record } = await this.initial;
+    const { record, unreadable } = await this.initial;
     const loss = findLoss(record, found, findings, this.now());
     if (loss) {
       this.lost = loss;
       this.note(found);
       for (const l of this.listeners) l(loss);
     } else if (!record && findings.storedId && found.documents + found.chunks > 0) {
-      this.note(found); // an index from before the witness existed: describe it from now on
+      this.note(found); // an index from before the witness existed (or its record is unreadable): describe it from now on
+    }
+    if (unreadable && !loss) {
+      // Nothing to compare with: say so rather than pass silently. An empty index keeps the bad
+      // file (so every open says so) until a commit or a dismissal writes a good record.
+      this.unreadable = describeUnreadable(unreadable, found);
+      for (const l of this.warningListeners) l(this.unreadable);
     }
     return this.lost;
+  }
+
+  /**
+   * Set when the record was unreadable at this open (truncated, foreign, or the file system
+   * failed): whether the index lost anything before cannot be told. A sentence for people; kept
+   * until dismissed.
+   */
+  get warning(): string | undefined {
+    return this.unreadable;
+  }
+
+  /** Calls `listener` with the warning when `check` finds the record unreadable; returns an unsubscribe function. */
+  onWarning(listener: (warning: string) => void): () => void {
+    this.warningListeners.add(listener);
+    return () => void this.warningListeners.delete(listener);
   }
 
   /** The loss being reported, if any. */
@@ -153,6 +176,7 @@ export class Witness {
   /** Forgets the loss (the person has seen it, or cleared the index on purpose). */
   dismiss(current: IndexSummary): void {
     this.lost = undefined;
+    this.unreadable = undefined;
     this.note(current);
   }
 
@@ -229,6 +253,16 @@ export function findLoss(witness: WitnessRecord | undefined, found: IndexSummary
 
 function summaryOf(w: WitnessRecord): IndexSummary {
   return { storeId: w.storeId, indexVersion: w.indexVersion, documents: w.documents, chunks: w.chunks, ...(w.model ? { model: w.model } : {}) };
+}
+
+/** One line for people: the record could not be read, what the index holds, and what to do. */
+export function describeUnreadable(why: string, found: IndexSummary): string {
+  const n = (x: number) => x.toLocaleString('en');
+  return (
+    `index record unreadable: the record of what the index held, kept outside its database, ${why.startsWith('could not') ? why : `is ${why}`}, ` +
+    `so whether documents were lost before this open cannot be told; the index holds ${n(found.documents)} documents (${n(found.chunks)} passages). ` +
+    'If documents you added are missing, re-import them or load an index export.'
+  );
 }
 
 /** One line for people: what was lost and what to do. */

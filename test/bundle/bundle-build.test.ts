@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BundleStore } from '../../src/bundle/bundle-store.ts';
 import { decodeValue, encodeValue } from '../../src/bundle/codec.ts';
-import { MANIFEST_FILE } from '../../src/bundle/format.ts';
+import { BUNDLE_VERSION, MANIFEST_FILE, textFile, type BundleManifest } from '../../src/bundle/format.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { matchError } from '../../src/server/errors.ts';
 import { ErrorCode } from '../../src/protocol/codes.ts';
@@ -72,20 +72,21 @@ describe('rcp-in-page index', () => {
     const removed = await buildIndex(options());
     expect(removed.documents).toBe(first.documents - 1);
     // Files of the previous build are gone: only what the manifest lists is left.
-    const listed = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as { texts: { path: string }[] };
-    expect(readdirSync(join(out, 'texts')).map((f) => `texts/${f}`)).toEqual(listed.texts.map((t) => t.path));
+    const listed = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as BundleManifest;
+    const texts = listed.texts.bytes.map((_, i) => textFile(listed, i).path);
+    expect(readdirSync(join(out, 'texts')).map((f) => `texts/${f}`).sort()).toEqual(texts.sort());
   });
 
   it('a bundle from another format version, or a file that fails its hash, is refused by name', async () => {
     const { out, options } = setup(2);
     await buildIndex(options());
     const url = pathToFileURL(out).href;
-    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as { version: number; texts: { path: string }[] };
+    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as BundleManifest;
 
     const store = await BundleStore.open(url, { fetch: fileFetch });
     const engine = new Engine({ store, embedder: new HashEmbedder(), readOnly: true });
     await engine.open();
-    const text = manifest.texts[0].path;
+    const text = textFile(manifest, 0).path;
     const whole = readFileSync(join(out, text));
     writeFileSync(join(out, text), whole.subarray(0, 100)); // a truncated upload
     const failed = search(engine, { query: 'whale', k: 3, includeText: true, mode: 'sparse' });
@@ -97,7 +98,7 @@ describe('rcp-in-page index', () => {
     expect((await search(engine, { query: 'whale', k: 3, includeText: true, mode: 'sparse' })).hits.length).toBeGreaterThan(0);
 
     writeFileSync(join(out, MANIFEST_FILE), JSON.stringify({ ...manifest, version: 99 }));
-    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/bundle format version 99; this engine reads version 1/);
+    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(new RegExp(`bundle format version 99; this engine reads version ${BUNDLE_VERSION}`));
     rmSync(join(out, MANIFEST_FILE));
     await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/rcp-bundle\.json: HTTP 404/);
   });

@@ -18,6 +18,10 @@ import { loadDom, loadPdfjs } from '../../cli/node-deps.ts';
 import { readPage } from '../../cli/read-page.ts';
 import { HashEmbedder, makeEngine, search } from '../support/engine.ts';
 import { fileFetch, writeSite } from './site-fixture.ts';
+import { MANIFEST_FILE, termFile, termShardOf, textFile } from '../../src/bundle/format.ts';
+import type { FetchLike } from '../../src/bundle/bundle-store.ts';
+import { lazyStore } from '../../src/storage/lazy-store.ts';
+import { readAhead } from '../../src/storage/read-ahead.ts';
 
 let site: string;
 let out: string;
@@ -80,6 +84,55 @@ describe('a bundle built ahead', () => {
       expect(nonEmpty).toBeGreaterThanOrEqual(4);
     });
   }
+
+  it('reads before a first sparse answer only its terms\' shards and its hits\' texts', async () => {
+    const read: string[] = [];
+    const recording: FetchLike = (url, init) => {
+      read.push(url.slice(pathToFileURL(out).href.length + 1));
+      return fileFetch(url, init);
+    };
+    const store = await BundleStore.open(pathToFileURL(out).href, { fetch: recording, cache: false });
+    const m = store.manifest;
+    expect(m.terms.bytes.length).toBeGreaterThan(3); // a site this small still has shards to leave unread
+    const engine = new Engine({ store, embedder: new HashEmbedder(), readOnly: true, fields: m.fields });
+    await engine.open();
+    const query = 'harpoon line';
+    const r = await search(engine, { query, k: 3, mode: 'sparse' });
+    expect(r.hits.length).toBeGreaterThan(0);
+    const terms = engine.analyzer.queryTerms(query);
+    expect(terms.length).toBe(2);
+    const shards = new Set(terms.map((t) => termFile(m, termShardOf(t, m.terms.bytes.length)).path));
+    // The manifest, the core file, the query's term shards and the hits' text shards: nothing else.
+    // (The vectors are read once the answer is out, in the background: not part of it.)
+    const rest = read.filter((p) => p !== MANIFEST_FILE && p !== m.core.path && !shards.has(p) && !p.startsWith('vectors/'));
+    expect(read.slice(0, 2)).toEqual([MANIFEST_FILE, m.core.path]);
+    expect([...shards].every((p) => read.includes(p))).toBe(true);
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest.length).toBeLessThanOrEqual(r.hits.length);
+    const textPaths = m.texts.bytes.map((_, i) => textFile(m, i).path);
+    expect(rest.every((p) => textPaths.includes(p))).toBe(true);
+    const sum = (xs: number[]): number => xs.reduce((n, x) => n + x, 0);
+    expect(store.bytesRead).toBeLessThan(sum(m.terms.bytes) + sum(m.texts.bytes));
+
+    // A filter reads every document's meta; dense search its segments' vectors (if the background read has not yet).
+    expect(read).not.toContain(m.metas.path);
+    await search(engine, { query, k: 3, mode: 'sparse', filter: { field: 'format', op: 'eq', value: 'html' } });
+    expect(read).toContain(m.metas.path);
+    await search(engine, { query: 'whale', k: 3, mode: 'dense' });
+    expect(read.some((p) => p.startsWith('vectors/'))).toBe(true);
+  });
+
+  it('answers the same through the wrappers the worker puts around its store', async () => {
+    const store = await BundleStore.open(pathToFileURL(out).href, { fetch: fileFetch, cache: false });
+    const wrapped = new Engine({ store: readAhead(lazyStore(Promise.resolve(store), store.partial)), embedder: new HashEmbedder(), readOnly: true, fields: store.manifest.fields });
+    await wrapped.open();
+    for (const query of ['white whale', 'harpoon line']) {
+      const params = { query, k: 5, mode: 'sparse' as const, includeText: true };
+      const [a, b] = await Promise.all([search(wrapped, params), search(bundled, params)]);
+      expect(a.hits.length).toBeGreaterThan(0);
+      expect(a.hits).toEqual(b.hits);
+    }
+  });
 
   it('refuses writes: the store is read-only', async () => {
     await expect(bundled.add([{ id: 'x', text: 'new' }])).rejects.toThrow(/read-only/);

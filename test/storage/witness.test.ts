@@ -122,4 +122,32 @@ describe('Witness', () => {
     await w2.check({ storeId: 'z', indexVersion: 0, documents: 0, chunks: 0 }, { storedId: false, missing: [] });
     expect(heard).toHaveLength(1);
   });
+
+  it('an unreadable record is no loss but a warning: said once checked, kept over an empty index until a record is written, gone when dismissed', async () => {
+    const torn = memoryWitnessFile('{"format":1,"storeId":"tru');
+    const w = new Witness(torn);
+    const heard: string[] = [];
+    w.onWarning((m) => heard.push(m));
+    const empty = { storeId: 'z', indexVersion: 0, documents: 0, chunks: 0 };
+    expect(await w.check(empty, { storedId: false, missing: [] })).toBeUndefined();
+    expect(heard).toEqual([expect.stringMatching(/^index record unreadable: .* is not JSON \(26 bytes\), so whether documents were lost before this open cannot be told; the index holds 0 documents/)]);
+    expect(w.warning).toBe(heard[0]);
+    await w.flushed();
+    expect(torn.text).toBe('{"format":1,"storeId":"tru'); // nothing rewritten over an empty index: the next open says it again
+    w.dismiss(empty);
+    expect(w.warning).toBeUndefined();
+    await w.flushed();
+    expect(parseWitness(torn.text).record).toMatchObject({ documents: 0 });
+    // A non-empty index gets a good record at once (the next open compares again) and the warning for this open.
+    const foreign = memoryWitnessFile('{"format":2}');
+    const w2 = new Witness(foreign);
+    expect(await w2.check(held, stored)).toBeUndefined();
+    expect(w2.warning).toMatch(/is not a witness record of format 1, .* the index holds 9,300 documents \(9,300 passages\)/);
+    await w2.flushed();
+    expect(parseWitness(foreign.text).record?.documents).toBe(9300);
+    // A readable record gives no warning.
+    const good = new Witness(memoryWitnessFile(JSON.stringify(record(held))));
+    await good.check(held, stored);
+    expect(good.warning).toBeUndefined();
+  });
 });

@@ -70,3 +70,24 @@ export function liveDocuments(view: IndexView): Map<string, DocEntry> {
   });
   return out;
 }
+
+/**
+ * Live documents of a view, counted without building their entries: from the document of each
+ * chunk where a segment has a table (or is partial), from its entries otherwise.
+ */
+export function countLiveDocuments(view: IndexView): number {
+  let n = 0;
+  view.segments.forEach((seg, si) => {
+    const dead = view.dead[si];
+    const docOf = seg.table?.docOf ?? seg.record.partial?.docOf;
+    let last: number | DocEntry | undefined;
+    for (let c = 0; c < seg.size; c++) {
+      if (dead[c]) continue;
+      const d = docOf ? docOf[c] : seg.docs[c];
+      if (d === undefined || d === -1 || d === last) continue;
+      n++;
+      last = d;
+    }
+  });
+  return n;
+}

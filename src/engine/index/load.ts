@@ -1,7 +1,8 @@
-/** Cold start: rebuilds the current view from what the store loaded (no document text is read). */
+/** Cold start: rebuilds the current view from what the store loaded (no document text is read; partial segments: index/partial.ts). */
 import type { Embedder, LoadedIndex } from '../contracts.ts';
 import { makeView, type DocEntry, type IndexView, type LiveSegment } from './view.ts';
 import { liveSegment, newDocEntry } from './view.ts';
+import { partialSegment } from './partial.ts';
 
 /** Marks the load warning of a segment the manifest lists and the store lacks: its passages are lost. */
 export const MISSING_SEGMENT = 'listed in the manifest is missing from the store';
@@ -40,7 +41,12 @@ export function loadViews(
     const keys = record.chunkKeys;
     const d = new Uint8Array(keys.length);
     let seg: LiveSegment;
-    if (listed) {
+    if (record.partial) {
+      const partial = record as typeof record & { partial: NonNullable<typeof record.partial> };
+      const { docOf } = partial.partial;
+      for (let c = 0; c < keys.length; c++) if (docOf[c] < 0 || tomb.has(keys[c])) d[c] = 1;
+      seg = liveSegment(record, partialSegment(partial));
+    } else if (listed) {
       const segDocs = Array.from(keys, (k, c) => {
         const entry = byKey.get(k);
         if (!entry || tomb.has(k)) d[c] = 1;

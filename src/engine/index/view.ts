@@ -16,6 +16,16 @@ export interface DocEntry {
   readonly meta: Record<string, unknown>;
   readonly version: number;
   readonly chunkKeys: readonly number[];
+  /**
+   * Documents of partial segments (index/partial.ts): their ordinal in id order, which breaks score
+   * ties exactly as the id does, so ranking needs no id.
+   */
+  readonly order?: number;
+  /**
+   * Documents of partial segments, until the residency fills them in (state/residency.ts): 'id'
+   * while neither id nor meta is known, 'meta' while only the id is. Nothing may read what is unknown.
+   */
+  unknown?: 'id' | 'meta';
   /** Per-query scratch (filter cache, best chunk for unit:"document"); valid only when `stamp` matches. */
   stamp: number;
   ok: boolean;
@@ -67,7 +77,13 @@ export const keyOf = (c: { seg: LiveSegment; local: number }): number => c.seg.r
 /** Deterministic order: higher score first, then document id, then chunk index. */
 export function compareCandidates(a: Candidate, b: Candidate): number {
   if (a.score !== b.score) return b.score - a.score;
-  if (a.doc.id !== b.doc.id) return a.doc.id < b.doc.id ? -1 : 1;
+  if (a.doc !== b.doc) {
+    const ao = a.doc.order;
+    const bo = b.doc.order;
+    if (ao !== undefined && bo !== undefined) {
+      if (ao !== bo) return ao - bo;
+    } else if (a.doc.id !== b.doc.id) return a.doc.id < b.doc.id ? -1 : 1;
+  }
   return a.seg.lex.chunkIndex[a.local] - b.seg.lex.chunkIndex[b.local];
 }
 
@@ -86,11 +102,14 @@ export function makeView(
     total += s.size;
     const d = dead[i];
     const len = s.lex.lengths;
+    const partial = s.record.partial;
     for (let c = 0; c < s.size; c++) {
       if (d[c]) continue;
       live++;
-      liveLength += len[c];
+      if (!partial) liveLength += len[c];
     }
+    // A partial segment's lengths arrive with its postings; the sum came with the segment.
+    if (partial) liveLength += partial.lengthSum;
   });
   return { version, segments, dead, bases, total, live, liveLength };
 }
@@ -117,8 +136,10 @@ export function storedMeta(meta: unknown): Record<string, unknown> {
 }
 
 /** Local ordinal of `key` in a segment (chunk keys ascend within a segment), or -1. */
-export function localOf(seg: LiveSegment, key: number): number {
-  const keys = seg.record.chunkKeys;
+export const localOf = (seg: LiveSegment, key: number): number => keyOrdinal(seg.record.chunkKeys, key);
+
+/** Position of `key` in ascending `keys`, or -1. */
+export function keyOrdinal(keys: ArrayLike<number>, key: number): number {
   let lo = 0;
   let hi = keys.length - 1;
   while (lo <= hi) {

@@ -8,6 +8,7 @@ import { copyJson } from '../../protocol/json.ts';
 import type { Hit, Unit } from '../../protocol/types.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
 import type { Candidate } from '../index/view.ts';
+import { assertKnown, isCited } from '../index/partial.ts';
 
 /**
  * Stable hit id, unique within a result whatever the document ids are: the document id for unit
@@ -16,6 +17,7 @@ import type { Candidate } from '../index/view.ts';
  * the `a#1` of chunk 1 of `a`), so `parseHitId` splits at the last `#`.
  */
 export function hitId(c: Candidate, unit: 'chunk' | 'document'): string {
+  assertKnown(c.doc, 'id');
   if (unit === 'document' || (c.doc.chunkKeys.length === 1 && !c.doc.id.includes('#'))) return c.doc.id;
   return `${c.doc.id}#${c.seg.lex.chunkIndex[c.local]}`;
 }
@@ -32,6 +34,7 @@ export function parseHitId(id: string): { docId: string; index: number } {
 
 /** The `[start, end)` a hit's body covers: the chunk, or the whole document for unit "document". */
 export function bodyRange(c: Candidate, unit: 'chunk' | 'document'): [number, number] {
+  if (!isCited(c.seg, c.local)) throw new Error(`internal: the range of chunk ${c.local} of segment ${c.seg.id} was read before it was loaded`);
   return unit === 'document' ? [0, c.seg.lex.docLengths[c.local]] : [c.seg.lex.starts[c.local], c.seg.lex.ends[c.local]];
 }
 
@@ -79,6 +82,7 @@ export function packBudget(cands: readonly Candidate[], unit: 'chunk' | 'documen
 
 /** The wire hit of a candidate (without text/vector, which the caller adds). */
 export function toHit(c: Candidate, unit: 'chunk' | 'document', unitOut: Unit): Hit {
+  assertKnown(c.doc, 'meta');
   const lex = c.seg.lex;
   const [start, end] = bodyRange(c, unit);
   const meta = c.doc.meta;

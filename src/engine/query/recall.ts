@@ -16,6 +16,7 @@ import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
 import { STAGE_FLOOR } from '../serving.ts';
 import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
+import type { Residency } from '../state/residency.ts';
 
 export interface RecallInput {
   view: IndexView;
@@ -39,6 +40,8 @@ export interface RecallDeps {
   vectorsLoaded?: () => Promise<void>;
   /** Vectors background embedding computed ahead of their segment's commit (dense search scores them too). */
   early?: EarlyLookup;
+  /** For a store read on demand: reads the query's postings before BM25 scores (state/residency.ts). */
+  residency?: Residency;
 }
 
 export interface RecallOutput {
@@ -54,8 +57,14 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   const depth = r.depth + r.exclude.size;
   const keep = (cs: Candidate[]): Candidate[] =>
     (r.exclude.size ? cs.filter((c) => !r.exclude.has(hitId(c, r.unit))) : cs).slice(0, r.depth);
-  const sparse = (): Candidate[] =>
-    keep(deps.bm25.search(r.view, deps.analyzer.queryTerms(r.text), { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+  const sparse = async (): Promise<Candidate[]> => {
+    const terms = deps.analyzer.queryTerms(r.text);
+    if (deps.residency) {
+      await deps.residency.terms(r.view, terms);
+      checkAborted(r.signal);
+    }
+    return keep(deps.bm25.search(r.view, terms, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }));
+  };
   // `refine`: dense-only lists are rescored with fine codes (one store read of the head); hybrid
   // fuses the int8 cosines, whose rounding (~4·10⁻⁴) does not move a fused rank.
   const dense = async (refine: boolean): Promise<Candidate[]> => {
@@ -78,7 +87,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     const ahead = deps.early ? earlySearch(r.view, q, model, deps.early, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }) : [];
     return keep(ahead.length > 0 ? [...hits, ...ahead].sort(compareCandidates) : hits);
   };
-  if (r.mode === 'sparse') return { candidates: sparse(), floor: STAGE_FLOOR.sparse, notes };
+  if (r.mode === 'sparse') return { candidates: await sparse(), floor: STAGE_FLOOR.sparse, notes };
   if (r.mode === 'dense') return { candidates: await dense(true), floor: STAGE_FLOOR.dense, notes };
 
   // Hybrid keeps answering from its sparse half when the embedder cannot serve (its model failed to
@@ -88,7 +97,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
     return [] as Candidate[];
   });
-  const s = sparse();
+  const s = await sparse();
   const byId = new Map<string, Candidate>();
   const fusion = r.fusion ?? { method: DEFAULT_FUSION.method };
   const weights = fusion.method === 'weighted' && !fusion.weights ? (deps.embedder?.fusionWeights ?? DEFAULT_FUSION.weights) : fusion.weights;

@@ -160,8 +160,19 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   await mmr(run);
   makeMonotonic(run.list);
   pageAt(run);
+  await resident(run, run.page);
   budget(run);
   return hits(run);
+}
+
+/**
+ * A store read on demand (state/residency.ts): the documents of `cands` — what their hits cite —
+ * are read before anything names or cites them. A no-op for any other store.
+ */
+async function resident(run: Run, cands: readonly Candidate[]): Promise<void> {
+  if (!run.deps.residency || cands.length === 0) return;
+  await run.deps.residency.hits(run.view, cands);
+  checkAborted(run.ctx.signal);
 }
 
 /** Resolves the cursor and the index view the request reads (current, pinned or the cursor's). */
@@ -218,6 +229,8 @@ async function rewrite(run: Run): Promise<void> {
   const { params, deps } = run;
   if (params.rewrite !== 'rewrite' && params.rewrite !== 'multi-query') return;
   const text = run.variants[0];
+  // The index's vocabulary and sample passages: for a store read on demand, all of it.
+  await deps.residency?.everything(run.view);
   const tdeps = { analyzer: deps.analyzer, view: run.view, texts: deps.texts };
   if (params.rewrite === 'rewrite') run.variants = [(await rewriteQuery(text, tdeps)).query];
   else run.variants = (await queryVariants(text, MULTI_QUERY_VARIANTS, tdeps)).queries;
@@ -232,14 +245,23 @@ async function recallStage(run: Run): Promise<void> {
   const filter = params.filter ? compileFilter(params.filter, deps.fields) : undefined;
   run.ctx.onStage?.('recall', 0);
   const heldOut = new Set<string>();
+  const accept = acceptOf(run.view, filter, heldOut);
+  const exclude = run.session?.exclude ?? new Set<string>();
+  if (deps.residency) {
+    // A store read on demand: what looks at every candidate's meta (a filter, recency) reads every
+    // document's; what compares hit ids before the page is cut (fusion, variants, dedup), every id.
+    if (accept || params.recency) await deps.residency.table(run.view, 'all');
+    else if (run.mode === 'hybrid' || run.variants.length > 1 || exclude.size > 0) await deps.residency.table(run.view, 'ids');
+    checkAborted(run.ctx.signal);
+  }
   const rec = await recallVariants(deps, {
     view: run.view,
     text: contentText(params.query),
     mode: run.mode,
     unit: run.unit,
     depth: run.plan.candidateK,
-    accept: acceptOf(run.view, filter, heldOut),
-    exclude: run.session?.exclude ?? new Set(),
+    accept,
+    exclude,
     fusion: params.fusion,
     signal: run.ctx.signal,
   }, run.variants);
@@ -286,6 +308,7 @@ async function rerank(run: Run): Promise<void> {
   const { signal } = run.ctx;
   run.ctx.onStage?.('rerank', 0.5);
   const pool = run.list.slice(0, topN);
+  await resident(run, pool);
   const texts = await loadTexts(run.reader, pool, 'chunk');
   checkAborted(signal);
   const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
@@ -313,6 +336,7 @@ async function mmr(run: Run): Promise<void> {
   if (!params.mmr || run.list.length <= 1) return;
   run.ctx.onStage?.('mmr', 0.8);
   const pool = run.list.slice(0, MMR_POOL);
+  await resident(run, pool);
   const model = deps.embedder && denseModel(deps.embedder);
   const vecs = model ? pool.map((c) => candidateVector(c, model)) : [];
   let sim: (i: number, j: number) => number;

@@ -6,7 +6,9 @@
  */
 import { checkAborted } from '../../util/abort.ts';
 import { ENGINE_LOAD, type Embedder, type IndexStore, type LoadedIndex, type Manifest } from '../contracts.ts';
-import { liveDocuments } from '../index/doc-table.ts';
+import { countLiveDocuments, liveDocuments } from '../index/doc-table.ts';
+import { tableFilled } from '../index/partial.ts';
+import { Residency } from './residency.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import { loadViews, MISSING_SEGMENT } from '../index/load.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
@@ -53,11 +55,14 @@ export class IndexState {
   private vectorsRead: Promise<void> | undefined;
   /** Ids of `docs` in code-unit order, built on first listing after a change. */
   private sortedIds: string[] | undefined;
+  /** What a store read on demand has not given yet is read through it (absent for any other store). */
+  readonly residency: Residency | undefined;
   /** The manifest's storeId is in the store (loaded with it, or committed since). */
   private storedId = false;
 
   constructor(opts: IndexStateOptions) {
     this.opts = opts;
+    this.residency = opts.store.partial && new Residency(opts.store.partial);
     this.unsubscribe =
       opts.coordination?.subscribe((version) => {
         if (version !== this._manifest.version) this.stale = true;
@@ -78,8 +83,27 @@ export class IndexState {
     return this._docs;
   }
 
+  /** Live document count, without building the id map. */
+  get documentCount(): number {
+    return this._docs?.size ?? countLiveDocuments(this.current());
+  }
+
+  /**
+   * For a store read on demand: every document's id and meta (`'documents'`), or the whole index
+   * (`'everything'`: every term, every document with its chunks' citation data) is in memory once
+   * this resolves. What lists, counts facets of or walks every document calls it first.
+   */
+  async resident(what: 'documents' | 'everything'): Promise<void> {
+    if (!this.residency) return;
+    if (what === 'documents') await this.residency.table(this.current(), 'all');
+    else await this.residency.everything(this.current());
+  }
+
   /** The id → document map, built from the current view's document tables on first use. */
   private liveDocs(): Map<string, DocEntry> {
+    if (!this._docs && this.current().segments.some((s) => s.record.partial && !tableFilled(s, 'all'))) {
+      throw new Error('internal: the documents of a partial index were listed before they were read (IndexState.resident)');
+    }
     return (this._docs ??= liveDocuments(this.current()));
   }
 
