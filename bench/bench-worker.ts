@@ -218,7 +218,7 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
     await timed('dense (exact int8 scan)', 'dense', { exactBelow: Infinity });
     // The recall–latency curve: the Hamming shortlist at fixed sizes (the default grows with k and
     // the index: max(minShortlist 400, 4k, 1000 per million)), each then scored exactly.
-    if (size >= denseTuning.exactBelow) {
+    if (size >= saved.exactBelow) { // `denseTuning` still holds the last timed setting here
       for (const n of SHORTLISTS) await timed(`dense (shortlist ${n})`, 'dense', { minShortlist: n, oversample: 0, perMillion: 0 });
     }
     if (size <= 100_000) {
