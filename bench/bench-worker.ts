@@ -12,7 +12,7 @@ import { Engine } from '../src/engine/engine.ts';
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
-import { memoryWitnessFile, opfsWitnessFile, Witness } from '../src/storage/witness.ts';
+import { memoryWitnessFile, opfsWitnessFile, Witness, type WitnessFile } from '../src/storage/witness.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
@@ -100,13 +100,30 @@ function resetStoreMs(): void {
   storeSpans = [];
 }
 
+/** The witness's writes since the bench began (count, ms): what the record costs, off the commit's path. */
+const witnessWrites = { count: 0, ms: 0 };
+function timedWitness(file: WitnessFile): WitnessFile {
+  return {
+    read: () => file.read(),
+    async write(text) {
+      const t0 = performance.now();
+      try {
+        await file.write(text);
+      } finally {
+        witnessWrites.count++;
+        witnessWrites.ms += performance.now() - t0;
+      }
+    },
+  };
+}
+
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
   // A cold-start worker (coldOpen) gets no config, only reads, and keeps the app's defaults.
   const s = timed(await openIndexedDbStore(db, { durability: config?.durability ?? 'default' }));
   const t1 = performance.now();
   // As the app's worker: the record of what the index holds, written after each commit.
-  const witness = (config?.witness ?? true) ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
+  const witness = (config?.witness ?? true) ? new Witness(timedWitness(opfsWitnessFile(db) ?? memoryWitnessFile())) : undefined;
   const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined, onCommitted: witness && ((summary) => witness.note(summary)) });
   engineHasEmbedder = withEmbedder && cached !== undefined;
   resetStoreMs();
@@ -341,13 +358,15 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
         engineCount = engine!.stats().chunks;
         idbBefore = (await storageUsage()).usage;
       }
+      const writes0 = { ...witnessWrites };
       const ingest = await addRange(engineCount, size);
       engineCount = size;
       const u = await storageUsage();
       await new Promise((ok) => setTimeout(ok, 1000));
       const later = await storageUsage();
       log(`  storage estimate: ${u.usage - (idbBefore ?? 0)} B right after, ${later.usage - (idbBefore ?? 0)} B 1 s later`);
-      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later };
+      const witness = { writes: witnessWrites.count - writes0.count, ms: round(witnessWrites.ms - writes0.ms, 1) };
+      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness };
     }
     case 'engine-query': {
       // Reopen from IndexedDB first: queries (and the heap) are measured on the state a reload gives.

@@ -126,7 +126,8 @@ async function main(): Promise<void> {
         const storage = `idb ${values.get('idb') ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}`;
         for (const r of rows) {
           const cpu = r.cpuMs !== undefined ? `; ${r.cpuMs} ms CPU, ${Math.round((r.ingest.chunks / r.cpuMs) * 1000)} chunks per CPU-second` : '';
-          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+          const witness = r.witness?.writes ? `; witness: ${r.witness.writes} writes, ${r.witness.ms} ms in all` : '';
+          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}${witness}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
         }
       } finally {
         await host.close();

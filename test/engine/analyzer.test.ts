@@ -30,6 +30,29 @@ describe('analyzer', () => {
     expect(thai.join('')).toBe('ภาษาไทยเป็นภาษาที่สวยงาม'); // nothing dropped
   });
 
+  it('a long unspaced run is segmented in windows exactly as a whole, and a pathological one is bounded', () => {
+    const seg = new Intl.Segmenter(undefined, { granularity: 'word' });
+    // 4,100 characters: five windows. The analyzer NFKC-normalises first (Thai SARA AM decomposes).
+    const thai = 'ภาษาไทยเป็นภาษาที่มีระดับเสียงของคำแน่นอน'.repeat(100);
+    const whole = [...seg.segment(thai.normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment);
+    expect(a.indexTerms(thai)).toEqual(whole);
+    // 30,000 characters that are no word: every character still ends up in some term.
+    const junk = 'ก'.repeat(30_000);
+    expect(a.indexTerms(junk).join('')).toBe(junk);
+    expect(a.termSpans(junk).at(-1)?.end).toBe(junk.length);
+  });
+
+  it('cjk: words (Intl.Segmenter) or both instead of bigrams, with its own analyzer id', () => {
+    const words = createAnalyzer({ cjk: 'words' });
+    expect(words.indexTerms('我该去睡觉了')).toEqual(['我', '该去', '睡觉', '了']);
+    expect(words.queryTerms('睡觉')).toEqual(['睡觉']);
+    expect(words.termSpans('我该去睡觉了').map((t) => [t.term, t.start, t.end])).toEqual([['我', 0, 1], ['该去', 1, 3], ['睡觉', 3, 5], ['了', 5, 6]]);
+    const both = createAnalyzer({ cjk: 'both' });
+    // Words of three or more characters are added to the bigrams (shorter ones already are a unigram or bigram).
+    expect(both.indexTerms('図書館に行く')).toEqual([...a.indexTerms('図書館に行く'), '図書館']);
+    expect(new Set([a.id, words.id, both.id]).size).toBe(3);
+  });
+
   it('a Chinese query matches a Chinese document through shared bigrams', () => {
     const doc = new Set(a.indexTerms('北京大学是中国著名的大学'));
     const q = a.queryTerms('北京大学');

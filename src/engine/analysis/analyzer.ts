@@ -28,7 +28,14 @@ export interface AnalyzerOptions {
   stopwords?: StopwordList;
   /** Where stopwords are removed: 'query' (default; documents keep everything) or 'both'. */
   stopwordsAt?: 'query' | 'both';
+  /**
+   * Han, kana and Hangul runs: 'bigrams' (default, measured: docs/multilingual.md), 'words' (the
+   * platform's Intl.Segmenter dictionary words) or 'both' (words and bigrams).
+   */
+  cjk?: CjkTerms;
 }
+
+export type CjkTerms = 'bigrams' | 'words' | 'both';
 
 /** A configured analyzer. `id` names its configuration; segments record it (terms are only comparable under one id). */
 export interface Analyzer {
@@ -93,6 +100,29 @@ const UNSPACED = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanma
 const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'word' }) : undefined;
 
 /**
+ * ICU's dictionary word breaker is superlinear in the length of an unspaced run (measured in
+ * Node 20: 5,000 Thai characters 13 ms, 20,000 800 ms; a 50,000-character run 8 s), so a long run
+ * is segmented in windows: each window's last word is left to the next window (it may continue
+ * past the cut), so real text segments exactly as a whole; only a single "word" longer than a
+ * window is cut.
+ */
+const SEGMENT_WINDOW = 1000;
+
+/** The word-like segments of `text` with their UTF-16 offsets, in windows of SEGMENT_WINDOW. */
+function* segmentWords(seg: Intl.Segmenter, text: string): Generator<{ segment: string; index: number }> {
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + SEGMENT_WINDOW);
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end--; // never split a surrogate pair
+    const parts = [...seg.segment(text.slice(at, end))];
+    // Not the last window: its last segment may run on into the next, so it starts that window.
+    const keep = end < text.length && parts.length > 1 ? parts.length - 1 : parts.length;
+    for (let i = 0; i < keep; i++) if (parts[i].isWordLike) yield { segment: parts[i].segment, index: at + parts[i].index };
+    at = keep < parts.length ? at + parts[keep].index : end;
+  }
+}
+
+/**
  * Greek, Arabic and Hebrew: accents, vowel points and tashkeel are dropped (Αθήνα = ΑΘΗΝΑ,
  * كَتَبَ = كتب), as Lucene's Greek and Arabic normalisers do; final sigma is folded. Other
  * scripts keep their marks (in Indic scripts they are letters' vowels).
@@ -109,7 +139,11 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stops = stopwordSet(stopName);
   const stopAt = options.stopwordsAt ?? 'query';
   const stemName = typeof stemOpt === 'function' ? 'custom' : stemOpt;
-  const id = `a2/${stemName}/${stopAt === 'both' ? stopName : 'none'}`;
+  const cjk = options.cjk ?? 'bigrams';
+  // Without a segmenter (an old runtime) words are not available: bigrams, and the id says so.
+  const cjkWords = cjk !== 'bigrams' && segmenter !== undefined;
+  const cjkBigrams = cjk !== 'words' || segmenter === undefined;
+  const id = `a2/${stemName}/${stopAt === 'both' ? stopName : 'none'}${cjkWords ? `/cjk-${cjk}` : ''}`;
   const cache = new Map<string, string>();
 
   /** One word (already lowercased) → terms, appended to `out`; `drop` removes stopwords. */
@@ -121,7 +155,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     if (HAS_CJK.test(word)) {
       for (const m of word.matchAll(CJK_SPLIT)) {
         const part = m[0];
-        if (IS_CJK_RUN.test(part)) pushCjk(part, out, query);
+        if (IS_CJK_RUN.test(part)) pushCjkRun(part, out, query);
         else for (const w of part.matchAll(WORD)) pushWord(w[0], out, drop, query);
       }
       return;
@@ -134,10 +168,16 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       return;
     }
     if (segmenter && UNSPACED.test(word)) {
-      for (const seg of segmenter.segment(word)) if (seg.isWordLike) out.push(seg.segment);
+      for (const seg of segmentWords(segmenter, word)) out.push(seg.segment);
       return;
     }
     out.push((FOLDED_SCRIPTS.test(word) ? foldMarks(word) : word).replace(APOSTROPHES, ''));
+  };
+
+  /** A CJK run as configured: bigrams (pushCjk), the segmenter's words, or both. */
+  const pushCjkRun = (run: string, out: string[], query: boolean): void => {
+    if (cjkBigrams) pushCjk(run, out, query);
+    if (cjkWords) for (const seg of segmentWords(segmenter!, run)) if (!cjkBigrams || Array.from(seg.segment).length > 2) out.push(seg.segment);
   };
 
   const pushLatin = (w: string, out: string[], drop: boolean): void => {
@@ -186,8 +226,16 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
             o += c.length;
           }
           offs.push(o);
-          chars.forEach((c, i) => out.push({ term: c.toLowerCase(), start: offs[i], end: offs[i + 1] }));
-          for (let i = 0; i + 1 < chars.length; i++) out.push({ term: (chars[i] + chars[i + 1]).toLowerCase(), start: offs[i], end: offs[i + 2] });
+          if (cjkBigrams) {
+            chars.forEach((c, i) => out.push({ term: c.toLowerCase(), start: offs[i], end: offs[i + 1] }));
+            for (let i = 0; i + 1 < chars.length; i++) out.push({ term: (chars[i] + chars[i + 1]).toLowerCase(), start: offs[i], end: offs[i + 2] });
+          }
+          if (cjkWords) {
+            for (const seg of segmentWords(segmenter!, part[0])) {
+              if (cjkBigrams && Array.from(seg.segment).length <= 2) continue;
+              out.push({ term: seg.segment.toLowerCase(), start: p0 + seg.index, end: p0 + seg.index + seg.segment.length });
+            }
+          }
         }
         continue;
       }
