@@ -201,6 +201,9 @@ async function answers(qs: string[], mode: 'dense' | 'hybrid', count: number): P
 /** recall@10 of `mine` against `ref` answers (lists of passage indices). */
 const recallVs = (mine: number[][], ref: number[][]): number => recallAt10(mine, ref.map((r) => Int32Array.from(r)));
 
+/** Shortlist sizes of our dense frontier (bench/report.ts reads it at recall 0.90 / 0.95 / 0.99). */
+export const SHORTLISTS = [50, 100, 200, 400, 800, 1600, 3200];
+
 async function engineLatencies(size: number): Promise<Record<string, Latency | string>> {
   const { k, warmup } = cfg();
   const qs = queriesFor(size);
@@ -209,7 +212,7 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   out['sparse'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: false }));
   resetStoreMs();
   out['sparse+text'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: true }));
-  const reads = qs.length + Math.min(warmup, qs.length);
+  const reads = qs.length * (warmup > 0 ? 2 : 1); // the warm-up pass reads as much as the timed one
   textFetchMs = round((storeMs.getDocuments + storeMs.getChunks) / reads);
   const modes = engine!.capabilities().retrieve?.modes ?? [];
   if (!modes.includes('dense')) {
@@ -230,6 +233,11 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   try {
     await timed('dense', 'dense', {});
     await timed('dense (exact int8 scan)', 'dense', { exactBelow: Infinity });
+    // The recall–latency curve: the Hamming shortlist at fixed sizes (the default grows with k and
+    // the index: max(minShortlist 400, 4k, 1000 per million)), each then scored exactly.
+    if (size >= saved.exactBelow) { // `denseTuning` still holds the last timed setting here
+      for (const n of SHORTLISTS) await timed(`dense (shortlist ${n})`, 'dense', { minShortlist: n, oversample: 0, perMillion: 0 });
+    }
     if (size <= 100_000) {
       await timed('dense, JS kernels', 'dense', { kernel: 'js' });
       await timed('dense (exact int8 scan), JS kernel', 'dense', { exactBelow: Infinity, kernel: 'js' });
