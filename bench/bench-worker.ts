@@ -12,7 +12,7 @@ import { Engine } from '../src/engine/engine.ts';
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
-import { memoryWitnessFile, opfsWitnessFile, Witness } from '../src/storage/witness.ts';
+import { memoryWitnessFile, opfsWitnessFile, Witness, type WitnessFile } from '../src/storage/witness.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
@@ -100,13 +100,30 @@ function resetStoreMs(): void {
   storeSpans = [];
 }
 
+/** The witness's writes since the bench began (count, ms): what the record costs, off the commit's path. */
+const witnessWrites = { count: 0, ms: 0 };
+function timedWitness(file: WitnessFile): WitnessFile {
+  return {
+    read: () => file.read(),
+    async write(text) {
+      const t0 = performance.now();
+      try {
+        await file.write(text);
+      } finally {
+        witnessWrites.count++;
+        witnessWrites.ms += performance.now() - t0;
+      }
+    },
+  };
+}
+
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
   // A cold-start worker (coldOpen) gets no config, only reads, and keeps the app's defaults.
   const s = timed(await openIndexedDbStore(db, { durability: config?.durability ?? 'default' }));
   const t1 = performance.now();
   // As the app's worker: the record of what the index holds, written after each commit.
-  const witness = (config?.witness ?? true) ? new Witness(opfsWitnessFile(db) ?? memoryWitnessFile()) : undefined;
+  const witness = (config?.witness ?? true) ? new Witness(timedWitness(opfsWitnessFile(db) ?? memoryWitnessFile())) : undefined;
   const e = new Engine({ store: s, embedder: withEmbedder ? cached : undefined, onCommitted: witness && ((summary) => witness.note(summary)) });
   engineHasEmbedder = withEmbedder && cached !== undefined;
   resetStoreMs();
@@ -184,6 +201,9 @@ async function answers(qs: string[], mode: 'dense' | 'hybrid', count: number): P
 /** recall@10 of `mine` against `ref` answers (lists of passage indices). */
 const recallVs = (mine: number[][], ref: number[][]): number => recallAt10(mine, ref.map((r) => Int32Array.from(r)));
 
+/** Shortlist sizes of our dense frontier (bench/report.ts reads it at recall 0.90 / 0.95 / 0.99). */
+export const SHORTLISTS = [50, 100, 200, 400, 800, 1600, 3200];
+
 async function engineLatencies(size: number): Promise<Record<string, Latency | string>> {
   const { k, warmup } = cfg();
   const qs = queriesFor(size);
@@ -192,7 +212,7 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   out['sparse'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: false }));
   resetStoreMs();
   out['sparse+text'] = await timeQueries(qs, warmup, (query) => retrieveHits({ query, k, mode: 'sparse', includeText: true }));
-  const reads = qs.length + Math.min(warmup, qs.length);
+  const reads = qs.length * (warmup > 0 ? 2 : 1); // the warm-up pass reads as much as the timed one
   textFetchMs = round((storeMs.getDocuments + storeMs.getChunks) / reads);
   const modes = engine!.capabilities().retrieve?.modes ?? [];
   if (!modes.includes('dense')) {
@@ -213,6 +233,11 @@ async function engineLatencies(size: number): Promise<Record<string, Latency | s
   try {
     await timed('dense', 'dense', {});
     await timed('dense (exact int8 scan)', 'dense', { exactBelow: Infinity });
+    // The recall–latency curve: the Hamming shortlist at fixed sizes (the default grows with k and
+    // the index: max(minShortlist 400, 4k, 1000 per million)), each then scored exactly.
+    if (size >= saved.exactBelow) { // `denseTuning` still holds the last timed setting here
+      for (const n of SHORTLISTS) await timed(`dense (shortlist ${n})`, 'dense', { minShortlist: n, oversample: 0, perMillion: 0 });
+    }
     if (size <= 100_000) {
       await timed('dense, JS kernels', 'dense', { kernel: 'js' });
       await timed('dense (exact int8 scan), JS kernel', 'dense', { exactBelow: Infinity, kernel: 'js' });
@@ -333,13 +358,15 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
         engineCount = engine!.stats().chunks;
         idbBefore = (await storageUsage()).usage;
       }
+      const writes0 = { ...witnessWrites };
       const ingest = await addRange(engineCount, size);
       engineCount = size;
       const u = await storageUsage();
       await new Promise((ok) => setTimeout(ok, 1000));
       const later = await storageUsage();
       log(`  storage estimate: ${u.usage - (idbBefore ?? 0)} B right after, ${later.usage - (idbBefore ?? 0)} B 1 s later`);
-      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later };
+      const witness = { writes: witnessWrites.count - writes0.count, ms: round(witnessWrites.ms - writes0.ms, 1) };
+      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness };
     }
     case 'engine-query': {
       // Reopen from IndexedDB first: queries (and the heap) are measured on the state a reload gives.

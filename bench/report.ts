@@ -40,10 +40,84 @@ const ROWS: Row[] = [
   { system: 'Orama', key: 'dense', pick: (s) => s.orama },
   { system: 'Orama', key: 'hybrid', pick: (s) => s.orama },
   { system: 'edgevec', key: 'dense', pick: (s) => s.edgevec },
-  { system: 'edgevec', key: 'dense (k=50, best 10 kept)', pick: (s) => s.edgevec },
-  { system: 'edgevec', key: 'dense (k=200, best 10 kept)', pick: (s) => s.edgevec },
   { system: 'EntityDB', key: 'dense', pick: (s) => s.entitydb },
 ];
+
+/** The systems of the dense frontier: every dense setting each one was measured at. */
+const FRONTIER: { system: string; pick: (s: SizeResult) => SystemAtSize | undefined; keep: (key: string) => boolean }[] = [
+  { system: 'ours', pick: (s) => s.engine, keep: (k) => k === 'dense' || k === 'dense (exact int8 scan)' || k.startsWith('dense (shortlist ') },
+  { system: 'edgevec (HNSW)', pick: (s) => s.edgevec, keep: (k) => k.startsWith('dense') },
+  { system: 'Orama (exact)', pick: (s) => s.orama, keep: (k) => k === 'dense' },
+  { system: 'EntityDB (exact)', pick: (s) => s.entitydb, keep: (k) => k === 'dense' },
+];
+const LEVELS = [0.9, 0.95, 0.99];
+
+/** A system's measured settings at one size: [label, latency with recall], fastest first. */
+function curve(s: SizeResult, f: (typeof FRONTIER)[number]): [string, Latency][] {
+  const x = f.pick(s);
+  if (!x) return [];
+  return Object.entries(x.latency)
+    .filter((e): e is [string, Latency] => f.keep(e[0]) && isLat(e[1]) && e[1].n > 0 && e[1].recall10 !== undefined)
+    .sort((a, b) => a[1].p50 - b[1].p50);
+}
+
+/** The fastest setting (p50) reaching `level`, or undefined. */
+const fastestAt = (points: [string, Latency][], level: number): [string, Latency] | undefined => points.find(([, l]) => l.recall10! >= level);
+
+/**
+ * Dense search as recall@10–latency curves (the largest size each system ran at, with peers):
+ * every setting, then the fastest setting at recall 0.90 / 0.95 / 0.99 and our speed ratio there.
+ */
+function formatFrontier(sizes: SizeResult[]): string[] {
+  const out: string[] = [];
+  for (const s of sizes.filter((x) => x.edgevec || x.orama)) {
+    const curves = FRONTIER.map((f) => ({ system: f.system, points: curve(s, f) })).filter((c) => c.points.length > 0);
+    if (curves.length < 2) continue;
+    out.push(`### Dense frontier at ${sizeName(s.size)} chunks: recall@10 against latency (warm p50 / p95, ms)`);
+    out.push('');
+    out.push(table(['system', 'setting', 'recall@10', 'p50', 'p95', 'first query (cold)'], curves.flatMap((c) => c.points.map(([k, l]) => [c.system, k, l.recall10!.toFixed(3), fmt(l.p50), fmt(l.p95), fmt(l.firstMs)]))));
+    out.push('');
+    out.push(
+      table(
+        ['system', ...LEVELS.map((v) => `fastest at recall ≥ ${v.toFixed(2)}`)],
+        curves.map((c) => [c.system, ...LEVELS.map((v) => {
+          const p = fastestAt(c.points, v);
+          return p ? `${fmt(p[1].p50)} ms (${p[0]}, R ${p[1].recall10!.toFixed(3)})` : 'not reached';
+        })]),
+      ),
+    );
+    out.push('');
+    const ours = curves.find((c) => c.system === 'ours');
+    const ratios = curves.filter((c) => c !== ours).map((c) => `${c.system}: ${LEVELS.map((v) => {
+      const a = ours && fastestAt(ours.points, v);
+      const b = fastestAt(c.points, v);
+      return `${v.toFixed(2)} ${a && b ? `${(b[1].p50 / a[1].p50).toFixed(2)}×` : '–'}`;
+    }).join(', ')}`);
+    out.push(`Their p50 ÷ ours at equal recall (> 1× = we are faster): ${ratios.join('; ')}.`);
+    out.push('');
+  }
+  return out;
+}
+
+/** The first query of each mode's warm-up pass (every mode is then timed warm). */
+function formatFirstQueries(sizes: SizeResult[]): string[] {
+  const rows = ROWS.filter((row) => sizes.some((s) => {
+    const l = row.pick(s)?.latency[row.key];
+    return isLat(l) && l.firstMs !== undefined;
+  })).map((row) => [`${row.system} ${row.key}`, ...sizes.map((s) => {
+    const l = row.pick(s)?.latency[row.key];
+    return isLat(l) ? fmt(l.firstMs) : '–';
+  })]);
+  if (rows.length === 0) return [];
+  return [
+    '### First query of each mode (cold cost, ms), in the order measured',
+    '',
+    table(['system / mode', ...sizes.map((s) => `${sizeName(s.size)} chunks`)], rows),
+    '',
+    "Each mode runs its query set once untimed before the timed pass, so the latencies above are warm; this is the first query of that untimed pass. Ours `sparse` comes first after the index is built and pays the lazy parts of the view (posting lists decoded on first use); the modes after it find them built.",
+    '',
+  ];
+}
 
 export function formatReport(r: BenchResult, meta: { date: string; machine: string; corpus: string; wallS: number; idb?: string }): string {
   const out: string[] = [];
@@ -53,7 +127,7 @@ export function formatReport(r: BenchResult, meta: { date: string; machine: stri
   out.push(`Browser: ${r.userAgent} (headless, hardwareConcurrency ${r.hardwareConcurrency})  `);
   out.push(`Corpus: ${meta.corpus}  `);
   out.push(
-    `Queries: ${c.queries} timed per system and size (${c.reducedQueries} at ≥ ${sizeName(c.reducedAt)}), after ${c.warmup} untimed warm-up queries; k = ${c.k}; one query at a time.  `,
+    `Queries: ${c.queries} timed per system and size (${c.reducedQueries} at ≥ ${sizeName(c.reducedAt)}), warm: each mode runs its query set once untimed first (its first query is reported apart, as the cold cost); k = ${c.k}; one query at a time.  `,
   );
   out.push(`Storage: IndexedDB on Chromium's ${meta.idb ?? 'leveldb'} backend, commit durability '${c.durability ?? 'default'}', witness ${c.witness === false ? 'off' : 'on'} (docs/durability.md).  `);
   out.push(`Run: ${meta.wallS.toFixed(0)} s wall in total.`);
@@ -81,6 +155,9 @@ export function formatReport(r: BenchResult, meta: { date: string; machine: stri
     );
     out.push('');
   }
+
+  out.push(...formatFirstQueries(sizes));
+  out.push(...formatFrontier(sizes));
 
   out.push('### Ratios (their latency ÷ ours; > 1× means we are faster)');
   out.push('');

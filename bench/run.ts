@@ -35,6 +35,7 @@ import { idbChoice } from '../bridges/profile-storage.ts';
 import { parseArgs } from '../scripts/lib/args.ts';
 import { buildCorpus } from './corpus.ts';
 import { cpuMsOfChildren } from './cpu.ts';
+import { ensurePeers } from './peer-install.ts';
 import { formatReport, formatTargets, summarizeJson } from './report.ts';
 import type { BenchConfig, BenchResult } from './types.ts';
 
@@ -80,10 +81,17 @@ async function main(): Promise<void> {
 
   const out = mkdtempSync(join(tmpdir(), 'rcp-bench-dist-'));
   try {
+    let peers = process.env.BENCH_PEERS;
+    try {
+      peers ??= ensurePeers(root, say);
+    } catch (e) {
+      say(`EntityDB not fetched (${e instanceof Error ? e.message : String(e)}): its stage will fail, the rest runs`);
+    }
     say(`building into ${out}`);
     const b = spawnSync('npx', ['vite', 'build', '--config', 'bench/vite.config.ts', '--outDir', out, '--emptyOutDir', '--logLevel', 'warn'], {
       cwd: root,
       stdio: ['ignore', 2, 2],
+      env: peers ? { ...process.env, BENCH_PEERS: peers } : process.env,
     });
     if (b.status !== 0) throw new Error('vite build failed');
     // onnxruntime-web's runtime files, where src/models expects them (/ort/), unless public/ort/ had them.
@@ -118,7 +126,8 @@ async function main(): Promise<void> {
         const storage = `idb ${values.get('idb') ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}`;
         for (const r of rows) {
           const cpu = r.cpuMs !== undefined ? `; ${r.cpuMs} ms CPU, ${Math.round((r.ingest.chunks / r.cpuMs) * 1000)} chunks per CPU-second` : '';
-          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+          const witness = r.witness?.writes ? `; witness: ${r.witness.writes} writes, ${r.witness.ms} ms in all` : '';
+          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}${witness}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
         }
       } finally {
         await host.close();

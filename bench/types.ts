@@ -26,7 +26,7 @@ export interface BenchCorpus {
 export interface BenchConfig {
   /** Index sizes in chunks (= passages; every passage is added as one unchunked document). */
   sizes: number[];
-  /** Queries timed per system and size (the first `warmup` of the set run first, untimed). */
+  /** Queries timed per system and size (with `warmup` > 0 the whole set runs once untimed first: warm timings). */
   queries: number;
   /** Fewer timed queries at sizes ≥ `reducedAt` (slow systems at 100k). */
   reducedQueries: number;
@@ -69,6 +69,8 @@ export interface Latency {
   error?: string;
   /** Mean recall@10 against the exact answer (dense: exact float cosine; hybrid: our hybrid over an exact dense scan). */
   recall10?: number;
+  /** The first query of the untimed warm-up pass (ms): the cold cost of this mode, after the modes measured before it. */
+  firstMs?: number;
 }
 
 export interface IngestStat {
@@ -150,6 +152,8 @@ export interface IngestOnlyResult {
   ingest: IngestStat;
   /** CPU time (user + system) of every Chromium process during the ingest, from /proc (ms); undefined off Linux. */
   cpuMs?: number;
+  /** The witness's OPFS writes during the ingest (after commits, off their path) and their time in all (ms). */
+  witness?: { writes: number; ms: number };
 }
 
 export interface BenchResult {

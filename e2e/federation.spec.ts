@@ -79,6 +79,11 @@ test.beforeAll(async () => {
     params: { documents: [{ id: 'remote-harpoon', text: 'The remote archive holds a harpoon manual for whalers.', meta: { title: 'Remote harpoon manual' } }] },
   });
   expect(added.result.ids).toEqual(['remote-harpoon']);
+  // Warm: the remote's model loaded and its document embedded, so the panel's 4 s deadline measures
+  // a query, not a cold model load on a busy machine.
+  await expect
+    .poll(async () => (await post('retrieve', { id: 3, params: { query: 'harpoon manual', k: 1, mode: 'dense' } })).result?.hits?.[0]?.id, { timeout: 180_000, intervals: [1_000] })
+    .toBe('remote-harpoon');
 });
 
 test.afterAll(async () => {

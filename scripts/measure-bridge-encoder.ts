@@ -8,7 +8,7 @@
  * CPU-second divide the ingest by the CPU time of the bridge's process tree (Chromium included),
  * which a loaded machine moves far less than wall time.
  *
- * Usage: npm run build && node --import tsx scripts/measure-bridge-encoder.ts [--passages 96] [--queries 30]
+ * Usage: npm run build && node --import tsx scripts/measure-bridge-encoder.ts [--passages 96] [--queries 30] [--batch 32]
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,6 +21,8 @@ const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
 const PASSAGES = Number(opt('passages', '96'));
 const QUERIES = Number(opt('queries', '30'));
+/** Passages per `embed` call (the server's 30 s deadline holds per call: smaller on a loaded machine). */
+const BATCH = Number(opt('batch', '32'));
 const ROOT = join(import.meta.dirname, '..');
 const QUERY = 'what did the president say about railroads and the economy';
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -76,7 +78,7 @@ for (const line of logs.filter((l) => /^model |kernels|encoder/.test(l))) consol
 await embed(texts.slice(0, 8), 'document'); // warm
 const s0 = performance.now();
 const cpu0 = treeCpuSeconds(child.pid!); // the bridge and its Chromium
-for (let i = 0; i < texts.length; i += 32) await embed(texts.slice(i, i + 32), 'document');
+for (let i = 0; i < texts.length; i += BATCH) await embed(texts.slice(i, i + BATCH), 'document');
 const ingest = texts.length / ((performance.now() - s0) / 1000);
 const perCpuSecond = texts.length / (treeCpuSeconds(child.pid!) - cpu0);
 const q: number[] = [];

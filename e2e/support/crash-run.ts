@@ -66,7 +66,7 @@ export interface CrashReport {
 }
 
 const INIT = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: 1 } };
-/** The bridge's stderr line that reports an index lost since the last life (src/storage/witness-check.ts). */
+/** The bridge's stderr line that reports an index lost since the last life (bridges/index-loss.ts). */
 const LOSS_LINE = /index lost[^\n]*/i;
 
 async function start(profile: string, idb: string | undefined): Promise<StdioBridge> {

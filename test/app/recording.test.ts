@@ -21,6 +21,10 @@ describe('recordings', () => {
 
   it('diffs answers, ignoring timings and snapshots', () => {
     expect(diffAnswers({ result: { hits: [{ id: 'a', score: 1 }], usage: { latencyMs: 3 }, indexVersion: '7' } }, { result: { hits: [{ id: 'a', score: 1 }], usage: { latencyMs: 9 }, indexVersion: '8' } })).toEqual([]);
+    // initialize's model state (loading then, ready now) is not a different answer; its capabilities are.
+    const init = (state: string, maxK: number) => ({ result: { capabilities: { retrieve: { maxK } }, _meta: { conformance: 'L2', models: { embed: { state } } } } });
+    expect(diffAnswers(init('loading', 50), init('ready', 50))).toEqual([]);
+    expect(diffAnswers(init('loading', 50), init('ready', 60))).toEqual([{ path: 'result.capabilities.retrieve.maxK', recorded: 50, replayed: 60 }]);
     expect(diffAnswers({ result: { hits: [{ id: 'a' }, { id: 'b' }] } }, { result: { hits: [{ id: 'b' }] } })).toEqual([
       { path: 'result.hits[0].id', recorded: 'a', replayed: 'b' },
       { path: 'result.hits[1]', recorded: { id: 'b' }, replayed: undefined },

@@ -57,8 +57,11 @@ export function parseRecording(text: string): Recording {
   return out;
 }
 
-/** Members that legitimately differ between two runs of the same request (timings, snapshots, session tokens). */
-const VOLATILE = new Set(['latencyMs', 'indexVersion', 'session', 'loadMs', 'ms']);
+/**
+ * Members that legitimately differ between two runs of the same request (timings, snapshots,
+ * session tokens, and `initialize`'s `_meta.models`: the model's load state and runtime then).
+ */
+const VOLATILE = new Set(['latencyMs', 'indexVersion', 'session', 'loadMs', 'ms', 'models']);
 
 export interface Difference {
   path: string;

@@ -203,7 +203,12 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
         const vectors = !last && waiting(seg) ? vectorsOf(view, s, early, dim) : undefined;
         if (vectors) last = { s, vectors };
       });
-      if (!last) return done;
+      if (!last) {
+        // Nothing waits that this pass can finish: what is left ahead belongs to segments another
+        // engine committed, or that failed to commit (the next pass embeds those again).
+        early.clear();
+        return done;
+      }
       await commit(view, last.s, quantized(last.vectors));
       continue;
     }
