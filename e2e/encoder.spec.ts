@@ -7,7 +7,7 @@ import { call, logsOf, openTab } from './support/rcp-page.ts';
 
 /**
  * The real sentence encoder (all-MiniLM-L6-v2, built by `npm run models`) in the browser worker on
- * WASM: threads when the page is cross-origin isolated, vectors equal to onnxruntime-node's for the
+ * WASM through transformers.js: threads when the page is cross-origin isolated, vectors equal to onnxruntime-node's for the
  * same ONNX file, and honest dense results. Prints (does not assert) ingest chunks/s and the
  * query-embedding p50 on WASM next to onnxruntime-node on the same machine. Skipped, saying why,
  * when the model is not built.
@@ -37,7 +37,8 @@ const cos = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce
 
 for (const dtype of ['q8', 'fp32'] as const) {
   test(`${MODEL} ${dtype} in the worker on WASM: threads, parity with onnxruntime-node, speed`, async ({ page, context }) => {
-    const external = await guardOrigin(context, { modelConfig: wasmModel(MODEL, dtype) });
+    // transformers.js on onnxruntime-web's threads (our kernels and their workers: encoder-parity.spec.ts).
+    const external = await guardOrigin(context, { modelConfig: { ...wasmModel(MODEL, dtype), runtime: 'transformers.js' } });
     const init = await openTab(page, 'e2e-encoder', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
     expect(init.result.capabilities.embed).toMatchObject({ dimension: 384, normalized: true });
     expect(init.result.capabilities.embed.identity).toMatch(new RegExp(`^${MODEL}@sha256:[0-9a-f]{12}$`));
