@@ -55,10 +55,10 @@ test.describe('playground: learn RCP', () => {
     const send = async (label: string | RegExp) => {
       const value = await page.locator('#console-example option', { hasText: label }).first().getAttribute('value');
       await page.locator('#console-example').selectOption(value ?? '');
-      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.locator('#console-form').getByRole('button', { name: 'Send', exact: true }).click();
     };
     // The default example (initialize) succeeds on the console's fresh session.
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#console-form').getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-output')).toContainText('"protocolVersion": 1');
     await send('ping');
     await expect(page.locator('#console-output')).toContainText('"nonce": "hello"');
@@ -73,12 +73,12 @@ test.describe('playground: learn RCP', () => {
     await expect(page.locator('#console-output')).toContainText('"nonce": 2');
     // Hand-written request: the id comes back exactly as typed (the console has its own session).
     await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":42,"method":"retrieve","params":{"query":"anything","k":0}}');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#console-form').getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-output')).toContainText('"error"');
     await expect(page.locator('#console-output')).toContainText('"id": 42');
     // An empty batch is answered with -32600, and the console says so.
     await page.locator('#console-input').fill('[]');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#console-form').getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-output')).toContainText('-32600');
     // History: request/response pairs with timings.
     await expect(page.locator('#console-history li').first()).toContainText(/batch of 0 .*ms/);
@@ -100,14 +100,14 @@ test.describe('playground: learn RCP', () => {
     await expect(page.locator('#progress-done')).toContainText('Imported 1 document', { timeout: 60_000 });
     await showArea(page, 'learn');
     await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":7,"method":"shutdown"}');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#console-form').getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-session')).toContainText('shut down');
     await search(page, 'squid');
     await expect(page.locator('#hits li')).toHaveCount(1);
     await showArea(page, 'learn');
     await page.getByRole('button', { name: 'Start a new session' }).click();
     await page.locator('#console-input').fill('{"jsonrpc":"2.0","id":8,"method":"ping","params":{}}');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#console-form').getByRole('button', { name: 'Send', exact: true }).click();
     await expect(page.locator('#console-output')).toContainText('"id": 8');
     await expect(page.locator('#console-output')).not.toContainText('error');
   });
