@@ -3,7 +3,8 @@ import { guardOrigin, search, showArea, skipSample, wasmModel } from './support/
 import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
 
 /**
- * A dense model whose ONNX file is corrupt (served by route interception): the worker reports the
+ * A dense model whose files are corrupt (the ONNX graph and our runtime's weight file, served by
+ * route interception): the worker reports the
  * failure (control-plane status in the page, `notifications/log` error), sparse search keeps
  * working, hybrid answers from its sparse half, and a session initialized after the failure is not
  * offered `embed` or dense retrieval (§13.2: the session from before keeps its set and gets -32010).
@@ -16,7 +17,7 @@ test.use({ serviceWorkers: 'block' }); // a service worker would bypass the rout
 
 /** The model's q8 ONNX file replaced by bytes that are no ONNX at all; returns the requests that left the origin. */
 const corruptModel = (context: BrowserContext): Promise<string[]> =>
-  guardOrigin(context, { modelConfig: wasmModel(MODEL), replace: { [`/models/${MODEL}/onnx/model_quantized.onnx`]: 'this is not an ONNX protobuf at all' } });
+  guardOrigin(context, { modelConfig: wasmModel(MODEL), replace: { [`/models/${MODEL}/onnx/model_quantized.onnx`]: 'this is not an ONNX protobuf at all', [`/models/${MODEL}/encoder/model_quantized.bin`]: 'nor a weight file of our runtime' } });
 
 /** A second session on the page's worker, initialized now; resolves with its initialize answer. */
 const lateSession = (page: Page): Promise<Reply> =>
