@@ -3,6 +3,7 @@
  * embedding model and from a reranker. Each is replaceable in tests. Types, and the one load
  * request the engine's open makes.
  */
+import type { InpageHitFeedback } from '../protocol/inpage.ts';
 
 /** A document as persisted. `text` is the full source text; chunk offsets index into it. */
 export interface StoredDocument {
@@ -275,18 +276,8 @@ export interface FeedbackRecord {
   hits: Record<string, HitFeedback>;
 }
 
-export interface HitFeedback {
-  helpful: number;
-  unhelpful: number;
-  used: number;
-  cited: number;
-  rewardSum: number;
-  rewards: number;
-  poisonSuspected: number;
-  injectionSuspected: number;
-  /** ms since the epoch of the last signal. */
-  last: number;
-}
+/** How often each `feedback` signal came for one hit: the engine keeps the wire form of `x-inpage/feedback` as is. */
+export type HitFeedback = InpageHitFeedback;
 
 /** One read-modify-write of a document's feedback; `apply` returns the new record (undefined deletes it). */
 export interface FeedbackUpdate {
