@@ -124,13 +124,22 @@ test('the Engines panel fuses the page with a remote RCP engine and shows which 
   }
   await expect(page.locator('#engine-list li')).toHaveCount(5);
 
+  const engine = (url: string) => page.locator(`#engine-list li[data-engine="${new URL(url).host}"]`);
+  // A first federated search connects each engine (initialize over HTTP within the panel's 4 s);
+  // on a busy machine the remote's first answer may miss it, which the panel says as a timeout.
+  // Search until the remote has answered once, so the search below measures fusion, not a cold start.
+  await expect(async () => {
+    await search(page, `harpoon ${Math.random().toString(36).slice(2, 6)}`);
+    await expect(engine(REMOTE)).toHaveAttribute('data-state', 'ok', { timeout: 6_000 });
+  }).toPass({ timeout: 90_000 });
+
   await search(page, 'harpoon manual');
+  await expect(engine(REMOTE)).toHaveAttribute('data-state', 'ok');
   const hits = page.locator('#hits li');
   await expect(hits).toHaveCount(2, { timeout: 30_000 });
   await expect(page.locator('#hits li[data-doc-id="remote-harpoon"] .hit-pos')).toContainText(`from 127.0.0.1:${REMOTE_PORT}`);
   await expect(page.locator('#hits li[data-doc-id="local-harpoon"] .hit-pos')).toContainText('from this page');
 
-  const engine = (url: string) => page.locator(`#engine-list li[data-engine="${new URL(url).host}"]`);
   await expect(page.locator('#engine-list li[data-engine="this page"]')).toHaveAttribute('data-state', 'ok');
   await expect(engine(REMOTE)).toHaveAttribute('data-state', 'ok');
   await expect(engine(malformed)).toHaveAttribute('data-state', 'failed');

@@ -140,7 +140,7 @@ export function mountDocPanel(client: RcpClient): DocPanel {
           text.append(doc.text.slice(0, s), passage, doc.text.slice(e));
           body.replaceChildren(earlier, text, later);
           syncButtons();
-          passage.scrollIntoView({ block: 'center' });
+          centreIn(body, passage);
         } else {
           text.append(doc.text);
           body.replaceChildren(earlier, text, later);
@@ -155,4 +155,14 @@ export function mountDocPanel(client: RcpClient): DocPanel {
     onOpen: (fn) => void opened.push(fn),
     onClose: (fn) => void closed.push(fn),
   };
+}
+
+/**
+ * Centres `target` in `scroller` by scrolling the scroller alone: scrollIntoView would also scroll
+ * the page, taking the results beside the document out of view when the panel is tall.
+ */
+function centreIn(scroller: HTMLElement, target: HTMLElement): void {
+  const box = scroller.getBoundingClientRect();
+  const t = target.getBoundingClientRect();
+  scroller.scrollTop += t.top - box.top - (scroller.clientHeight - Math.min(t.height, scroller.clientHeight)) / 2;
 }

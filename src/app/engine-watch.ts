@@ -39,12 +39,17 @@ export function mountEngineWatch(): EngineWatch {
   return {
     status(call) {
       let answered = false;
-      const timer = setTimeout(() => {
+      // Re-armed until the call is answered: one unanswered call is enough to notice a dead worker
+      // (the page may be awaiting it, with no further calls coming).
+      let timer: ReturnType<typeof setTimeout>;
+      const check = () => {
+        if (answered) return;
         const silent = performance.now() - lastAnswer;
-        if (answered || silent < SILENCE_TO_FAULT_MS) return;
+        if (silent < SILENCE_TO_FAULT_MS) return void (timer = setTimeout(check, SILENCE_TO_FAULT_MS - silent));
         down = true;
         show('The engine stopped responding.', `It has not answered for ${Math.round(silent / 1000)} s: its worker may have crashed or run out of memory. Your documents are safe in this browser; reloading restarts the engine.`);
-      }, STATUS_DEADLINE_MS);
+      };
+      timer = setTimeout(check, STATUS_DEADLINE_MS);
       const p = call();
       void p.then(
         () => {

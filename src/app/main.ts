@@ -236,6 +236,8 @@ clearConfirm.addEventListener('click', async () => {
 });
 for (const b of document.querySelectorAll<HTMLButtonElement>('[data-action="load-sample"]')) b.addEventListener('click', () => void loadSample());
 
+// Status every few seconds from now on (also while the index opens: a worker that dies then is noticed).
+setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);
 // First run: wait for the index to open, then seed the sample corpus into an empty index.
 let s = await updateStats();
 for (let i = 0; !s.ready && !s.error && i < 200; i++) {
@@ -246,4 +248,3 @@ if (bundle || s.indexLoss || s.indexWarning) {
   // Read-only, or a lost (or uncheckable) index: nothing is seeded or resumed (the person decides, with the loss in view).
 } else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
-setInterval(() => document.visibilityState === 'visible' && void updateStats().catch(() => undefined), 3000);

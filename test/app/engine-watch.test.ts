@@ -1,0 +1,53 @@
+import { parseHTML } from 'linkedom';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mountEngineWatch, SILENCE_TO_FAULT_MS } from '../../src/app/engine-watch.ts';
+
+/** The page's fault box in a DOM of its own (the watch reads `document`). */
+function page(): HTMLElement {
+  const { document } = parseHTML('<!doctype html><html><body><div id="engine-fault" hidden></div></body></html>');
+  vi.stubGlobal('document', document);
+  return document.getElementById('engine-fault') as HTMLElement;
+}
+
+describe('engine watch', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('one status call that is never answered is enough to say the engine stopped (the page may be awaiting it)', async () => {
+    const box = page();
+    const watch = mountEngineWatch();
+    void watch.status(() => new Promise(() => undefined));
+    await vi.advanceTimersByTimeAsync(SILENCE_TO_FAULT_MS - 1_000);
+    expect(box.hidden).toBe(true);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(box.hidden).toBe(false);
+    expect(box.textContent).toContain('The engine stopped responding');
+  });
+
+  it('a slow but answered call says nothing, and an answer after a fault clears it', async () => {
+    const box = page();
+    const watch = mountEngineWatch();
+    const slow = watch.status(() => new Promise((ok) => setTimeout(ok, 8_000)));
+    await vi.advanceTimersByTimeAsync(60_000);
+    await slow;
+    expect(box.hidden).toBe(true);
+    let answer: (v: unknown) => void = () => undefined;
+    void watch.status(() => new Promise((ok) => (answer = ok)));
+    await vi.advanceTimersByTimeAsync(SILENCE_TO_FAULT_MS + 1_000);
+    expect(box.hidden).toBe(false);
+    answer(undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(box.hidden).toBe(true);
+  });
+
+  it('a call that fails (the worker answered with an error) is not silence', async () => {
+    const box = page();
+    const watch = mountEngineWatch();
+    await watch.status(() => Promise.reject(new Error('index closed'))).catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(box.hidden).toBe(true);
+  });
+});
