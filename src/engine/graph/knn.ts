@@ -14,7 +14,8 @@ import { makeTicker } from '../../util/abort.ts';
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
 import { docAt, type IndexView } from '../index/view.ts';
 import type { VectorBlock } from '../index/vectors/block.ts';
-import { denseTuning } from '../index/vectors/tuning.ts';
+import { signBits } from '../index/vectors/quantize.ts';
+import { hammingTileJs, TILE, tileKernel, type TileKernel } from './hamming-tile.ts';
 
 /** A passage's neighbours, best first: chunk keys and cosines. */
 export interface NeighborList {
@@ -91,12 +92,16 @@ export class DenseNeighbors {
     }
     for (const key of places.keys()) if (!this.lists.has(key)) todo.push(key);
     const tick = makeTicker(signal);
-    const scanner = new Scanner(view, blocks, this.opts.shortlist);
-    for (const key of todo) {
-      const p = places.get(key)!;
-      const list = scanner.nearest(p, key, this.opts.m, min);
-      this.lists.set(key, list);
-      list.keys.forEach((other, j) => offer(this.lists.get(other), key, list.sims[j], this.opts.m));
+    if (todo.length === 0) return 0;
+    const scanner = new Scanner(blocks, places, this.opts.shortlist);
+    for (let t = 0; t < todo.length; t += TILE) {
+      const keys = todo.slice(t, t + TILE);
+      const lists = scanner.nearest(keys.map((k) => places.get(k)!), keys, this.opts.m, min);
+      keys.forEach((key, i) => {
+        const list = lists[i];
+        this.lists.set(key, list);
+        list.keys.forEach((other, j) => offer(this.lists.get(other), key, list.sims[j], this.opts.m));
+      });
       await tick();
     }
     return todo.length;
@@ -132,52 +137,122 @@ function livePlaces(view: IndexView, blocks: readonly (VectorBlock | undefined)[
   return out;
 }
 
-/** One passage's shortlist by Hamming distance over every block, then exact cosines. */
+/**
+ * Shortlists by Hamming distance over every live passage, then exact cosines, TILE passages at a
+ * time: the live rows' sign bits are gathered once into a memory of the scanner's own (so dead and
+ * document-less rows are never scanned), and one kernel call gives TILE queries' distances to every
+ * row (hamming-tile.ts). A query's bits against another segment are taken against that segment's
+ * center, as the dense search's own scan does.
+ */
 class Scanner {
-  private readonly maxD: number;
+  private readonly bitStride: number;
+  private readonly words: number;
+  /** Gathered row → chunk key, segment, local ordinal; segment s's rows are [from[s], from[s + 1]). */
+  private readonly rowKey: Uint32Array;
+  private readonly rowSeg: Uint32Array;
+  private readonly rowLocal: Uint32Array;
+  private readonly from: Uint32Array;
+  private readonly n: number;
+  private readonly qAt = 0;
+  private readonly rowsAt: number;
+  private readonly outAt: number;
+  private readonly buffer: () => ArrayBuffer;
+  private readonly kernel: (q: number, base: number, n: number, out: number, pitch: number) => void;
   private readonly hist: Uint32Array;
 
   constructor(
-    private readonly view: IndexView,
     private readonly blocks: readonly (VectorBlock | undefined)[],
+    places: ReadonlyMap<number, Place>,
     private readonly shortlist: number,
   ) {
-    this.maxD = Math.max(0, ...blocks.map((b) => (b ? b.q.bitStride * 8 : 0)));
-    this.hist = new Uint32Array(this.maxD + 1);
+    this.bitStride = Math.max(0, ...blocks.map((b) => (b ? b.q.bitStride : 0)));
+    this.words = this.bitStride >> 3;
+    const bySeg = blocks.map((): [number, number][] => []);
+    for (const [key, p] of places) bySeg[p.si].push([p.local, key]);
+    const n = (this.n = places.size);
+    this.rowKey = new Uint32Array(n);
+    this.rowSeg = new Uint32Array(n);
+    this.rowLocal = new Uint32Array(n);
+    this.from = new Uint32Array(blocks.length + 1);
+    this.rowsAt = TILE * this.bitStride;
+    this.outAt = this.rowsAt + n * this.bitStride;
+    const bytes = this.outAt + TILE * n * 2;
+    let memory: WebAssembly.Memory | undefined;
+    let kernel: TileKernel | undefined;
+    try {
+      memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) });
+      kernel = tileKernel(this.words, memory);
+    } catch {
+      memory = undefined; // no WebAssembly here: the JS kernel over a plain buffer
+    }
+    const plain = memory ? undefined : new ArrayBuffer(bytes);
+    this.buffer = memory ? () => memory.buffer : () => plain!;
+    const words = this.words;
+    this.kernel = kernel ?? ((q, base, count, out, pitch) => hammingTileJs(this.buffer(), words, q, base, count, out, pitch));
+    const bits = new Uint8Array(this.buffer());
+    let row = 0;
+    bySeg.forEach((rows, si) => {
+      this.from[si] = row;
+      rows.sort((a, b) => a[0] - b[0]);
+      const b = blocks[si];
+      for (const [local, key] of rows) {
+        this.rowKey[row] = key;
+        this.rowSeg[row] = si;
+        this.rowLocal[row] = local;
+        bits.set(b!.q.bits.subarray(local * b!.q.bitStride, (local + 1) * b!.q.bitStride), this.rowsAt + row * this.bitStride);
+        row++;
+      }
+    });
+    this.from[blocks.length] = row;
+    this.hist = new Uint32Array(this.bitStride * 8 + 1);
   }
 
-  nearest(p: Place, self: number, m: number, min: number): NeighborList {
+  /** The lists of up to TILE passages (`keys[i]` at `ps[i]`). */
+  nearest(ps: readonly Place[], keys: readonly number[], m: number, min: number): NeighborList[] {
+    const { bitStride, n } = this;
+    const mem = this.buffer();
+    const qbits = new Uint8Array(mem, this.qAt, TILE * bitStride);
+    // Distances segment by segment: the queries' bits are relative to each segment's center.
+    this.blocks.forEach((b, si) => {
+      const count = this.from[si + 1] - this.from[si];
+      if (!b || count === 0) return;
+      qbits.fill(0);
+      ps.forEach((p, k) => {
+        const own = this.blocks[p.si]!.q;
+        if (p.si === si) qbits.set(own.bits.subarray(p.local * bitStride, (p.local + 1) * bitStride), k * bitStride);
+        else signBits(own.codes, p.local * own.stride, own.invNorms[p.local], b.q.center, qbits, k * bitStride);
+      });
+      this.kernel(this.qAt, this.rowsAt + this.from[si] * bitStride, count, this.outAt + this.from[si] * 2, n);
+    });
+    return ps.map((p, k) => this.select(new Uint16Array(this.buffer(), this.outAt + k * n * 2, n), p, keys[k], m, min));
+  }
+
+  /** The shortlist (every row within the distance that holds `shortlist` + 1 rows, the query included) scored exactly. */
+  private select(d: Uint16Array, p: Place, self: number, m: number, min: number): NeighborList {
     const block = this.blocks[p.si]!;
     const query = block.vector(p.local);
     let qNorm = 0;
     for (let i = 0; i < query.length; i++) qNorm += query[i] * query[i];
     qNorm = Math.sqrt(qNorm);
-    const unit = query.map((x) => x / qNorm);
-    // Each scan's output is valid until the next scan of that block: copied per block.
-    const dists = this.blocks.map((b) => (b ? b.scanHamming(unit, denseTuning.kernel).slice() : undefined));
     const hist = this.hist;
     hist.fill(0);
-    for (const d of dists) if (d) for (let i = 0; i < d.length; i++) hist[d[i]]++;
+    const n = this.n;
+    for (let i = 0; i < n; i++) hist[d[i]]++;
+    const maxD = hist.length - 1;
     let cut = 0;
-    for (let cum = hist[0]; cum < this.shortlist + 1 && cut < this.maxD; ) cum += hist[++cut];
+    for (let cum = hist[0]; cum < this.shortlist + 1 && cut < maxD; ) cum += hist[++cut];
     const keys: number[] = [];
     const sims: number[] = [];
-    const { view } = this;
-    dists.forEach((d, si) => {
-      if (!d) return;
-      const b = this.blocks[si]!;
-      const seg = view.segments[si];
-      const dead = view.dead[si];
-      for (let local = 0; local < d.length; local++) {
-        if (d[local] > cut || dead[local] || !(b.q.invNorms[local] > 0)) continue;
-        const key = seg.record.chunkKeys[local];
-        if (key === self || docAt(seg, local) === undefined) continue;
-        const s = b.cosine(query, qNorm, local);
-        if (!(s >= min)) continue;
-        keys.push(key);
-        sims.push(s);
-      }
-    });
+    const { rowKey, rowSeg, rowLocal, blocks } = this;
+    for (let i = 0; i < n; i++) {
+      if (d[i] > cut) continue;
+      const key = rowKey[i];
+      if (key === self) continue;
+      const s = blocks[rowSeg[i]]!.cosine(query, qNorm, rowLocal[i]);
+      if (!(s >= min)) continue;
+      keys.push(key);
+      sims.push(s);
+    }
     const order = keys.map((_, i) => i).sort((a, b) => sims[b] - sims[a] || keys[a] - keys[b]).slice(0, m);
     return { keys: order.map((i) => keys[i]), sims: order.map((i) => sims[i]) };
   }
