@@ -4,18 +4,19 @@
  * reuses) against the lists it has, drops the gone ones, and computes lists only for passages it
  * has not seen — so an upsert of one document costs that document's passages, not the corpus.
  *
- * Each list is found with the dense search's own two stages: a Hamming scan of the sign bits over
- * every segment (the WASM kernel) picks a shortlist, which is scored exactly (float query · int8
- * codes). A new passage is also offered to its neighbours' lists (cosine is symmetric), so older
- * passages learn of newer ones; a list that lost too many neighbours to deletes is recomputed.
- * Neighbours below the model's similarity floor are no neighbours (unrelated texts stay apart).
+ * Each list is found in the dense search's two stages: a Hamming scan of the sign bits over every
+ * live passage picks a shortlist, which is scored exactly (the int8 codes' cosine), with kernels of
+ * the graph's own (knn-kernels.ts) that take four passages per scan. A new passage is also offered
+ * to its neighbours' lists (cosine is symmetric), so older passages learn of newer ones; a list
+ * that lost too many neighbours to deletes is recomputed. Neighbours below the model's similarity floor
+ * are no neighbours (unrelated texts stay apart).
  */
 import { makeTicker } from '../../util/abort.ts';
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
 import { docAt, type IndexView } from '../index/view.ts';
 import type { VectorBlock } from '../index/vectors/block.ts';
 import { signBits } from '../index/vectors/quantize.ts';
-import { hammingTileJs, TILE, tileKernel, type TileKernel } from './hamming-tile.ts';
+import { gatherJs, gatherKernel, hammingTileJs, shortlistJs, shortlistKernel, TILE, tileKernel, type GatherKernel, type ShortlistKernel, type TileKernel } from './knn-kernels.ts';
 
 /** A passage's neighbours, best first: chunk keys and cosines. */
 export interface NeighborList {
@@ -32,6 +33,8 @@ export interface KnnOptions {
 
 /** Measured on the sample corpus (scripts/measure-graph.ts): m 8, shortlist 96 keep ≥ 0.9 of the exact top 8. */
 export const KNN_DEFAULTS: Readonly<KnnOptions> = Object.freeze({ m: 8, shortlist: 96 });
+
+const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
 /** Where a live passage's vector is: segment index and local ordinal. */
 interface Place {
@@ -139,26 +142,38 @@ function livePlaces(view: IndexView, blocks: readonly (VectorBlock | undefined)[
 
 /**
  * Shortlists by Hamming distance over every live passage, then exact cosines, TILE passages at a
- * time: the live rows' sign bits are gathered once into a memory of the scanner's own (so dead and
- * document-less rows are never scanned), and one kernel call gives TILE queries' distances to every
- * row (hamming-tile.ts). A query's bits against another segment are taken against that segment's
- * center, as the dense search's own scan does.
+ * time: the live rows' sign bits and int8 codes are gathered once into a memory of the scanner's
+ * own (so dead and document-less rows are never scanned), one kernel call gives TILE queries'
+ * distances to every row, and another the shortlist's integer dot products (knn-kernels.ts). A
+ * query's bits against another segment are taken against that segment's center, as the dense
+ * search's own scan does. The cosine is the stored vectors' own, codes · codes × both inverse
+ * norms: the same either way round, so both ends of an edge agree on its weight.
  */
 class Scanner {
   private readonly bitStride: number;
   private readonly words: number;
-  /** Gathered row → chunk key, segment, local ordinal; segment s's rows are [from[s], from[s + 1]). */
+  /** Gathered row → chunk key; segment s's rows are [from[s], from[s + 1]). */
   private readonly rowKey: Uint32Array;
-  private readonly rowSeg: Uint32Array;
-  private readonly rowLocal: Uint32Array;
   private readonly from: Uint32Array;
   private readonly n: number;
   private readonly qAt = 0;
   private readonly rowsAt: number;
   private readonly outAt: number;
   private readonly buffer: () => ArrayBuffer;
-  private readonly kernel: (q: number, base: number, n: number, out: number, pitch: number) => void;
-  private readonly hist: Uint32Array;
+  private readonly kernel: TileKernel;
+  private readonly gather: GatherKernel;
+  private readonly pick: ShortlistKernel;
+  /** chunk key → gathered row. */
+  private readonly rowOf = new Map<number, number>();
+  private readonly histAt: number;
+  private readonly maxD: number;
+  private readonly stride: number;
+  /** Query codes (stride), the rows' codes (n × stride), shortlist rows (n × 4), their dots (n × 4). */
+  private readonly qCodesAt: number;
+  private readonly codesAt: number;
+  private readonly idxAt: number;
+  private readonly dotsAt: number;
+  private readonly rowInv: Float32Array;
 
   constructor(
     private readonly blocks: readonly (VectorBlock | undefined)[],
@@ -171,17 +186,27 @@ class Scanner {
     for (const [key, p] of places) bySeg[p.si].push([p.local, key]);
     const n = (this.n = places.size);
     this.rowKey = new Uint32Array(n);
-    this.rowSeg = new Uint32Array(n);
-    this.rowLocal = new Uint32Array(n);
     this.from = new Uint32Array(blocks.length + 1);
     this.rowsAt = TILE * this.bitStride;
     this.outAt = this.rowsAt + n * this.bitStride;
-    const bytes = this.outAt + TILE * n * 2;
+    this.stride = Math.max(0, ...blocks.map((b) => (b ? b.q.stride : 0)));
+    this.qCodesAt = align16(this.outAt + TILE * n * 2);
+    this.codesAt = this.qCodesAt + this.stride;
+    this.idxAt = align16(this.codesAt + n * this.stride);
+    this.dotsAt = this.idxAt + n * 4;
+    this.maxD = this.bitStride * 8;
+    this.histAt = this.dotsAt + n * 4;
+    const bytes = this.histAt + (this.maxD + 1) * 4;
+    this.rowInv = new Float32Array(n);
     let memory: WebAssembly.Memory | undefined;
     let kernel: TileKernel | undefined;
+    let gather: GatherKernel | undefined;
+    let pick: ShortlistKernel | undefined;
     try {
       memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) });
       kernel = tileKernel(this.words, memory);
+      gather = gatherKernel(memory);
+      pick = shortlistKernel(memory);
     } catch {
       memory = undefined; // no WebAssembly here: the JS kernel over a plain buffer
     }
@@ -189,7 +214,11 @@ class Scanner {
     this.buffer = memory ? () => memory.buffer : () => plain!;
     const words = this.words;
     this.kernel = kernel ?? ((q, base, count, out, pitch) => hammingTileJs(this.buffer(), words, q, base, count, out, pitch));
+    this.pick = pick ?? ((d, count, hist, maxD, target, self, idx) => shortlistJs(this.buffer(), d, count, hist, maxD, target, self, idx));
+    this.gather = gather ?? ((q, codes, stride, idx, count, out) => gatherJs(this.buffer(), q, codes, stride, idx, count, out));
     const bits = new Uint8Array(this.buffer());
+    const codes = new Int8Array(this.buffer());
+    const stride = this.stride;
     let row = 0;
     bySeg.forEach((rows, si) => {
       this.from[si] = row;
@@ -197,14 +226,14 @@ class Scanner {
       const b = blocks[si];
       for (const [local, key] of rows) {
         this.rowKey[row] = key;
-        this.rowSeg[row] = si;
-        this.rowLocal[row] = local;
+        this.rowOf.set(key, row);
         bits.set(b!.q.bits.subarray(local * b!.q.bitStride, (local + 1) * b!.q.bitStride), this.rowsAt + row * this.bitStride);
+        codes.set(b!.q.codes.subarray(local * stride, (local + 1) * stride), this.codesAt + row * stride);
+        this.rowInv[row] = b!.q.invNorms[local];
         row++;
       }
     });
     this.from[blocks.length] = row;
-    this.hist = new Uint32Array(this.bitStride * 8 + 1);
   }
 
   /** The lists of up to TILE passages (`keys[i]` at `ps[i]`). */
@@ -224,33 +253,28 @@ class Scanner {
       });
       this.kernel(this.qAt, this.rowsAt + this.from[si] * bitStride, count, this.outAt + this.from[si] * 2, n);
     });
-    return ps.map((p, k) => this.select(new Uint16Array(this.buffer(), this.outAt + k * n * 2, n), p, keys[k], m, min));
+    return ps.map((p, k) => this.select(this.outAt + k * n * 2, p, keys[k], m, min));
   }
 
   /** The shortlist (every row within the distance that holds `shortlist` + 1 rows, the query included) scored exactly. */
-  private select(d: Uint16Array, p: Place, self: number, m: number, min: number): NeighborList {
-    const block = this.blocks[p.si]!;
-    const query = block.vector(p.local);
-    let qNorm = 0;
-    for (let i = 0; i < query.length; i++) qNorm += query[i] * query[i];
-    qNorm = Math.sqrt(qNorm);
-    const hist = this.hist;
-    hist.fill(0);
-    const n = this.n;
-    for (let i = 0; i < n; i++) hist[d[i]]++;
-    const maxD = hist.length - 1;
-    let cut = 0;
-    for (let cum = hist[0]; cum < this.shortlist + 1 && cut < maxD; ) cum += hist[++cut];
+  private select(d: number, p: Place, self: number, m: number, min: number): NeighborList {
+    const own = this.blocks[p.si]!.q;
+    const mem = this.buffer();
+    const { stride } = this;
+    new Int8Array(mem, this.qCodesAt, stride).set(own.codes.subarray(p.local * stride, (p.local + 1) * stride));
+    const qInv = own.invNorms[p.local];
+    const { rowKey, rowInv, n } = this;
+    const count = this.pick(d, n, this.histAt, this.maxD, this.shortlist + 1, this.rowOf.get(self)!, this.idxAt);
+    const idx = new Int32Array(mem, this.idxAt, count);
+    this.gather(this.qCodesAt, this.codesAt, stride, this.idxAt, count, this.dotsAt);
+    const dots = new Int32Array(mem, this.dotsAt, count);
     const keys: number[] = [];
     const sims: number[] = [];
-    const { rowKey, rowSeg, rowLocal, blocks } = this;
-    for (let i = 0; i < n; i++) {
-      if (d[i] > cut) continue;
-      const key = rowKey[i];
-      if (key === self) continue;
-      const s = blocks[rowSeg[i]]!.cosine(query, qNorm, rowLocal[i]);
+    for (let c = 0; c < count; c++) {
+      const i = idx[c];
+      const s = dots[c] * qInv * rowInv[i];
       if (!(s >= min)) continue;
-      keys.push(key);
+      keys.push(rowKey[i]);
       sims.push(s);
     }
     const order = keys.map((_, i) => i).sort((a, b) => sims[b] - sims[a] || keys[a] - keys[b]).slice(0, m);
