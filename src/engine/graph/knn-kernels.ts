@@ -1,12 +1,13 @@
 /**
- * The two kernels of the graph's all-pairs neighbour search (knn.ts), each a WebAssembly module
+ * The three kernels of the graph's all-pairs neighbour search (knn.ts), each a WebAssembly module
  * emitted here with a JS twin (the fallback, and the reference the tests hold them to).
  *
- * `tile`: Hamming distances of a tile of TILE query bit-rows against n stored bit-rows. The search's own scan kernel (vectors/wasm-kernels.ts) takes
- * one query per call and counts bits with `i8x16.popcnt`, which x86 lacks (the engine emulates it
- * with shuffles); here each stored row is loaded once for TILE queries held in locals, and bits are
- * counted with scalar `i64.popcnt` (one instruction on current CPUs). The module is generated for
- * one row width (words of 64 bits), unrolled, and needs no SIMD: MVP WebAssembly only.
+ * `tile`: Hamming distances of a tile of TILE query bit-rows against n stored bit-rows. The dense
+ * search's own scan kernel (vectors/wasm-kernels.ts) takes one query per call and counts bits with
+ * `i8x16.popcnt`, which x86 lacks (the engine emulates it with shuffles); here each stored row is
+ * loaded once for TILE queries held in locals, and bits are counted with scalar `i64.popcnt` (one
+ * instruction on current CPUs). The module is generated for one row width (words of 64 bits),
+ * unrolled, and needs no SIMD: MVP WebAssembly only.
  *
  *   tile(q, base, n, out, pitch)  out[k·pitch + i] (u16) = popcount(q_k XOR row_i), k < TILE, i < n
  *
@@ -25,7 +26,7 @@
  */
 import { compileModule, I32, I64, leb, moduleBytes, V128 } from '../../util/wasm-module.ts';
 
-/** Queries per kernel call: 4 rows × up to 8 words of query held in locals is still cheap. */
+/** Queries per kernel call: each stored row is loaded once for this many (their words held in locals). */
 export const TILE = 4;
 
 const get = (i: number) => [0x20, ...leb(i)];

@@ -8,8 +8,8 @@
  * live passage picks a shortlist, which is scored exactly (the int8 codes' cosine), with kernels of
  * the graph's own (knn-kernels.ts) that take four passages per scan. A new passage is also offered
  * to its neighbours' lists (cosine is symmetric), so older passages learn of newer ones; a list
- * that lost too many neighbours to deletes is recomputed. Neighbours below the model's similarity floor
- * are no neighbours (unrelated texts stay apart).
+ * that lost too many neighbours to deletes is recomputed. Neighbours below the model's similarity
+ * floor are no neighbours (unrelated texts stay apart).
  */
 import { makeTicker } from '../../util/abort.ts';
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
