@@ -1,15 +1,16 @@
 /**
  * A tiny WebAssembly binary writer: the engine's kernels (vector scan, encoder) are emitted byte by
  * byte from TypeScript, so no compiler, assembler or .wasm asset is needed at build or run time.
- * Covers what the kernels use: one imported memory, functions with i32/f32/v128 locals, the MVP
+ * Covers what the kernels use: one imported memory, functions with i32/i64/f32/v128 locals, the MVP
  * control and memory instructions, fixed-width SIMD and relaxed SIMD (opcodes as in the
  * WebAssembly 2.0 / 3.0 binary format).
  */
 
 export const I32 = 0x7f;
+export const I64 = 0x7e;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
-export type ValType = typeof I32 | typeof F32 | typeof V128;
+export type ValType = typeof I32 | typeof I64 | typeof F32 | typeof V128;
 
 /** Unsigned LEB128. */
 export function leb(n: number): number[] {
