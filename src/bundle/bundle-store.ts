@@ -19,6 +19,7 @@ import { BundleFiles, bundleBase, fetchManifest, type FetchLike } from './bundle
 import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
+import { StaticDense } from './static-dense.ts';
 
 export { bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 
@@ -53,6 +54,8 @@ interface Texts {
 
 export class BundleStore implements IndexStore {
   readonly partial: PartialSource;
+  /** The static model's rows and the clustered sign bits, when the bundle was built with a static model. */
+  readonly staticDense: StaticDense | undefined;
   private readonly files: BundleFiles;
   private segments: Promise<SegmentRecord[]> | undefined;
   private readonly texts = new Map<string, Promise<Texts>>();
@@ -67,7 +70,10 @@ export class BundleStore implements IndexStore {
     fetchFn: FetchLike,
   ) {
     this.files = new BundleFiles(base, fetchFn);
+    this.staticDense = manifest.static && manifest.model ? new StaticDense(this.files, manifest.static, manifest.segments.map((s) => s.id)) : undefined;
+    const dense = this.staticDense;
     this.partial = {
+      ...(dense ? { denseNearest: (query: Float32Array) => dense.nearest(query) } : {}),
       readTerms: (terms) => this.readTerms(terms),
       readAllTerms: () => this.readTerms(undefined),
       readDocuments: (ordinals) => this.readDocuments(ordinals),

@@ -17,6 +17,8 @@ import {
   type BundleTextFile, type FineFile, type TextShard,
 } from './format.ts';
 import { gzip } from './gzip.ts';
+import { quantize } from '../engine/index/vectors/quantize.ts';
+import { writeStatic, type StaticModelInput } from './write-static.ts';
 import { sha256Hex } from './hash.ts';
 import { encodeCore, encodeTermEntry, encodeTermShard, type CoreSegmentInput, type TermSegmentInput } from './pieces.ts';
 
@@ -36,6 +38,8 @@ export interface WriteBundleInput {
   store: IndexStore;
   engine: BundleEngineSettings;
   model?: BundleModel;
+  /** The model is a static one: also write its rows and the vectors as clustered sign bits (static-format.ts). */
+  staticModel?: StaticModelInput;
   fields: Record<string, FilterFieldType>;
   generator: string;
   inputKey: string;
@@ -125,6 +129,13 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
     }
     segments.push(seg);
   }
+  const semantic = input.staticModel && input.model
+    ? await writeStatic((name, value) => files.add(name, value), input.staticModel, sources.map((s) => {
+        const v = s.record.dense ?? vectors.get(s.record.id);
+        const q = v && ('format' in v ? v : quantize(v));
+        return { vectors: q && q.identity === input.model!.identity ? q : undefined, live: s.live };
+      }))
+    : undefined;
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
@@ -148,6 +159,7 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
       lengths: Uint32Array.from(docs, (d) => d?.text.length ?? 0),
     }),
     facets: facetsOf(input.fields, metas.filter((_, o) => docs[o] !== null)),
+    ...(semantic ? { static: semantic } : {}),
   };
   return { manifest, files: files.map };
 }

@@ -1,0 +1,104 @@
+/**
+ * The semantic part of a bundle built with a static model (a lookup-table embedder: a query's
+ * vector is the normalised sum of its tokens' rows), laid out so a first dense or hybrid answer
+ * reads a few KB instead of every vector and the whole model, with no ONNX runtime:
+ *
+ *   static/core-<hash>.bin      the tokenizer's settings, the row and cluster shards' listing,
+ *                               the k-means centroids (int8, one scale each)
+ *   static/vocab/<n>-<hash>.bin the vocabulary pieces whose key (first character, `#` before it
+ *                               for a continuation piece) hashes to n: piece strings and token ids
+ *   static/rows/<n>-<hash>.bin  the embedding rows of token ids [n·ROWS, (n+1)·ROWS), as the
+ *                               model file holds them (int8 and a scale per row, or float32)
+ *   static/cluster/<n>-<hash>.bin the chunks of cluster n: where each is (segment, local ordinal),
+ *                               its residual's sign bits against the centroid and their scale
+ *
+ * A chunk's score is q·c + α·(q·s) (c its centroid, s = sign(v − c), α = mean |v − c|): an
+ * approximation of the exact cosine q·v, over the clusters whose centroids are nearest the query.
+ */
+import type { BundleFile, BundleShards } from './format.ts';
+
+/** Rows per row shard: a query token costs one shard of ≈ 4 KB (256-d int8). */
+export const STATIC_ROWS = 16;
+
+/** How query text becomes token ids (the model's tokenizer.json, the subset static models use). */
+export interface StaticTokenizer {
+  /** WordPiece (greedy longest match, continuation prefix) or WordLevel (whole words). */
+  kind: 'wordpiece' | 'wordlevel';
+  lowercase: boolean;
+  stripAccents: boolean;
+  /** Pad CJK ideographs with spaces (BertNormalizer handle_chinese_chars). */
+  chineseChars: boolean;
+  cleanText: boolean;
+  unkId: number;
+  /** '##' for WordPiece. */
+  prefix: string;
+  /** Longer words are unknown (WordPiece max_input_chars_per_word). */
+  maxChars: number;
+}
+
+/** The manifest's `static` entry. */
+export interface BundleStatic {
+  core: BundleFile;
+  vocab: BundleShards;
+}
+
+/** Listing of shard files kept in the static core (format.ts's compact form). */
+export interface StaticCoreValue {
+  tokenizer: StaticTokenizer;
+  dimension: number;
+  vocabSize: number;
+  /** How the rows are stored ('q8': int8 codes and a float32 scale per row). */
+  rows: 'q8' | 'fp32';
+  rowShards: BundleShards;
+  clusterShards: BundleShards;
+  /** clusters × dimension int8 codes, with one scale per centroid (the centroid is codes · scale). */
+  centroids: Int8Array;
+  centroidScales: Float32Array;
+  /** Chunks per cluster (so a reader can say how many it scored). */
+  clusterSizes: Uint32Array;
+  /** Clusters a query probes by default. */
+  probe: number;
+}
+
+export interface VocabShardValue {
+  pieces: string[];
+  ids: Uint32Array;
+}
+
+export interface RowShardValue {
+  /** Set when `rows` is 'q8'. */
+  codes?: Int8Array;
+  scales?: Float32Array;
+  /** Set when `rows` is 'fp32'. */
+  floats?: Float32Array;
+}
+
+export interface ClusterShardValue {
+  /** Position of each chunk's segment in the manifest's `segments`. */
+  seg: Uint16Array;
+  local: Uint32Array;
+  /** dimension / 8 bytes per chunk: bit j set when v_j ≥ c_j. */
+  bits: Uint8Array;
+  alpha: Float32Array;
+}
+
+/** The vocabulary shard of a piece: FNV-1a of its key (first code point, '#' before it when a continuation). */
+export function vocabShardOf(piece: string, prefix: string, shards: number): number {
+  const cont = prefix !== '' && piece.startsWith(prefix) && piece.length > prefix.length;
+  const rest = cont ? piece.slice(prefix.length) : piece;
+  const first = String.fromCodePoint(rest.codePointAt(0) ?? 0);
+  return keyShard((cont ? '#' : '') + first, shards);
+}
+
+/** The shard of a vocabulary key. */
+export function keyShard(key: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % shards;
+}
+
+/** Bytes of sign bits per vector. */
+export const bitBytes = (dimension: number): number => Math.ceil(dimension / 8);
