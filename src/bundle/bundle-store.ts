@@ -94,8 +94,19 @@ export class BundleStore implements IndexStore {
     const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
     const manifest = await fetchManifest(base, fetchFn);
     // The cache keeps this build only; done in the background (it never delays the first answer).
-    if (options.cache !== false) void pruneBundleCache(base, new Set([manifestUrl, ...listedFiles(manifest).map((f) => new URL(f.path, base).href)])).catch(() => undefined);
-    return new BundleStore(base, manifest, fetchFn);
+    const store = new BundleStore(base, manifest, fetchFn);
+    if (options.cache !== false) {
+      const keep = async (): Promise<Set<string>> => {
+        // A static-model bundle lists its row and cluster shards in its static core: pruned once a query read it.
+        const more = store.staticDense ? await store.staticDense.listedFiles() : [];
+        return new Set([manifestUrl, ...[...listedFiles(manifest), ...more].map((f) => new URL(f.path, base).href)]);
+      };
+      void (store.staticDense ? store.staticDense.coreRead() : Promise.resolve())
+        .then(keep)
+        .then((files) => pruneBundleCache(base, files))
+        .catch(() => undefined);
+    }
+    return store;
   }
 
   /** Bytes fetched so far (manifest excluded), for measurements and the playground's status. */

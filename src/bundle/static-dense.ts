@@ -7,7 +7,7 @@
 import type { Embedder, LazyDenseHits } from '../engine/contracts.ts';
 import { catalogEntry } from '../models/catalog.ts';
 import type { BundleFiles } from './bundle-files.ts';
-import { shardFile as fileOf, type BundleManifest } from './format.ts';
+import { shardFile as fileOf, type BundleFile, type BundleManifest } from './format.ts';
 import {
   bitBytes, keyShard, STATIC_ROWS, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
   type VocabShardValue,
@@ -16,6 +16,8 @@ import { neededKeys, tokenize } from './static-tokenizer.ts';
 
 export class StaticDense {
   private core: Promise<StaticCoreValue> | undefined;
+  private markSeen!: () => void;
+  private readonly seen = new Promise<void>((resolve) => (this.markSeen = resolve));
 
   constructor(
     private readonly files: BundleFiles,
@@ -27,9 +29,23 @@ export class StaticDense {
   private readCore(): Promise<StaticCoreValue> {
     if (!this.core) {
       this.core = this.files.get<StaticCoreValue>(this.entry.core);
-      this.core.catch(() => (this.core = undefined));
+      this.core.then(() => this.markSeen(), () => (this.core = undefined));
     }
     return this.core;
+  }
+
+  /** Settles once a query has read the static core (never, if none does: the cache prune waits for it). */
+  coreRead(): Promise<void> {
+    return this.seen;
+  }
+
+  /** The row and cluster shards the static core lists. */
+  async listedFiles(): Promise<BundleFile[]> {
+    const core = await this.readCore();
+    return [
+      ...core.rowShards.bytes.map((_, i) => fileOf('static/rows', core.rowShards, i)),
+      ...core.clusterShards.bytes.map((_, i) => fileOf('static/cluster', core.clusterShards, i)),
+    ];
   }
 
   /** Token ids of `text`, after reading the vocabulary shards it can touch (one round). */
