@@ -164,7 +164,7 @@ export function listedFiles(m: BundleManifest): BundleFile[] {
     ...m.terms.bytes.map((_, i) => termFile(m, i)),
     ...m.texts.bytes.map((_, i) => textFile(m, i)),
     ...m.segments.flatMap((s) => [s.vectors, s.fine].filter((f): f is BundleFile => f !== undefined)),
-    ...(m.static ? [m.static.core, ...m.static.vocab.bytes.map((_, i) => shardFile('static/vocab', m.static!.vocab, i))] : []),
+    ...(m.static ? [m.static.core] : []),
   ];
 }
 

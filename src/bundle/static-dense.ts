@@ -12,7 +12,7 @@ import {
   bitBytes, keyShard, STATIC_ROWS, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
   type VocabShardValue,
 } from './static-format.ts';
-import { neededKeys, tokenize } from './static-tokenizer.ts';
+import { tokenizeStep } from './static-tokenizer.ts';
 
 export class StaticDense {
   private core: Promise<StaticCoreValue> | undefined;
@@ -43,21 +43,27 @@ export class StaticDense {
   async listedFiles(): Promise<BundleFile[]> {
     const core = await this.readCore();
     return [
+      ...core.vocabShards.bytes.map((_, i) => fileOf('static/vocab', core.vocabShards, i)),
       ...core.rowShards.bytes.map((_, i) => fileOf('static/rows', core.rowShards, i)),
       ...core.clusterShards.bytes.map((_, i) => fileOf('static/cluster', core.clusterShards, i)),
     ];
   }
 
-  /** Token ids of `text`, after reading the vocabulary shards it can touch (one round). */
+  /** Token ids of `text`, after reading the vocabulary shards its greedy match reaches (in rounds: tokenizeStep). */
   async tokenIds(text: string): Promise<number[]> {
     const core = await this.readCore();
     const t = core.tokenizer;
-    const count = this.entry.vocab.bytes.length;
-    const shards = [...new Set([...neededKeys(t, text)].map((k) => keyShard(k, count)))];
-    const read = await Promise.all(shards.map((i) => this.files.get<VocabShardValue>(fileOf('static/vocab', this.entry.vocab, i))));
+    const count = core.vocabShards.bytes.length;
     const vocab = new Map<string, number>();
-    for (const v of read) v.pieces.forEach((p, j) => vocab.set(p, v.ids[j]));
-    return tokenize(t, text, vocab);
+    const read = new Set<number>();
+    for (;;) {
+      const step = tokenizeStep(t, text, (key) => read.has(keyShard(key, count)), vocab);
+      if (step.ids) return step.ids;
+      const shards = [...new Set([...step.missing].map((k) => keyShard(k, count)))];
+      const values = await Promise.all(shards.map((i) => this.files.get<VocabShardValue>(fileOf('static/vocab', core.vocabShards, i))));
+      for (const v of values) v.pieces.forEach((p, j) => vocab.set(p, v.ids[j]));
+      for (const i of shards) read.add(i);
+    }
   }
 
   /** The query's unit vector (normalised sum of its tokens' rows, as the model computes it); all zeros when no token has a row. */

@@ -3,10 +3,10 @@
  * vector is the normalised sum of its tokens' rows), laid out so a first dense or hybrid answer
  * reads a few KB instead of every vector and the whole model, with no ONNX runtime:
  *
- *   static/core-<hash>.bin      the tokenizer's settings, the row and cluster shards' listing,
+ *   static/core-<hash>.bin      the tokenizer's settings, the vocabulary, row and cluster shards' listing,
  *                               the k-means centroids (int8, one scale each)
- *   static/vocab/<n>-<hash>.bin the vocabulary pieces whose key (first character, `#` before it
- *                               for a continuation piece) hashes to n: piece strings and token ids
+ *   static/vocab/<n>-<hash>.bin the vocabulary pieces whose key (pieceKey: first two characters,
+ *                               `#` before them for a continuation piece) hashes to n: pieces, ids
  *   static/rows/<n>-<hash>.bin  the embedding rows of token ids [n·ROWS, (n+1)·ROWS), as the
  *                               model file holds them (int8 and a scale per row, or float32)
  *   static/cluster/<n>-<hash>.bin the chunks of cluster n: where each is (segment, local ordinal),
@@ -39,7 +39,6 @@ export interface StaticTokenizer {
 /** The manifest's `static` entry. */
 export interface BundleStatic {
   core: BundleFile;
-  vocab: BundleShards;
 }
 
 /** Listing of shard files kept in the static core (format.ts's compact form). */
@@ -49,6 +48,7 @@ export interface StaticCoreValue {
   vocabSize: number;
   /** How the rows are stored ('q8': int8 codes and a float32 scale per row). */
   rows: 'q8' | 'fp32';
+  vocabShards: BundleShards;
   rowShards: BundleShards;
   clusterShards: BundleShards;
   /** clusters × dimension int8 codes, with one scale per centroid (the centroid is codes · scale). */
@@ -82,12 +82,16 @@ export interface ClusterShardValue {
   alpha: Float32Array;
 }
 
-/** The vocabulary shard of a piece: FNV-1a of its key (first code point, '#' before it when a continuation). */
-export function vocabShardOf(piece: string, prefix: string, shards: number): number {
+/**
+ * A vocabulary piece's key: its first two code points ('#' before them for a continuation piece),
+ * or its only one. Greedy longest match at one position of a word needs the pieces starting with
+ * the next two characters there, and the one-character piece only when none of those matches, so
+ * each step of a tokenization reads one small shard, whatever the vocabulary's size.
+ */
+export function pieceKey(piece: string, prefix: string): string {
   const cont = prefix !== '' && piece.startsWith(prefix) && piece.length > prefix.length;
-  const rest = cont ? piece.slice(prefix.length) : piece;
-  const first = String.fromCodePoint(rest.codePointAt(0) ?? 0);
-  return keyShard((cont ? '#' : '') + first, shards);
+  const rest = [...(cont ? piece.slice(prefix.length) : piece)];
+  return (cont ? '#' : '') + rest.slice(0, 2).join('');
 }
 
 /** The shard of a vocabulary key. */

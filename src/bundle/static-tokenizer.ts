@@ -1,8 +1,8 @@
 /**
  * The query side of a static model's tokenizer, as transformers.js runs its tokenizer.json
  * (BertNormalizer, BertPreTokenizer, WordPiece or WordLevel, no special tokens added), over a
- * vocabulary read in shards: `neededKeys` says which shards a text can touch before any is read,
- * so they are fetched in one round, then `tokenize` runs on what they hold.
+ * vocabulary read in shards (static-format.ts pieceKey): `tokenizeStep` runs as far as the shards
+ * read so far allow and names the keys to read next.
  */
 import type { StaticTokenizer } from './static-format.ts';
 
@@ -43,27 +43,28 @@ export function normalizeText(t: StaticTokenizer, text: string): string {
 /** BertPreTokenizer: runs of non-space, non-punctuation characters, and each punctuation mark alone. */
 export const preTokenize = (text: string): string[] => text.trim().match(WORDS) ?? [];
 
-/** The vocabulary keys (see static-format.ts vocabShardOf) any tokenization of `text` may look up. */
-export function neededKeys(t: StaticTokenizer, text: string): Set<string> {
-  const keys = new Set<string>();
+/** What a tokenization step found: the ids, or the vocabulary keys it must read first. */
+export type TokenizeStep = { ids: number[]; missing?: undefined } | { missing: Set<string>; ids?: undefined };
+
+/**
+ * Token ids of `text` when every vocabulary key the greedy match reaches is `loaded` (the pieces
+ * of those keys' shards in `vocab`); otherwise the keys to read next (each word stops at its first
+ * unread key, so a caller reads them in rounds: one per word piece at most, one for most queries).
+ */
+export function tokenizeStep(t: StaticTokenizer, text: string, loaded: (key: string) => boolean, vocab: ReadonlyMap<string, number>): TokenizeStep {
+  const ids: number[] = [];
+  const missing = new Set<string>();
+  const need = (key: string): boolean => {
+    if (loaded(key)) return true;
+    missing.add(key);
+    return false;
+  };
   for (const word of preTokenize(normalizeText(t, text))) {
     const chars = [...word];
-    if (chars.length > t.maxChars) continue;
-    keys.add(chars[0]);
-    if (t.kind === 'wordpiece') for (let i = 1; i < chars.length; i++) keys.add('#' + chars[i]);
-  }
-  return keys;
-}
-
-/** Token ids of `text`, `vocab` holding (at least) every piece of the shards `neededKeys` named. */
-export function tokenize(t: StaticTokenizer, text: string, vocab: ReadonlyMap<string, number>): number[] {
-  const ids: number[] = [];
-  for (const word of preTokenize(normalizeText(t, text))) {
     if (t.kind === 'wordlevel') {
-      ids.push(vocab.get(word) ?? t.unkId);
+      if (need(chars.slice(0, 2).join(''))) ids.push(vocab.get(word) ?? t.unkId);
       continue;
     }
-    const chars = [...word];
     if (chars.length > t.maxChars) {
       ids.push(t.unkId);
       continue;
@@ -71,14 +72,28 @@ export function tokenize(t: StaticTokenizer, text: string, vocab: ReadonlyMap<st
     // Greedy longest match first, as WordPiece does; a word with an unmatched rest is one unknown.
     const pieces: number[] = [];
     let start = 0;
+    let unread = false;
     while (start < chars.length) {
-      let end = chars.length;
+      const mark = start > 0 ? '#' : '';
+      const head = start > 0 ? t.prefix : '';
       let found: number | undefined;
-      while (start < end) {
-        const piece = (start > 0 ? t.prefix : '') + chars.slice(start, end).join('');
-        found = vocab.get(piece);
-        if (found !== undefined) break;
-        end--;
+      let end = chars.length;
+      // Pieces of two characters or more first (one shard), then the single character (another).
+      if (end - start >= 2) {
+        if (!need(mark + chars[start] + chars[start + 1])) {
+          unread = true;
+          break;
+        }
+        for (; end - start >= 2 && found === undefined; end--) found = vocab.get(head + chars.slice(start, end).join(''));
+        if (found !== undefined) end++;
+      }
+      if (found === undefined) {
+        if (!need(mark + chars[start])) {
+          unread = true;
+          break;
+        }
+        found = vocab.get(head + chars[start]);
+        end = start + 1;
       }
       if (found === undefined) {
         pieces.length = 0;
@@ -88,7 +103,12 @@ export function tokenize(t: StaticTokenizer, text: string, vocab: ReadonlyMap<st
       pieces.push(found);
       start = end;
     }
-    ids.push(...pieces);
+    if (!unread) ids.push(...pieces);
   }
-  return ids;
+  return missing.size > 0 ? { missing } : { ids };
+}
+
+/** Token ids of `text` with the whole vocabulary at hand (tests, and the writer's checks). */
+export function tokenize(t: StaticTokenizer, text: string, vocab: ReadonlyMap<string, number>): number[] {
+  return tokenizeStep(t, text, () => true, vocab).ids!;
 }

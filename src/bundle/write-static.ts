@@ -8,7 +8,7 @@ import type { QuantizedVectors } from '../engine/contracts.ts';
 import { dequantize } from '../engine/index/vectors/quantize.ts';
 import { shardsOf, type BundleFile } from './format.ts';
 import {
-  bitBytes, STATIC_ROWS, vocabShardOf, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
+  bitBytes, keyShard, pieceKey, STATIC_ROWS, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
   type StaticTokenizer, type VocabShardValue,
 } from './static-format.ts';
 
@@ -29,8 +29,8 @@ export interface StaticSegmentInput {
 
 export type AddFile = (name: string, value: unknown) => Promise<BundleFile>;
 
-/** Vocabulary shards: a query reads one per distinct first character of its words (and of their continuations). */
-const VOCAB_SHARDS = 64;
+/** Vocabulary shards: a query reads about one per word and word piece (≈ 60 pieces, under 1 KB, each). */
+const VOCAB_SHARDS = 512;
 /** About this many chunks per cluster: a probed cluster costs ≈ 11 KB (256-d). */
 const CLUSTER_SIZE = 256;
 const MAX_CLUSTERS = 1024;
@@ -43,7 +43,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
   const vocabParts: { pieces: string[]; ids: number[] }[] = Array.from({ length: VOCAB_SHARDS }, () => ({ pieces: [], ids: [] }));
   model.vocab.forEach((piece, id) => {
     if (piece === undefined) return;
-    const s = vocabParts[vocabShardOf(piece, model.tokenizer.kind === 'wordpiece' ? model.tokenizer.prefix : '', VOCAB_SHARDS)];
+    const s = vocabParts[keyShard(pieceKey(piece, model.tokenizer.kind === 'wordpiece' ? model.tokenizer.prefix : ''), VOCAB_SHARDS)];
     s.pieces.push(piece);
     s.ids.push(id);
   });
@@ -92,6 +92,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
     dimension: d,
     vocabSize: n,
     rows: model.rows.kind,
+    vocabShards: shardsOf(vocab),
     rowShards: shardsOf(rowFiles),
     clusterShards: shardsOf(clusterFiles),
     centroids: codes,
@@ -99,7 +100,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
     clusterSizes: sizes,
     probe: Math.min(DEFAULT_PROBE, count),
   };
-  return { core: await add('static/core', core), vocab: shardsOf(vocab) };
+  return { core: await add('static/core', core) };
 }
 
 /** A centroid as readers see it (its int8 codes times its scale): residuals are taken against this. */
