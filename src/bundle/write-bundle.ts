@@ -65,11 +65,11 @@ interface Source {
 class Files {
   readonly map = new Map<string, Uint8Array>();
 
-  async add(name: string, value: unknown, compress = true): Promise<BundleFile> {
+  async add(name: string, value: unknown, compress = true, digits = 16): Promise<BundleFile> {
     const raw = encodeValue(value);
     const bytes = compress ? await gzip(raw) : raw;
     const sha256 = await sha256Hex(bytes);
-    const path = `${name}-${sha256.slice(0, 16)}.bin`;
+    const path = `${name}-${sha256.slice(0, digits)}.bin`;
     this.map.set(path, bytes);
     return { path, sha256, bytes: bytes.byteLength, ...(compress ? { gzip: true as const } : {}) };
   }
@@ -130,7 +130,7 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
     segments.push(seg);
   }
   const semantic = input.staticModel && input.model
-    ? await writeStatic((name, value) => files.add(name, value), input.staticModel, sources.map((s) => {
+    ? await writeStatic((name, value, digits) => files.add(name, value, true, digits), input.staticModel, sources.map((s) => {
         const v = s.record.dense ?? vectors.get(s.record.id);
         const q = v && ('format' in v ? v : quantize(v));
         return { vectors: q && q.identity === input.model!.identity ? q : undefined, live: s.live };

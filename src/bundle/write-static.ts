@@ -6,7 +6,7 @@
  */
 import type { QuantizedVectors } from '../engine/contracts.ts';
 import { dequantize } from '../engine/index/vectors/quantize.ts';
-import { shardsOf, type BundleFile } from './format.ts';
+import { shardsOf, STATIC_SHARD_HASH, type BundleFile } from './format.ts';
 import {
   bitBytes, keyShard, pieceKey, STATIC_ROWS, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
   type StaticTokenizer, type VocabShardValue,
@@ -27,7 +27,8 @@ export interface StaticSegmentInput {
   live: Uint8Array;
 }
 
-export type AddFile = (name: string, value: unknown) => Promise<BundleFile>;
+/** Writes one gzip file named by `digits` hex digits of its hash (default: the manifest's SHARD_HASH). */
+export type AddFile = (name: string, value: unknown, digits?: number) => Promise<BundleFile>;
 
 /** Vocabulary shards: a query reads about one per word and word piece (≈ 60 pieces, under 1 KB, each). */
 const VOCAB_SHARDS = 512;
@@ -48,7 +49,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
     s.ids.push(id);
   });
   const vocab: BundleFile[] = [];
-  for (const [i, s] of vocabParts.entries()) vocab.push(await add(`static/vocab/${i}`, { pieces: s.pieces, ids: Uint32Array.from(s.ids) } satisfies VocabShardValue));
+  for (const [i, s] of vocabParts.entries()) vocab.push(await add(`static/vocab/${i}`, { pieces: s.pieces, ids: Uint32Array.from(s.ids) } satisfies VocabShardValue, STATIC_SHARD_HASH));
 
   const rowFiles: BundleFile[] = [];
   const n = model.vocab.length;
@@ -57,7 +58,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
     const b = Math.min(n, a + STATIC_ROWS);
     const r = model.rows;
     const value: RowShardValue = r.kind === 'q8' ? { codes: r.codes.slice(a * d, b * d), scales: r.scales.slice(a, b) } : { floats: r.floats.slice(a * d, b * d) };
-    rowFiles.push(await add(`static/rows/${i}`, value));
+    rowFiles.push(await add(`static/rows/${i}`, value, STATIC_SHARD_HASH));
   }
 
   const { vectors, seg, local } = liveVectors(segments, d);
@@ -85,16 +86,16 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
       }
       value.alpha[j] = abs / d;
     });
-    clusterFiles.push(await add(`static/cluster/${k}`, value));
+    clusterFiles.push(await add(`static/cluster/${k}`, value, STATIC_SHARD_HASH));
   }
   const core: StaticCoreValue = {
     tokenizer: model.tokenizer,
     dimension: d,
     vocabSize: n,
     rows: model.rows.kind,
-    vocabShards: shardsOf(vocab),
-    rowShards: shardsOf(rowFiles),
-    clusterShards: shardsOf(clusterFiles),
+    vocabShards: shardsOf(vocab, STATIC_SHARD_HASH),
+    rowShards: shardsOf(rowFiles, STATIC_SHARD_HASH),
+    clusterShards: shardsOf(clusterFiles, STATIC_SHARD_HASH),
     centroids: codes,
     centroidScales: scales,
     clusterSizes: sizes,
