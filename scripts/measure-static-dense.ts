@@ -3,7 +3,7 @@
  * of a static-model bundle's on-demand dense recall costs in quality. Builds DIR (a dev
  * collection) as a bundle with the static model, then runs every judged query over it, in Node,
  * three ways — sparse; dense and hybrid on demand (the bundle's rows and nearest clusters, what a
- * first visit runs); dense and hybrid exact (every vector read, the query embedded by the model)
+ * first visit runs, probing 2 to every cluster); dense and hybrid exact (every vector read, the query embedded by the model)
  * — and prints nDCG@10 at page level (`unit: "document"`) for each, with the bytes read.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,8 +66,8 @@ const fileFetch: FetchLike = async (url) => {
   }
 };
 
-async function run(label: string, mode: 'sparse' | 'dense' | 'hybrid', exact: boolean): Promise<void> {
-  const bundle = await BundleStore.open(pathToFileURL(out).href, { fetch: fileFetch, cache: false });
+async function run(label: string, mode: 'sparse' | 'dense' | 'hybrid', exact: boolean, denseProbe?: number): Promise<void> {
+  const bundle = await BundleStore.open(pathToFileURL(out).href, { fetch: fileFetch, cache: false, denseProbe });
   let store: IndexStore = bundle;
   let embedder: Embedder = staticEmbedder(bundle.staticDense!, bundle.manifest);
   if (exact) {
@@ -91,8 +91,12 @@ async function run(label: string, mode: 'sparse' | 'dense' | 'hybrid', exact: bo
 
 console.log(`${dir}: ${corpus.length} pages, ${judged.length} judged queries, model ${model}\n\n| path | nDCG@10 | bundle bytes before the first answer (index only, no code) |\n|---|---|---|`);
 await run('sparse', 'sparse', false);
-await run('dense on demand (rows + 4 nearest clusters)', 'dense', false);
-await run('hybrid on demand', 'hybrid', false);
+const clusters = (JSON.parse(readFileSync(join(out, 'rcp-bundle.json'), 'utf8')) as { chunks: number }).chunks;
+for (const probe of [2, 4, 8, 16, Infinity]) {
+  const p = Number.isFinite(probe) ? String(probe) : 'every';
+  await run(`dense on demand (rows + ${p} nearest clusters${probe === 4 ? ', the default' : ''})`, 'dense', false, Number.isFinite(probe) ? probe : clusters);
+  await run(`hybrid on demand (${p} clusters)`, 'hybrid', false, Number.isFinite(probe) ? probe : clusters);
+}
 await run('dense exact (every vector, the model)', 'dense', true);
 await run('hybrid exact', 'hybrid', true);
 rmSync(site, { recursive: true, force: true });

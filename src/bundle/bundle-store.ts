@@ -31,6 +31,11 @@ export interface BundleStoreOptions {
    * Default true where the Cache API exists.
    */
   cache?: boolean;
+  /**
+   * Clusters a static-model bundle's on-demand dense recall scores per query (default: the
+   * bundle's, 4): more reads more bytes and misses fewer near chunks (scripts/measure-static-dense.ts).
+   */
+  denseProbe?: number;
 }
 
 /** A write to a bundle: bundles are built by `rcp-in-page index`, never changed in place. */
@@ -68,12 +73,13 @@ export class BundleStore implements IndexStore {
     readonly base: string,
     readonly manifest: BundleManifest,
     fetchFn: FetchLike,
+    denseProbe?: number,
   ) {
     this.files = new BundleFiles(base, fetchFn);
     this.staticDense = manifest.static && manifest.model ? new StaticDense(this.files, manifest.static, manifest.segments.map((s) => s.id)) : undefined;
     const dense = this.staticDense;
     this.partial = {
-      ...(dense ? { denseNearest: (query: Float32Array) => dense.nearest(query) } : {}),
+      ...(dense ? { denseNearest: (query: Float32Array) => dense.nearest(query, denseProbe) } : {}),
       readTerms: (terms) => this.readTerms(terms),
       readAllTerms: () => this.readTerms(undefined),
       readDocuments: (ordinals) => this.readDocuments(ordinals),
@@ -94,7 +100,7 @@ export class BundleStore implements IndexStore {
     const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
     const manifest = await fetchManifest(base, fetchFn);
     // The cache keeps this build only; done in the background (it never delays the first answer).
-    const store = new BundleStore(base, manifest, fetchFn);
+    const store = new BundleStore(base, manifest, fetchFn, options.denseProbe);
     if (options.cache !== false) {
       const keep = async (): Promise<Set<string>> => {
         // A static-model bundle lists its row and cluster shards in its static core: pruned once a query read it.
