@@ -29,7 +29,7 @@ import type { StaticModelInput } from '../src/bundle/write-static.ts';
 export const GENERATOR = 'rcp-in-page 0.1.0';
 const CACHE_DIR = '.rcp-cache';
 /** Version of the static-model part (src/bundle/static-format.ts) in the input key: a bundle without it is rebuilt. */
-const STATIC_PART = 1;
+const STATIC_PART = 2;
 /** Documents per engine `add` (one segment each; the engine merges past its segment limit). */
 const ADD_BATCH = 2_000;
 /** The folders a bundle's content files live in ('' = beside the manifest; stale ones are removed after a build). */

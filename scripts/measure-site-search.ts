@@ -196,7 +196,8 @@ for (const dir of dirs) {
   }
   await browser.close();
   const kb = (b: number): string => `${(b / 1024).toFixed(0)} KB`;
-  const bytesCell = (b: Transfer): string => `${kb(b.index.raw + b.code.raw)} (index ${kb(b.index.raw)}, code ${kb(b.code.raw)}); compressed host ${kb(b.index.gz + b.code.gz)} (index ${kb(b.index.gz)}, code ${kb(b.code.gz)})`;
+  const kb1 = (b: number): string => `${(b / 1024).toFixed(1)} KB`;
+  const bytesCell = (b: Transfer): string => `${kb1(b.index.raw + b.code.raw)} (index ${kb(b.index.raw)}, code ${kb(b.code.raw)}); compressed host ${kb1(b.index.gz + b.code.gz)} (index ${kb(b.index.gz)}, code ${kb(b.code.gz)})`;
   const built = `${(rcpBuild.ms / 1000).toFixed(1)} s (${rcpBuild.cpu.toFixed(1)} s CPU); unchanged rebuild ${(rcpRebuild.ms / 1000).toFixed(1)} s (${rcpRebuild.cpu.toFixed(1)} s CPU) | ${kb(rcpSize.bytes)} in ${rcpSize.files} files`;
   const before = rows.length;
   rcpPaths.forEach((m, i) => {

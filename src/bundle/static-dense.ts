@@ -9,7 +9,7 @@ import { catalogEntry } from '../models/catalog.ts';
 import type { BundleFiles } from './bundle-files.ts';
 import { shardFile as fileOf, type BundleFile, type BundleManifest } from './format.ts';
 import {
-  bitBytes, keyShard, STATIC_ROWS, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
+  bitBytes, keyShard, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
   type VocabShardValue,
 } from './static-format.ts';
 import { tokenizeStep } from './static-tokenizer.ts';
@@ -71,12 +71,13 @@ export class StaticDense {
     const core = await this.readCore();
     const d = core.dimension;
     const ids = (await this.tokenIds(text)).filter((id) => id >= 0 && id < core.vocabSize);
-    const shards = [...new Set(ids.map((id) => Math.floor(id / STATIC_ROWS)))];
+    const per = core.rowsPerShard;
+    const shards = [...new Set(ids.map((id) => Math.floor(id / per)))];
     const rows = new Map(await Promise.all(shards.map(async (i) => [i, await this.files.get<RowShardValue>(fileOf('static/rows', core.rowShards, i))] as const)));
     const sum = new Float64Array(d);
     for (const id of ids) {
-      const r = rows.get(Math.floor(id / STATIC_ROWS))!;
-      const at = id % STATIC_ROWS;
+      const r = rows.get(Math.floor(id / per))!;
+      const at = id % per;
       if (r.codes && r.scales) {
         // The model's int8 graph: Cast then Mul by the row's scale, in float32.
         const s = r.scales[at];

@@ -17,8 +17,8 @@
  */
 import type { BundleFile, BundleShards } from './format.ts';
 
-/** Rows per row shard: a query token costs one shard of ≈ 4 KB (256-d int8). */
-export const STATIC_ROWS = 16;
+/** Rows per row shard the writer puts (the static core says so to readers): a query token costs one shard of ≈ 2 KB (256-d int8); fewer rows per shard would list more shards in the static core. */
+export const STATIC_ROWS = 8;
 
 /** How query text becomes token ids (the model's tokenizer.json, the subset static models use). */
 export interface StaticTokenizer {
@@ -48,6 +48,8 @@ export interface StaticCoreValue {
   vocabSize: number;
   /** How the rows are stored ('q8': int8 codes and a float32 scale per row). */
   rows: 'q8' | 'fp32';
+  /** Token ids per row shard (STATIC_ROWS when written): shard n holds ids [n·rowsPerShard, (n+1)·rowsPerShard). */
+  rowsPerShard: number;
   vocabShards: BundleShards;
   rowShards: BundleShards;
   clusterShards: BundleShards;
@@ -74,9 +76,10 @@ export interface RowShardValue {
 }
 
 export interface ClusterShardValue {
-  /** Position of each chunk's segment in the manifest's `segments`. */
-  seg: Uint16Array;
-  local: Uint32Array;
+  /** Position of each chunk's segment in the manifest's `segments` (8 bits when there are few). */
+  seg: Uint8Array | Uint16Array;
+  /** Its local ordinal (16 bits when every segment has fewer than 65,536 chunks). */
+  local: Uint16Array | Uint32Array;
   /** dimension / 8 bytes per chunk: bit j set when v_j ≥ c_j. */
   bits: Uint8Array;
   alpha: Float32Array;

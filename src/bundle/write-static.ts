@@ -1,6 +1,6 @@
 /**
  * Writes the semantic part of a bundle built with a static model (static-format.ts): the
- * vocabulary in shards by first character, the embedding rows in shards of STATIC_ROWS ids, and
+ * vocabulary in shards by first two characters, the embedding rows in shards of STATIC_ROWS ids, and
  * the chunks' vectors as sign bits of their residual against a k-means centroid, one shard per
  * cluster. Deterministic: the same vectors and model give the same bytes.
  */
@@ -70,10 +70,13 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
   const members: number[][] = Array.from({ length: count }, () => []);
   assign.forEach((a, i) => members[a].push(i));
   const bytes = bitBytes(d);
+  // The narrowest arrays that hold every position: a probed cluster's bytes are mostly its bits.
+  const Seg = segments.length <= 256 ? Uint8Array : Uint16Array;
+  const Local = segments.every((s) => s.live.length <= 65_536) ? Uint16Array : Uint32Array;
   for (let k = 0; k < count; k++) {
     const c = centroid(codes, scales, k, d);
     const m = members[k];
-    const value: ClusterShardValue = { seg: new Uint16Array(m.length), local: new Uint32Array(m.length), bits: new Uint8Array(m.length * bytes), alpha: new Float32Array(m.length) };
+    const value: ClusterShardValue = { seg: new Seg(m.length), local: new Local(m.length), bits: new Uint8Array(m.length * bytes), alpha: new Float32Array(m.length) };
     m.forEach((i, j) => {
       value.seg[j] = seg[i];
       value.local[j] = local[i];
@@ -93,6 +96,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
     dimension: d,
     vocabSize: n,
     rows: model.rows.kind,
+    rowsPerShard: STATIC_ROWS,
     vocabShards: shardsOf(vocab, STATIC_SHARD_HASH),
     rowShards: shardsOf(rowFiles, STATIC_SHARD_HASH),
     clusterShards: shardsOf(clusterFiles, STATIC_SHARD_HASH),
