@@ -17,8 +17,12 @@
  */
 import type { BundleFile, BundleShards } from './format.ts';
 
-/** Rows per row shard the writer puts (the static core says so to readers): a query token costs one shard of ≈ 2 KB (256-d int8); fewer rows per shard would list more shards in the static core. */
-export const STATIC_ROWS = 8;
+/**
+ * About this many bytes of rows per row shard: a query token reads one shard (8 rows of a 256-d
+ * int8 model, 20 of a 100-d one). Smaller shards would list more of them in the static core, which
+ * every first dense answer reads; the static core says how many rows a shard holds.
+ */
+export const ROW_SHARD_BYTES = 2_048;
 
 /** How query text becomes token ids (the model's tokenizer.json, the subset static models use). */
 export interface StaticTokenizer {
@@ -48,7 +52,7 @@ export interface StaticCoreValue {
   vocabSize: number;
   /** How the rows are stored ('q8': int8 codes and a float32 scale per row). */
   rows: 'q8' | 'fp32';
-  /** Token ids per row shard (STATIC_ROWS when written): shard n holds ids [n·rowsPerShard, (n+1)·rowsPerShard). */
+  /** Token ids per row shard: shard n holds ids [n·rowsPerShard, (n+1)·rowsPerShard). */
   rowsPerShard: number;
   vocabShards: BundleShards;
   rowShards: BundleShards;

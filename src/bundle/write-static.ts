@@ -1,6 +1,6 @@
 /**
  * Writes the semantic part of a bundle built with a static model (static-format.ts): the
- * vocabulary in shards by first two characters, the embedding rows in shards of STATIC_ROWS ids, and
+ * vocabulary in shards by first two characters, the embedding rows in shards of ≈ 2 KB (ROW_SHARD_BYTES), and
  * the chunks' vectors as sign bits of their residual against a k-means centroid, one shard per
  * cluster. Deterministic: the same vectors and model give the same bytes.
  */
@@ -8,7 +8,7 @@ import type { QuantizedVectors } from '../engine/contracts.ts';
 import { dequantize } from '../engine/index/vectors/quantize.ts';
 import { shardsOf, STATIC_SHARD_HASH, type BundleFile } from './format.ts';
 import {
-  bitBytes, keyShard, pieceKey, STATIC_ROWS, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
+  bitBytes, keyShard, pieceKey, ROW_SHARD_BYTES, type BundleStatic, type ClusterShardValue, type RowShardValue, type StaticCoreValue,
   type StaticTokenizer, type VocabShardValue,
 } from './static-format.ts';
 
@@ -53,9 +53,10 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
 
   const rowFiles: BundleFile[] = [];
   const n = model.vocab.length;
-  for (let i = 0; i * STATIC_ROWS < n; i++) {
-    const a = i * STATIC_ROWS;
-    const b = Math.min(n, a + STATIC_ROWS);
+  const per = Math.max(1, Math.round(ROW_SHARD_BYTES / (model.rows.kind === 'q8' ? d + 4 : 4 * d)));
+  for (let i = 0; i * per < n; i++) {
+    const a = i * per;
+    const b = Math.min(n, a + per);
     const r = model.rows;
     const value: RowShardValue = r.kind === 'q8' ? { codes: r.codes.slice(a * d, b * d), scales: r.scales.slice(a, b) } : { floats: r.floats.slice(a * d, b * d) };
     rowFiles.push(await add(`static/rows/${i}`, value, STATIC_SHARD_HASH));
@@ -96,7 +97,7 @@ export async function writeStatic(add: AddFile, model: StaticModelInput, segment
     dimension: d,
     vocabSize: n,
     rows: model.rows.kind,
-    rowsPerShard: STATIC_ROWS,
+    rowsPerShard: per,
     vocabShards: shardsOf(vocab, STATIC_SHARD_HASH),
     rowShards: shardsOf(rowFiles, STATIC_SHARD_HASH),
     clusterShards: shardsOf(clusterFiles, STATIC_SHARD_HASH),
