@@ -23,13 +23,17 @@ import type { IndexDocument } from '../src/protocol/types.ts';
 import { loadDom, loadPdfjs } from './node-deps.ts';
 import { indexedExtension, readPage, type PageOutcome } from './read-page.ts';
 import { CachedEmbedder } from './vector-cache.ts';
+import { readStaticModel } from './static-model.ts';
+import type { StaticModelInput } from '../src/bundle/write-static.ts';
 
 export const GENERATOR = 'rcp-in-page 0.1.0';
 const CACHE_DIR = '.rcp-cache';
+/** Version of the static-model part (src/bundle/static-format.ts) in the input key: a bundle without it is rebuilt. */
+const STATIC_PART = 2;
 /** Documents per engine `add` (one segment each; the engine merges past its segment limit). */
 const ADD_BATCH = 2_000;
 /** The folders a bundle's content files live in ('' = beside the manifest; stale ones are removed after a build). */
-const CONTENT_DIRS = ['', 'terms', 'texts', 'vectors', 'fine', 'segments'];
+const CONTENT_DIRS = ['', 'terms', 'texts', 'vectors', 'fine', 'segments', 'static', 'static/vocab', 'static/rows', 'static/cluster'];
 
 export interface BuildOptions {
   /** The site (or content) folder. */
@@ -42,7 +46,13 @@ export interface BuildOptions {
    * The model that embeds the passages, or undefined for a sparse-only bundle. `load` is called
    * only when something must be embedded or identified.
    */
-  model?: { name: string; load(): Promise<Embedder> };
+  model?: {
+    name: string;
+    load(): Promise<Embedder>;
+    /** The model's folder and weights: a static model's rows and vocabulary are bundled too (static-model.ts). */
+    folder?: string;
+    dtype?: 'q8' | 'fp32';
+  };
   /** One line per event (files skipped, progress, summary). */
   log(line: string): void;
 }
@@ -124,7 +134,7 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
   const docs: IndexDocument[] = outcomes.flatMap((p) => (p.status === 'parsed' ? [p.doc] : []));
   const settings = { analyzer: '', chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP, contextWeight: DEFAULT_CONTEXT_WEIGHT };
   const inputKey = createHash('sha256')
-    .update(JSON.stringify({ generator: GENERATOR, baseUrl: o.baseUrl, model: o.model?.name ?? null, settings, pages: paths.map((p) => [p, cache.pages[p].sha256]) }))
+    .update(JSON.stringify({ generator: GENERATOR, baseUrl: o.baseUrl, model: o.model?.name ?? null, dtype: o.model?.dtype ?? null, semantic: STATIC_PART, settings, pages: paths.map((p) => [p, cache.pages[p].sha256]) }))
     .digest('hex');
 
   const manifestPath = join(out, MANIFEST_FILE);
@@ -149,6 +159,12 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
     embedder = new CachedEmbedder(await o.model.load(), cacheDir);
     model = { name: o.model.name, identity: embedder.identity, dimension: embedder.dimension };
   }
+  let staticModel: StaticModelInput | undefined;
+  if (o.model?.folder) {
+    const read = readStaticModel(o.model.folder, o.model.dtype ?? 'q8');
+    if (read.ok) staticModel = read.model;
+    else if (read.reason !== 'not a static (lookup-table) model') o.log(`no semantic shards: ${o.model.name}: ${read.reason}`);
+  }
   const store = new MemoryStore();
   const engine = new Engine({ store, embedder, limits: { maxDocumentsPerAdd: ADD_BATCH } });
   await engine.open();
@@ -164,6 +180,7 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
     store,
     engine: settings,
     model,
+    ...(staticModel ? { staticModel } : {}),
     fields: inferFields(docs.map((d) => d.meta ?? {})),
     generator: GENERATOR,
     inputKey,

@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildIndex } from './build-index.ts';
+import { buildIndex, type BuildOptions } from './build-index.ts';
 import { MissingDependencyError } from './node-deps.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 
@@ -30,7 +30,7 @@ const fail = (message: string, code = 1): never => {
 };
 
 /** The model named by the options, loaded through the project's embedder (onnxruntime-node). */
-async function modelOption(modelsDir: string, name: string | undefined, dtype: string | undefined): Promise<{ name: string; load(): Promise<Embedder> } | undefined> {
+async function modelOption(modelsDir: string, name: string | undefined, dtype: string | undefined): Promise<BuildOptions['model']> {
   if (name === 'none') return undefined;
   const base = resolve(modelsDir) + '/';
   if (!existsSync(base)) fail(`no models folder at ${modelsDir} (build one with \`npm run models\`, point --models at one, or pass --model none for a sparse-only bundle)`);
@@ -47,7 +47,7 @@ async function modelOption(modelsDir: string, name: string | undefined, dtype: s
   if (!existsSync(join(base, model))) fail(`no model folder '${model}' in ${modelsDir}`);
   const d = (dtype ?? config.dtype ?? 'q8') as 'q8' | 'fp32';
   if (d !== 'q8' && d !== 'fp32') fail(`--dtype must be q8 or fp32, not ${dtype}`, 2);
-  return { name: model, load: () => models.loadEmbedder({ modelBase: base, model, dtype: d }) };
+  return { name: model, folder: join(base, model), dtype: d, load: () => models.loadEmbedder({ modelBase: base, model, dtype: d }) };
 }
 
 async function main(argv: string[]): Promise<void> {

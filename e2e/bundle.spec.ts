@@ -171,3 +171,46 @@ test.describe('a static bundle opened over HTTP', () => {
     expect(external).toEqual([]);
   });
 });
+
+test.describe('a bundle built with a static model, opened over HTTP', () => {
+  let semantic: string;
+  test.beforeAll(async () => {
+    semantic = mkdtempSync(join(tmpdir(), 'rcp-e2e-bundle-static-'));
+    const modelBase = join(import.meta.dirname, '..', 'public', 'models') + '/';
+    // With the model's folder: the bundle carries its rows and the vectors as clustered sign bits (src/bundle/static-format.ts).
+    await buildIndex({ input: site, out: semantic, baseUrl: '', model: { name: MODEL, folder: join(modelBase, MODEL), dtype: 'q8', load: () => loadEmbedder({ modelBase, model: MODEL, dtype: 'q8' }) }, log: () => undefined });
+  });
+  test.afterAll(() => rmSync(semantic, { recursive: true, force: true }));
+
+  test('answers hybrid and dense from its shards: no model file, no ONNX runtime, no segment vectors', async ({ browser }) => {
+    const context = await browser.newContext();
+    const { external, urls } = await watchOrigin(context);
+    const fetched: string[] = [];
+    await context.route(`${ORIGIN}/site-search/**`, (route) => {
+      const path = decodeURIComponent(new URL(route.request().url()).pathname.slice('/site-search/'.length));
+      fetched.push(path);
+      try {
+        return route.fulfill({ body: readFileSync(join(semantic, path)), contentType: path.endsWith('.json') ? 'application/json' : 'application/octet-stream' });
+      } catch {
+        return route.fulfill({ status: 404, body: 'not found' });
+      }
+    });
+    const page = await context.newPage();
+    const init = await openTab(page, 'e2e-bundle-static', {}, '?bundle=/site-search/');
+    expect(init.error).toBeUndefined();
+    expect(init.result.capabilities.retrieve.modes).toContain('hybrid');
+    for (const mode of ['hybrid', 'dense'] as const) {
+      const r = await call(page, 'retrieve', { query: 'the captain of the ship', k: 5, mode });
+      expect(r.error, mode).toBeUndefined();
+      expect(r.result.hits.length, mode).toBeGreaterThan(0);
+      expect(r.result.hits.some((h: { scores?: { dense?: number } }) => h.scores?.dense !== undefined), mode).toBe(true);
+      expect((r.result.usage?.notes ?? []).join(' '), mode).toMatch(/dense scores approximate/);
+    }
+    expect(fetched.some((p) => p.startsWith('static/rows/'))).toBe(true);
+    expect(fetched.some((p) => p.startsWith('static/cluster/'))).toBe(true);
+    expect(fetched.filter((p) => p.startsWith('vectors/') || p.startsWith('fine/'))).toEqual([]);
+    expect(urls.filter((u) => /\/models\/|\/ort\/|onnx|transformers/.test(u))).toEqual([]);
+    expect(external).toEqual([]);
+    await context.close();
+  });
+});

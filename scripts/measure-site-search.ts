@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N] [--repeat N]`:
+ * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N] [--repeat N] [--no-pagefind]`:
  * rcp-in-page and Pagefind side by side on the same static sites, the dev collections turned into
  * sites (one HTML page per document: its title as <title> and <h1>, its text as paragraphs).
  * Prints, per site and system: build time (wall and CPU), bundle size, and, in Chromium from a cold
@@ -7,8 +7,11 @@
  * that moment, as an element does on first use), then nDCG@10 over all the collection's queries
  * (page-level: rcp-in-page's `unit: "document"`, Pagefind's page results). Prints `uptime` first.
  *
- * rcp-in-page: `rcp-in-page index` (cli/build-index.ts), the engine's default mode (hybrid with
- * the default model, or sparse with --model none), queried through the worker over the bundle.
+ * rcp-in-page: `rcp-in-page index` (cli/build-index.ts), queried through the worker over the
+ * bundle: with --model none, sparse; with a model, each path on its own cold start, sparse and
+ * hybrid (with a static model, hybrid is served from the bundle's rows and clustered sign bits,
+ * no model runtime: src/bundle/static-format.ts), bytes and time before that path's first result
+ * and its nDCG@10.
  * Pagefind: the `pagefind` binary from @pagefind/linux-x64, queried with its own pagefind.js.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -25,7 +28,7 @@ import { buildIndex } from '../cli/build-index.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 
 const root = join(import.meta.dirname, '..');
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' }, 'no-pagefind': { type: 'boolean' } } });
 const dirs = positionals.length ? positionals : ['cacm', 'npl', 'time'].map((c) => join(root, '..', 'shared', 'eval', c));
 const model = values.model ?? 'minilm-l6-v2';
 const maxQueries = Number(values.queries ?? Infinity);
@@ -62,14 +65,18 @@ const cpu = (): number => {
   return (u.user + u.system) / 1e6;
 };
 
+/** A request's mode ('default': none named, the engine's default). */
+const modeField = (mode: string): string => (mode === 'default' || mode === '' ? '' : `, mode: '${mode}'`);
+
 const SEARCH_PAGE = (system: 'rcp' | 'pagefind', mode: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>search</title></head><body>
 <script type="module">
   window.searchFirst = async (q) => {
     const t0 = performance.now();
     ${system === 'rcp'
       ? `const { createInPageEngine } = await import('/rcp-in-page/index.js');
-    window.engine = await createInPageEngine({ bundle: '/rcp-search/', models: ${mode !== 'sparse'}, modelBase: '/models/', wasmPaths: '/rcp-in-page/ort/' });
-    const r = await window.engine.request('retrieve', { query: q, k: 10, unit: 'document' });
+    window.engine = await createInPageEngine({ bundle: '/rcp-search/', models: ${model !== 'none'}, modelBase: '/models/', wasmPaths: '/rcp-in-page/ort/' });
+    const r = await window.engine.request('retrieve', { query: q, k: 10, unit: 'document'${modeField(mode)} });
+    window.notes = r.usage?.notes ?? [];
     return { ms: performance.now() - t0, first: r.hits[0]?.id };`
       : `window.pf = await import('/pagefind/pagefind.js');
     const s = await window.pf.search(q);
@@ -80,7 +87,7 @@ const SEARCH_PAGE = (system: 'rcp' | 'pagefind', mode: string) => `<!doctype htm
     const out = [];
     for (const q of qs) {
       ${system === 'rcp'
-        ? `const r = await window.engine.request('retrieve', { query: q, k: 10, unit: 'document' });
+        ? `const r = await window.engine.request('retrieve', { query: q, k: 10, unit: 'document'${modeField(mode)} });
       out.push(r.hits.map((h) => h.id));`
         : `const s = await window.pf.search(q);
       out.push(await Promise.all(s.results.slice(0, 10).map(async (r) => (await r.data()).url)));`}
@@ -117,29 +124,36 @@ for (const dir of dirs) {
   const rcpOut = join(site, 'rcp-search');
   let t = performance.now(), c = cpu();
   const modelBase = join(root, 'public', 'models') + '/';
-  await buildIndex({ input: site, out: rcpOut, baseUrl: '', model: model === 'none' ? undefined : { name: model, load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) }, log: () => undefined });
+  const modelOption = model === 'none' ? undefined : { name: model, folder: join(modelBase, model), dtype: 'q8' as const, load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) };
+  await buildIndex({ input: site, out: rcpOut, baseUrl: '', model: modelOption, log: () => undefined });
   const rcpBuild = { ms: performance.now() - t, cpu: cpu() - c };
   t = performance.now();
   c = cpu();
-  const again = await buildIndex({ input: site, out: rcpOut, baseUrl: '', model: model === 'none' ? undefined : { name: model, load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) }, log: () => undefined });
+  const again = await buildIndex({ input: site, out: rcpOut, baseUrl: '', model: modelOption, log: () => undefined });
   const rcpRebuild = { ms: performance.now() - t, cpu: cpu() - c, upToDate: again.upToDate };
   const rcpSize = folderBytes(rcpOut);
 
   // Pagefind: build (a child process: its CPU time is the child's).
   t = performance.now();
-  const pf = spawnSync(PAGEFIND, ['--site', site, '--output-subdir', 'pagefind', '--glob', '*.html', '--quiet'], { encoding: 'utf8' });
-  if (pf.status !== 0) throw new Error(`pagefind failed: ${pf.stderr}`);
+  const withPagefind = !values['no-pagefind'];
+  if (withPagefind) {
+    const pf = spawnSync(PAGEFIND, ['--site', site, '--output-subdir', 'pagefind', '--glob', '*.html', '--quiet'], { encoding: 'utf8' });
+    if (pf.status !== 0) throw new Error(`pagefind failed: ${pf.stderr}`);
+  }
   const pfBuild = { ms: performance.now() - t };
-  const pfSize = folderBytes(join(site, 'pagefind'));
+  const pfSize = withPagefind ? folderBytes(join(site, 'pagefind')) : { bytes: 0, files: 0 };
 
   // The search pages and the package's files beside the sites.
   cpSyncLib(site);
-  writeFileSync(join(site, 'search-rcp.html'), SEARCH_PAGE('rcp', model === 'none' ? 'sparse' : 'default'));
+  // One page per path: each is measured from its own cold start.
+  const rcpPaths = model === 'none' ? ['sparse'] : ['sparse', 'hybrid'];
+  for (const mode of rcpPaths) writeFileSync(join(site, `search-rcp-${mode}.html`), SEARCH_PAGE('rcp', mode));
   writeFileSync(join(site, 'search-pagefind.html'), SEARCH_PAGE('pagefind', ''));
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const results: Record<string, { bytes: Transfer; ms: number; ndcg: number }> = {};
-  for (const system of ['rcp', 'pagefind'] as const) {
+  const results: Record<string, { bytes: Transfer; ms: number; ndcg: number; notes: string[] }> = {};
+  const systems = [...rcpPaths.map((m) => `rcp-${m}`), ...(withPagefind ? ['pagefind'] : [])];
+  for (const system of systems) {
     // Cold runs (a fresh context each: empty HTTP and Cache API caches); the best time of `repeat`,
     // the bytes of the first (the same every time). The last run's page then answers every query.
     let best = Infinity;
@@ -161,7 +175,8 @@ for (const dir of dirs) {
       await page.goto(`${ORIGIN}/search-${system}.html`);
       await page.waitForFunction(() => 'searchFirst' in window);
       counting = true;
-      const first = await page.evaluate((q) => (window as unknown as { searchFirst(q: string): Promise<{ ms: number }> }).searchFirst(q), String(judged[0].text));
+      const first = await page.evaluate((q) => (window as unknown as { searchFirst(q: string): Promise<{ ms: number; first?: string }> }).searchFirst(q), String(judged[0].text));
+      if (first.first === undefined) throw new Error(`${system}: no first result`);
       await page.waitForTimeout(300); // let requestfinished sizes arrive
       counting = false;
       best = Math.min(best, first.ms);
@@ -173,16 +188,24 @@ for (const dir of dirs) {
     const lists = await page.evaluate((qs) => (window as unknown as { searchAll(q: string[]): Promise<string[][]> }).searchAll(qs), judged.map((q) => String(q.text)));
     const ids = lists.map((l) => l.map((x) => idOfPage.get(x.replace(/^\//, '')) ?? x));
     const ndcg = ids.reduce((s, l, i) => s + ndcg10(l, qrels.get(String(judged[i]._id))!), 0) / ids.length;
-    results[system] = { bytes: firstBytes, ms: best, ndcg };
+    const notes = await page.evaluate(() => (window as unknown as { notes?: string[] }).notes ?? []);
+    if (notes.length) console.error(`${name} ${system}, first answer's usage.notes: ${notes.join(' | ')}`);
+    results[system] = { bytes: firstBytes, ms: best, ndcg, notes };
     console.error(`${name} ${system}: ${(ids.reduce((n, l) => n + l.length, 0) / ids.length).toFixed(1)} results per query on average (of at most 10)`);
     await context.close();
   }
   await browser.close();
   const kb = (b: number): string => `${(b / 1024).toFixed(0)} KB`;
-  const bytesCell = (b: Transfer): string => `${kb(b.index.raw + b.code.raw)} (index ${kb(b.index.raw)}, code ${kb(b.code.raw)}); compressed host ${kb(b.index.gz + b.code.gz)} (index ${kb(b.index.gz)}, code ${kb(b.code.gz)})`;
-  rows.push(`| ${name} (${corpus.length} pages, ${judged.length} queries) | rcp-in-page (${model === 'none' ? 'sparse' : `default mode, ${model}`}) | ${(rcpBuild.ms / 1000).toFixed(1)} s (${rcpBuild.cpu.toFixed(1)} s CPU); unchanged rebuild ${(rcpRebuild.ms / 1000).toFixed(1)} s (${rcpRebuild.cpu.toFixed(1)} s CPU) | ${kb(rcpSize.bytes)} in ${rcpSize.files} files | ${bytesCell(results.rcp.bytes)} | ${results.rcp.ms.toFixed(0)} ms | ${results.rcp.ndcg.toFixed(4)} |`);
-  rows.push(`| | Pagefind 1.6.0 | ${(pfBuild.ms / 1000).toFixed(1)} s | ${kb(pfSize.bytes)} in ${pfSize.files} files | ${bytesCell(results.pagefind.bytes)} | ${results.pagefind.ms.toFixed(0)} ms | ${results.pagefind.ndcg.toFixed(4)} |`);
-  console.log(rows.slice(-2).join('\n'));
+  const kb1 = (b: number): string => `${(b / 1024).toFixed(1)} KB`;
+  const bytesCell = (b: Transfer): string => `${kb1(b.index.raw + b.code.raw)} (index ${kb(b.index.raw)}, code ${kb(b.code.raw)}); compressed host ${kb1(b.index.gz + b.code.gz)} (index ${kb(b.index.gz)}, code ${kb(b.code.gz)})`;
+  const built = `${(rcpBuild.ms / 1000).toFixed(1)} s (${rcpBuild.cpu.toFixed(1)} s CPU); unchanged rebuild ${(rcpRebuild.ms / 1000).toFixed(1)} s (${rcpRebuild.cpu.toFixed(1)} s CPU) | ${kb(rcpSize.bytes)} in ${rcpSize.files} files`;
+  const before = rows.length;
+  rcpPaths.forEach((m, i) => {
+    const r = results[`rcp-${m}`];
+    rows.push(`| ${i === 0 ? `${name} (${corpus.length} pages, ${judged.length} queries)` : ''} | rcp-in-page (${m}${model === 'none' ? '' : `, ${model}`}) | ${i === 0 ? built : '〃 | 〃'} | ${bytesCell(r.bytes)} | ${r.ms.toFixed(0)} ms | ${r.ndcg.toFixed(4)} |`);
+  });
+  if (withPagefind) rows.push(`| | Pagefind 1.6.0 | ${(pfBuild.ms / 1000).toFixed(1)} s | ${kb(pfSize.bytes)} in ${pfSize.files} files | ${bytesCell(results.pagefind.bytes)} | ${results.pagefind.ms.toFixed(0)} ms | ${results.pagefind.ndcg.toFixed(4)} |`);
+  console.log(rows.slice(before).join('\n'));
   rmSync(site, { recursive: true, force: true });
 }
 console.log('\n| site | system | build | bundle | bytes before the first result (cold: as served; on a host that gzips) | time to first result (cold, best of ${repeat}) | nDCG@10 |\n|---|---|---|---|---|---|---|');

@@ -76,8 +76,12 @@ async function start(config: EngineConfig): Promise<Runtime> {
     ),
     coordination,
   );
+  // A bundle built with a static model carries its rows: queries are embedded from them, and no
+  // model runtime (transformers.js, onnxruntime-web) is imported at all.
+  const staticDense = config.models === false ? undefined : bundle?.staticDense;
+  const staticModel = staticDense && bundle ? (await import('./bundle/static-dense.ts')).staticEmbedder(staticDense, bundle.manifest) : undefined;
   const models =
-    config.models === false || (bundle && !bundle.manifest.model)
+    config.models === false || (bundle && !bundle.manifest.model) || staticModel
       ? undefined
       : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
         await (await import('./models/runtime.ts')).ModelRuntime.open({
@@ -89,7 +93,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const rerankers = models?.rerankers() ?? [];
   const engine = new Engine({
     store,
-    embedder: models?.embedder,
+    embedder: staticModel ?? models?.embedder,
     reranker: rerankers,
     coordination,
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
@@ -109,6 +113,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   );
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
+    // A static-model bundle's rows embed queries only (no `embed` method is served for it).
     models: modelCapabilities({ embedder: models?.embedder, tokenVectors: true, rerankers, sparseEncoder: models?.sparseEncoder }),
     session: SESSION_CAPABILITIES,
     extensions: [bundle ? bundleInpageCapabilities(bundle) : INPAGE_CAPABILITIES],

@@ -19,6 +19,7 @@ import { BundleFiles, bundleBase, fetchManifest, type FetchLike } from './bundle
 import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
+import { StaticDense } from './static-dense.ts';
 
 export { bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 
@@ -30,6 +31,11 @@ export interface BundleStoreOptions {
    * Default true where the Cache API exists.
    */
   cache?: boolean;
+  /**
+   * Clusters a static-model bundle's on-demand dense recall scores per query (default: the
+   * bundle's, 4): more reads more bytes and misses fewer near chunks (scripts/measure-static-dense.ts).
+   */
+  denseProbe?: number;
 }
 
 /** A write to a bundle: bundles are built by `rcp-in-page index`, never changed in place. */
@@ -53,6 +59,8 @@ interface Texts {
 
 export class BundleStore implements IndexStore {
   readonly partial: PartialSource;
+  /** The static model's rows and the clustered sign bits, when the bundle was built with a static model. */
+  readonly staticDense: StaticDense | undefined;
   private readonly files: BundleFiles;
   private segments: Promise<SegmentRecord[]> | undefined;
   private readonly texts = new Map<string, Promise<Texts>>();
@@ -65,9 +73,13 @@ export class BundleStore implements IndexStore {
     readonly base: string,
     readonly manifest: BundleManifest,
     fetchFn: FetchLike,
+    denseProbe?: number,
   ) {
     this.files = new BundleFiles(base, fetchFn);
+    this.staticDense = manifest.static && manifest.model ? new StaticDense(this.files, manifest.static, manifest.segments.map((s) => s.id)) : undefined;
+    const dense = this.staticDense;
     this.partial = {
+      ...(dense ? { denseNearest: (query: Float32Array) => dense.nearest(query, denseProbe) } : {}),
       readTerms: (terms) => this.readTerms(terms),
       readAllTerms: () => this.readTerms(undefined),
       readDocuments: (ordinals) => this.readDocuments(ordinals),
@@ -88,8 +100,19 @@ export class BundleStore implements IndexStore {
     const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
     const manifest = await fetchManifest(base, fetchFn);
     // The cache keeps this build only; done in the background (it never delays the first answer).
-    if (options.cache !== false) void pruneBundleCache(base, new Set([manifestUrl, ...listedFiles(manifest).map((f) => new URL(f.path, base).href)])).catch(() => undefined);
-    return new BundleStore(base, manifest, fetchFn);
+    const store = new BundleStore(base, manifest, fetchFn, options.denseProbe);
+    if (options.cache !== false) {
+      const keep = async (): Promise<Set<string>> => {
+        // A static-model bundle lists its row and cluster shards in its static core: pruned once a query read it.
+        const more = store.staticDense ? await store.staticDense.listedFiles() : [];
+        return new Set([manifestUrl, ...[...listedFiles(manifest), ...more].map((f) => new URL(f.path, base).href)]);
+      };
+      void (store.staticDense ? store.staticDense.coreRead() : Promise.resolve())
+        .then(keep)
+        .then((files) => pruneBundleCache(base, files))
+        .catch(() => undefined);
+    }
+    return store;
   }
 
   /** Bytes fetched so far (manifest excluded), for measurements and the playground's status. */

@@ -24,6 +24,7 @@
  */
 import type { FilterFieldType } from '../protocol/types.ts';
 import type { Manifest, StoredChunk, StoredDocument } from '../engine/contracts.ts';
+import type { BundleStatic } from './static-format.ts';
 
 export const BUNDLE_FORMAT = 'rcp-in-page-bundle';
 /** Bumped on any change a reader of the previous version would misread. */
@@ -75,13 +76,20 @@ export interface BundleTextShards extends BundleShards {
 /** Hex digits of a shard's sha256 the manifest keeps. */
 export const SHARD_HASH = 16;
 
-/** The listing of these files (all gzip, all named by SHARD_HASH digits of their hash). */
-export function shardsOf(files: readonly BundleFile[]): BundleShards {
-  return { hashes: files.map((f) => f.sha256.slice(0, SHARD_HASH)).join(''), bytes: files.map((f) => f.bytes) };
+/**
+ * The listing of these files (all gzip, all named by `digits` hex digits of their hash: SHARD_HASH
+ * for the manifest's, fewer for the static core's thousands of row shards).
+ */
+export function shardsOf(files: readonly BundleFile[], digits = SHARD_HASH): BundleShards {
+  return { hashes: files.map((f) => f.sha256.slice(0, digits)).join(''), bytes: files.map((f) => f.bytes) };
 }
 
-function shardFile(dir: string, shards: BundleShards, i: number): BundleFile {
-  const hash = shards.hashes.slice(i * SHARD_HASH, (i + 1) * SHARD_HASH);
+/** Hex digits of a shard's hash the static core keeps (a truncated upload or another build's file is still refused). */
+export const STATIC_SHARD_HASH = 8;
+
+export function shardFile(dir: string, shards: BundleShards, i: number): BundleFile {
+  const digits = shards.hashes.length / shards.bytes.length;
+  const hash = shards.hashes.slice(i * digits, (i + 1) * digits);
   return { path: `${dir}/${i}-${hash}.bin`, sha256: hash, bytes: shards.bytes[i], gzip: true };
 }
 
@@ -146,6 +154,11 @@ export interface BundleManifest {
   metas: BundleFile;
   /** Keyword fields' facet counts (up to FACET_VALUES values each). */
   facets: Record<string, BundleFacets>;
+  /**
+   * Built with a static model: its vocabulary and rows, and the vectors as clustered sign bits
+   * (static-format.ts), so a dense or hybrid first answer reads a few shards and no model runtime.
+   */
+  static?: BundleStatic;
 }
 
 /** Facet values a manifest keeps per keyword field. */
@@ -158,6 +171,7 @@ export function listedFiles(m: BundleManifest): BundleFile[] {
     ...m.terms.bytes.map((_, i) => termFile(m, i)),
     ...m.texts.bytes.map((_, i) => textFile(m, i)),
     ...m.segments.flatMap((s) => [s.vectors, s.fine].filter((f): f is BundleFile => f !== undefined)),
+    ...(m.static ? [m.static.core] : []),
   ];
 }
 

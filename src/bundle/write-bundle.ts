@@ -17,6 +17,8 @@ import {
   type BundleTextFile, type FineFile, type TextShard,
 } from './format.ts';
 import { gzip } from './gzip.ts';
+import { quantize } from '../engine/index/vectors/quantize.ts';
+import { writeStatic, type StaticModelInput } from './write-static.ts';
 import { sha256Hex } from './hash.ts';
 import { encodeCore, encodeTermEntry, encodeTermShard, type CoreSegmentInput, type TermSegmentInput } from './pieces.ts';
 
@@ -36,6 +38,8 @@ export interface WriteBundleInput {
   store: IndexStore;
   engine: BundleEngineSettings;
   model?: BundleModel;
+  /** The model is a static one: also write its rows and the vectors as clustered sign bits (static-format.ts). */
+  staticModel?: StaticModelInput;
   fields: Record<string, FilterFieldType>;
   generator: string;
   inputKey: string;
@@ -61,11 +65,11 @@ interface Source {
 class Files {
   readonly map = new Map<string, Uint8Array>();
 
-  async add(name: string, value: unknown, compress = true): Promise<BundleFile> {
+  async add(name: string, value: unknown, compress = true, digits = 16): Promise<BundleFile> {
     const raw = encodeValue(value);
     const bytes = compress ? await gzip(raw) : raw;
     const sha256 = await sha256Hex(bytes);
-    const path = `${name}-${sha256.slice(0, 16)}.bin`;
+    const path = `${name}-${sha256.slice(0, digits)}.bin`;
     this.map.set(path, bytes);
     return { path, sha256, bytes: bytes.byteLength, ...(compress ? { gzip: true as const } : {}) };
   }
@@ -125,6 +129,13 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
     }
     segments.push(seg);
   }
+  const semantic = input.staticModel && input.model
+    ? await writeStatic((name, value, digits) => files.add(name, value, true, digits), input.staticModel, sources.map((s) => {
+        const v = s.record.dense ?? vectors.get(s.record.id);
+        const q = v && ('format' in v ? v : quantize(v));
+        return { vectors: q && q.identity === input.model!.identity ? q : undefined, live: s.live };
+      }))
+    : undefined;
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
@@ -148,6 +159,7 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
       lengths: Uint32Array.from(docs, (d) => d?.text.length ?? 0),
     }),
     facets: facetsOf(input.fields, metas.filter((_, o) => docs[o] !== null)),
+    ...(semantic ? { static: semantic } : {}),
   };
   return { manifest, files: files.map };
 }

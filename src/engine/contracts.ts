@@ -144,6 +144,22 @@ export interface PartialSource {
    * request exactly (the same as `facetValues` over every document would); undefined otherwise.
    */
   facets?(field: string, limit: number): { values: { value: string | number | boolean; count: number }[]; distinct: number } | undefined;
+  /**
+   * Approximate dense scores of the chunks near `query`, read on demand (a bundle built with a
+   * static model: its clusters of sign-bit codes), so a first dense answer needs no vectors in
+   * memory. Absent: dense search reads every segment's vectors (`IndexStore.loadVectors`).
+   */
+  denseNearest?(query: Float32Array): Promise<LazyDenseHits>;
+}
+
+/** What `PartialSource.denseNearest` found: chunks by segment id and local ordinal, with their approximate cosines. */
+export interface LazyDenseHits {
+  segment: Int32Array;
+  local: Uint32Array;
+  score: Float32Array;
+  /** Clusters scored, of how many. */
+  probed: number;
+  clusters: number;
 }
 
 /**

@@ -222,6 +222,10 @@ export class Engine {
     // vectors after the first answer only: the idle read would spend the visitor's bandwidth before
     // the first query, and race it.
     if (!this.readOnly && !this.store.partial) this.prefetch.arm();
+    // A store that answers dense recall on demand (a static-model bundle: state/residency.ts) keeps
+    // doing so: reading every vector after the first answer would spend megabytes of the visitor's
+    // bandwidth on what a few shards per query serve. What needs the vectors still reads them.
+    if (this.store.partial?.denseNearest) this.prefetch.close();
     this.reembed?.schedule();
   }
 

@@ -7,10 +7,10 @@ import { DEFAULT_FUSION } from '../config.ts';
 import type { RetrieveParams } from '../../protocol/types.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Bm25 } from '../index/bm25.ts';
-import { nextStamp } from '../index/select-top.ts';
+import { nextStamp, selectTop } from '../index/select-top.ts';
 import type { Embedder, FineCodes } from '../contracts.ts';
 import { ModelUnavailableError } from '../errors.ts';
-import { denseModel, denseSearch, earlySearch, hasVector, missingVectors, refineDense, refinePool, segmentVectors, type EarlyLookup } from '../index/dense.ts';
+import { denseModel, denseSearch, type DenseModel, earlySearch, hasVector, missingVectors, refineDense, refinePool, segmentVectors, type EarlyLookup } from '../index/dense.ts';
 import { denseTuning } from '../index/vectors/tuning.ts';
 import { hitId } from './hits.ts';
 import { checkAborted } from '../../util/abort.ts';
@@ -70,6 +70,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
   const dense = async (refine: boolean): Promise<Candidate[]> => {
     const e = deps.embedder!;
     const model = denseModel(e);
+    if (lazyDense(deps, r.view, model)) return keep(await denseOnDemand(deps, r, model, depth, notes));
     const missing = missingVectors(r.view, model, deps.early);
     if (missing > 0) notes.push(`${missing} chunks have no vectors from embedder '${e.identity}'; dense search skipped them`);
     // Nothing to compare with (empty index, or nothing embedded yet): do not wait on the model.
@@ -123,12 +124,40 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     if (sc) scores.sparse = sc.scores.sparse;
     return { seg: base.seg, local: base.local, doc: base.doc, score: f.score, scores };
   });
-  if (deps.embedder) {
+  if (deps.embedder && !lazyDense(deps, r.view, denseModel(deps.embedder))) {
     const model = denseModel(deps.embedder);
     const lacking = candidates.filter((c) => c.scores.dense === undefined && !hasVector(c, model, deps.early)).length;
     if (lacking > 0) notes.push(`${lacking} of ${candidates.length} candidates had no vector yet: ranked by their sparse score alone`);
   }
   return { candidates, floor: STAGE_FLOOR.fused, notes };
+}
+
+/**
+ * True when dense search is answered by the store on demand (a static-model bundle's clustered
+ * sign bits) because no segment's vectors are in memory yet: a first dense or hybrid answer then
+ * reads a few shards instead of every vector. Once the vectors are read, the exact search serves.
+ */
+export function lazyDense(deps: Pick<RecallDeps, 'residency'>, view: IndexView, model: DenseModel): boolean {
+  return deps.residency?.lazyDense === true && view.segments.length > 0 && view.segments.every((s) => s.record.partial !== undefined && !segmentVectors(s, model));
+}
+
+/** Dense recall over the store's nearest clusters: the approximate cosines, ranked as dense search ranks (floor, unit, filter). */
+async function denseOnDemand(deps: RecallDeps, r: RecallInput, model: DenseModel, depth: number, notes: string[]): Promise<Candidate[]> {
+  const [q] = await deps.embedder!.embed([r.text], 'query', r.signal);
+  checkAborted(r.signal);
+  if (!q.some((x) => x !== 0)) return []; // no known token: no direction, nothing is similar
+  const near = await deps.residency!.nearest(r.view, q);
+  checkAborted(r.signal);
+  notes.push(
+    `dense scores approximate (the bundle's sign-bit codes of the ${near.probed} of ${near.clusters} clusters nearest the query, ` +
+      `score = centroid·q + residual sign bits·q; exact int8 cosines once the vectors are read)`,
+  );
+  const floor = model.minSimilarity ?? -Infinity;
+  const score = (s: number, c: number): number => {
+    const v = near.score(s, c);
+    return v >= floor ? v : NaN;
+  };
+  return selectTop(r.view, { k: depth, unit: r.unit, accept: r.accept, stamp: nextStamp() }, score, 'dense', false, near.positions);
 }
 
 /**

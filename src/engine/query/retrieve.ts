@@ -22,7 +22,7 @@ import { candidateVector, cosine, denseModel, missingVectors } from '../index/de
 import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
 import { suspectInjection } from './injection.ts';
-import { recallVariants, type RecallDeps } from './recall.ts';
+import { lazyDense, recallVariants, type RecallDeps } from './recall.ts';
 import { queryVariants, rewriteQuery } from './transform.ts';
 import type { Sessions } from './dedup-sessions.ts';
 import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
@@ -208,11 +208,15 @@ async function serveMode(run: Run): Promise<void> {
   // A cold start publishes the view before the vectors are read: whatever touches them waits here
   // (not a default-mode request served sparse because the model still loads).
   const wantsVectors = (loading ? 'sparse' : plan.mode) !== 'sparse' || params.includeVectors === true || !!params.mmr;
-  if (deps.embedder && wantsVectors && deps.vectorsLoaded) {
+  // A store that answers dense recall on demand (a static-model bundle) serves a dense or hybrid
+  // recall without the vectors; what needs the vectors themselves still waits for them.
+  const onDemand = deps.embedder !== undefined && lazyDense(deps, run.view, denseModel(deps.embedder));
+  const needsVectors = onDemand ? params.includeVectors === true || !!params.mmr : wantsVectors;
+  if (deps.embedder && needsVectors && deps.vectorsLoaded) {
     await deps.vectorsLoaded();
     checkAborted(run.ctx.signal);
   }
-  const pending = downgradable && !loading && deps.embedder ? missingVectors(run.view, denseModel(deps.embedder), deps.early) : 0;
+  const pending = downgradable && !loading && !onDemand && deps.embedder ? missingVectors(run.view, denseModel(deps.embedder), deps.early) : 0;
   if (pending > 0 || loading) run.mode = 'sparse';
   if (loading) run.notes.push(`default mode ${plan.mode} served as sparse: the dense model is still loading`);
   if (pending > 0) run.notes.push(`default mode ${plan.mode} served as sparse: ${pending} chunks still wait for vectors`);

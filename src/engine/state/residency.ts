@@ -42,6 +42,36 @@ export class Residency {
     if (ordinals.length > 0) this.fill(view, await this.source.readDocuments(ordinals));
   }
 
+  /** True when the source answers dense search on demand (PartialSource.denseNearest). */
+  get lazyDense(): boolean {
+    return this.source.denseNearest !== undefined;
+  }
+
+  /**
+   * The chunks near `query` with their approximate cosines, as global positions of `view`
+   * (`view.bases[s] + local`) and a score per position (NaN elsewhere).
+   */
+  async nearest(view: IndexView, query: Float32Array): Promise<{ positions: { at: Int32Array; length: number }; score: (s: number, local: number) => number; probed: number; clusters: number }> {
+    const found = await this.source.denseNearest!(query);
+    const segOf = new Map(view.segments.map((s, i) => [s.record.id, i]));
+    const at = new Int32Array(found.score.length);
+    const scores = new Map<number, number>();
+    let n = 0;
+    for (let i = 0; i < found.score.length; i++) {
+      const si = segOf.get(found.segment[i]);
+      if (si === undefined || found.local[i] >= view.segments[si].size) continue; // a segment this view no longer has
+      const pos = view.bases[si] + found.local[i];
+      at[n++] = pos;
+      scores.set(pos, found.score[i]);
+    }
+    return {
+      positions: { at, length: n },
+      score: (s, local) => scores.get(view.bases[s] + local) ?? NaN,
+      probed: found.probed,
+      clusters: found.clusters,
+    };
+  }
+
   /** Every document's id (`'ids'`) or id and meta (`'all'`) is filled in once this resolves. */
   async table(view: IndexView, what: 'ids' | 'all'): Promise<void> {
     const segs = partialSegments(view);
