@@ -203,6 +203,7 @@ export class Engine {
       },
       retrieve: (plan, ctx) => this.retrieveNow(plan, ctx),
       idle: () => this.foreground.idle(FOREGROUND_MAX_WAIT_MS),
+      stale: () => this.state.markStale(),
     });
   }
 

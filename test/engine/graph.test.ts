@@ -113,6 +113,24 @@ describe('graph local', () => {
     }
   });
 
+  it('a write that commits while a walk reads its texts is not an error: the walk runs again on the new version', async () => {
+    const { engine, store } = await makeEngine({ embedder: new HashEmbedder() });
+    await engine.add(WHALES.map((t, i) => ({ id: `whale${i}`, text: `${t}. ${t} quahog. ${t}.` })), { chunk: true, chunkSize: 40, chunkOverlap: 0 });
+    const before = engine.indexVersion;
+    // The first text read of the walk finds every whale document rewritten since its snapshot.
+    const read = store.getDocuments.bind(store);
+    let rewrites = 0;
+    store.getDocuments = async (ids) => {
+      if (rewrites++ === 0) await engine.add(WHALES.map((t, i) => ({ id: `whale${i}`, text: `${t} rewritten. ${t} quahog.` })), { chunk: true, chunkSize: 40, chunkOverlap: 0 });
+      return read(ids);
+    };
+    const r = await graph(engine, { op: 'local', query: 'harpoon captain', k: 3 });
+    expect(rewrites).toBeGreaterThan(1);
+    expect(r.indexVersion).not.toBe(before);
+    expect(r.indexVersion).toBe(engine.indexVersion);
+    expect(r.hits!.length).toBeGreaterThan(0);
+  });
+
   it('answers with no hits and a note when nothing seeds the walk', async () => {
     const { engine } = await makeEngine(); // sparse only: a word in no passage matches nothing
     await engine.add([{ id: 'a', text: 'whale harpoon' }, { id: 'b', text: 'congress law' }]);

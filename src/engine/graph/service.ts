@@ -12,6 +12,7 @@ import type { Embedder } from '../contracts.ts';
 import type { IndexView } from '../index/view.ts';
 import type { RetrievePlan } from '../query/plan.ts';
 import { denseModel } from '../index/dense.ts';
+import { DocumentRewritten } from '../query/hits.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
 import { GraphIndex } from './graph-index.ts';
 import { runGraphOp } from './ops.ts';
@@ -27,7 +28,12 @@ export interface GraphServiceDeps {
   retrieve(plan: RetrievePlan, ctx: { signal?: AbortSignal }): Promise<RetrieveResult>;
   /** Settles when no request waits (background work goes after them). */
   idle(): Promise<void>;
+  /** Marks the engine's view as possibly behind the store (a write of another tab), so the next view reads it. */
+  stale(): void;
 }
+
+/** Runs of one request when writes keep committing under it (each run sees a newer version). */
+const MAX_ATTEMPTS = 3;
 
 /** After a write, the graph is refreshed this long after the last one (a burst of imports builds once). */
 const REFRESH_DELAY_MS = 1000;
@@ -45,7 +51,23 @@ export class GraphService {
     this.index = new GraphIndex({ model: deps.embedder && denseModel(deps.embedder), isStopTerm: (t) => stops.has(t) });
   }
 
+  /**
+   * A graph request names no version, so a write that commits while it runs (its passages' texts
+   * are then gone from the graph's snapshot) is not the client's error: the op runs again on the
+   * new version, as an unpinned retrieve does.
+   */
   async run(plan: GraphPlan, signal?: AbortSignal): Promise<GraphResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOnce(plan, signal);
+      } catch (e) {
+        if (!(e instanceof DocumentRewritten) || attempt >= MAX_ATTEMPTS) throw e;
+        this.deps.stale();
+      }
+    }
+  }
+
+  private async runOnce(plan: GraphPlan, signal?: AbortSignal): Promise<GraphResult> {
     const t0 = performance.now();
     this.used = true;
     const view = await this.deps.currentView();
