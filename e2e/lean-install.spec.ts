@@ -63,7 +63,9 @@ test('the CLI names the optional dependency it needs, and builds a bundle once i
     const first = spawnSync(cli, ['index', site, '--out', join(app, 'bundle'), '--model', 'none'], { cwd: app, encoding: 'utf8' });
     expect(first.status).toBe(1);
     expect(first.stderr).toContain("needs the package 'linkedom': npm install --save-dev linkedom");
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', 'linkedom', '@xmldom/xmldom'], { cwd: app, encoding: 'utf8' });
+    // --prefer-offline: `npm ci` caches tarballs but not the registry documents a by-name install
+    // reads, so on a fresh machine npm may have to ask the registry for them (as a user's would).
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'linkedom', '@xmldom/xmldom'], { cwd: app, encoding: 'utf8' });
     const second = spawnSync(cli, ['index', site, '--out', join(app, 'bundle'), '--model', 'none'], { cwd: app, encoding: 'utf8' });
     expect(second.stderr).toContain('wrote');
     expect(second.status).toBe(0);
