@@ -18,6 +18,9 @@ import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { buildIndex } from '../cli/build-index.ts';
+import { judgedQueries } from '../src/eval/beir.ts';
+import { ndcgAt } from '../src/eval/metrics.ts';
+import { readCollection } from './lib/beir-files.ts';
 
 const root = join(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' } } });
@@ -25,25 +28,9 @@ const dir = positionals[0] ?? join(root, '..', 'shared', 'eval', 'npl');
 const model = values.model ?? 'minilm-l6-v2-static-256d';
 const modelBase = join(root, 'public', 'models') + '/';
 
-const readJsonl = (p: string): Record<string, string>[] => readFileSync(p, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-const corpus = readJsonl(join(dir, 'corpus.jsonl'));
-const queries = readJsonl(join(dir, 'queries.jsonl'));
-const qrels = new Map<string, Map<string, number>>();
-for (const line of readFileSync(join(dir, 'qrels', 'test.tsv'), 'utf8').split('\n').slice(1)) {
-  const [q, d, s] = line.trim().split('\t');
-  if (!q || !d) continue;
-  if (!qrels.has(q)) qrels.set(q, new Map());
-  qrels.get(q)!.set(d, Number(s));
-}
-const judged = queries.filter((q) => [...(qrels.get(String(q._id))?.values() ?? [])].some((g) => g > 0));
-
-function ndcg10(ranked: string[], rel: Map<string, number>): number {
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((d, i) => (dcg += (rel.get(d) ?? 0) / Math.log2(i + 2)));
-  const ideal = [...rel.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
+const collection = readCollection(dir);
+const { corpus, qrels } = collection;
+const judged = judgedQueries(collection);
 
 // The collection as a site: one page per document, named by its id (the page id is the path).
 const site = mkdtempSync(join(tmpdir(), 'rcp-static-dense-'));
@@ -52,9 +39,9 @@ const pageOf = (id: string): string => `${encodeURIComponent(id).replace(/%/g, '
 const idOf = new Map<string, string>();
 const escape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 for (const d of corpus) {
-  idOf.set(pageOf(String(d._id)), String(d._id));
+  idOf.set(pageOf(d.id), d.id);
   const body = (d.text ?? '').split(/\n\s*\n/).map((p) => `<p>${escape(p)}</p>`).join('\n');
-  writeFileSync(join(site, pageOf(String(d._id))), `<!doctype html><html lang="en"><head><title>${escape(d.title || `Document ${d._id}`)}</title></head><body><main><h1>${escape(d.title || '')}</h1>\n${body}</main></body></html>\n`);
+  writeFileSync(join(site, pageOf(d.id)), `<!doctype html><html lang="en"><head><title>${escape(d.title || `Document ${d.id}`)}</title></head><body><main><h1>${escape(d.title || '')}</h1>\n${body}</main></body></html>\n`);
 }
 await buildIndex({ input: site, out, baseUrl: '', model: { name: model, folder: join(modelBase, model), dtype: 'q8', load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) }, log: () => undefined });
 
@@ -81,9 +68,9 @@ async function run(label: string, mode: 'sparse' | 'dense' | 'hybrid', exact: bo
   let sum = 0;
   let firstBytes = 0;
   for (const [i, q] of judged.entries()) {
-    const r = await retrieveInProcess(engine, { query: String(q.text), k: 10, unit: 'document', mode });
+    const r = await retrieveInProcess(engine, { query: q.text, k: 10, unit: 'document', mode });
     if (i === 0) firstBytes = bundle.bytesRead;
-    sum += ndcg10(r.hits.map((h) => idOf.get(String(h.id)) ?? String(h.id)), qrels.get(String(q._id))!);
+    sum += ndcgAt(10, r.hits.map((h) => idOf.get(String(h.id)) ?? String(h.id)), qrels.get(q.id)!);
   }
   console.log(`| ${label} | ${(sum / judged.length).toFixed(4)} | ${(firstBytes / 1024).toFixed(0)} KB |`);
   engine.close();

@@ -8,20 +8,10 @@ import type { QuantizedVectors } from '../../src/engine/contracts.ts';
 import type { DenseModel } from '../../src/engine/index/dense.ts';
 import type { DocEntry, IndexView, LiveSegment } from '../../src/engine/index/view.ts';
 import { quantize } from '../../src/engine/index/vectors/quantize.ts';
+import { rng } from '../../scripts/lib/prng.ts';
 import { DenseNeighbors, KNN_DEFAULTS } from '../../src/engine/graph/knn.ts';
 import { gatherJs, gatherKernel, hammingTileJs, shortlistJs, shortlistKernel, TILE, tileKernel } from '../../src/engine/graph/knn-kernels.ts';
 
-/** mulberry32: a seeded PRNG, so every run sees the same data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const gauss = (r: () => number): number => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
 
 const popcount = (x: number): number => {

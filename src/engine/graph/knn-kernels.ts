@@ -24,14 +24,14 @@
  *
  *   gather(q, codes, stride, idx, count, out)  out[c] (i32) = Σ_j q[j] · codes[idx[c] · stride + j]
  */
-import { compileModule, I32, I64, leb, moduleBytes, V128 } from '../../util/wasm-module.ts';
+import { compileModule, I32, I64, leb, moduleBytes, sleb, V128 } from '../../util/wasm-module.ts';
 
 /** Queries per kernel call: each stored row is loaded once for this many (their words held in locals). */
 export const TILE = 4;
 
 const get = (i: number) => [0x20, ...leb(i)];
 const set = (i: number) => [0x21, ...leb(i)];
-const i32c = (v: number) => [0x41, ...leb(v)]; // small non-negative constants only
+const i32c = (v: number) => [0x41, ...sleb(v)]; // i32.const takes a signed LEB128 (leb would turn 64..127 negative)
 const I32_ADD = 0x6a;
 const I32_MUL = 0x6c;
 const I32_GE_U = 0x4f;
