@@ -43,7 +43,8 @@
  * with ≥ 1 relevant qrel: nDCG@10 (linear gain), Recall@50, Recall@100, MRR@10 — as shared/eval/bm25_eval.py
  * (src/eval/metrics.ts). --json --per-query adds every query's scores and top 10.
  * dense/hybrid load the project's embedder (src/models `loadEmbedder`) from public/models/
- * (built by `npm run models`); --dtype q8|fp32 picks its weights.
+ * (built by `npm run models`); --dtype q8|fp32 picks its weights; --runtime kernels runs it on our
+ * own WASM encoder kernels instead of onnxruntime-node (the worker's runtime for the models we build).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -319,6 +320,21 @@ async function loadReranker(method: string, embedder: Embedder | undefined): Pro
   return models.CrossEncoderReranker.load({ modelBase, model: config.crossEncoder });
 }
 
+/**
+ * `--runtime kernels`: the model on our own WASM encoder kernels (this thread, no workers), as the
+ * worker runs it when they cover the model — so the page's quality harness and this CLI embed with
+ * the same arithmetic and agree to 4 decimals (scripts/measure-quality-page.ts).
+ */
+/** Our kernels' vectors differ in the last bits between their SIMD variants: each gets its own cache. */
+const cacheFolderOf = (runtime: string) => runtime.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+async function loadOurKernels(settings: { modelBase: string; model?: string; dtype?: 'q8' | 'fp32' }): Promise<Embedder> {
+  const { resolveModelFolder, DEFAULT_MODEL } = await import('../src/models/index.ts');
+  const { loadEncoder } = await import('../src/models/encoder-choice.ts');
+  const folder = await resolveModelFolder(settings.modelBase, settings.model ?? DEFAULT_MODEL, settings.dtype ?? 'q8', true);
+  return loadEncoder({ ...settings, runtime: 'kernels', encoderWorkers: 0 }, folder, (_level, message) => console.log(`# ${message}`));
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.dirs.length === 0) {
@@ -336,12 +352,18 @@ async function main(): Promise<void> {
     // The project's embedder (src/models) on the locally built model files (`npm run models`).
     const { loadEmbedder } = await import('../src/models/index.ts');
     const modelBase = fileURLToPath(new URL('../public/models/', import.meta.url));
+    const settings = {
+      modelBase,
+      ...(args.opts.model ? { model: args.opts.model } : {}),
+      ...(args.opts.dtype ? { dtype: args.opts.dtype as 'q8' | 'fp32' } : {}),
+    };
+    const runtime = args.opts.runtime ?? 'transformers.js';
+    if (runtime !== 'transformers.js' && runtime !== 'kernels') {
+      console.error(`--runtime must be transformers.js or kernels, not '${runtime}'`);
+      process.exit(2);
+    }
     try {
-      embedder = await loadEmbedder({
-        modelBase,
-        ...(args.opts.model ? { model: args.opts.model } : {}),
-        ...(args.opts.dtype ? { dtype: args.opts.dtype as 'q8' | 'fp32' } : {}),
-      });
+      embedder = runtime === 'kernels' ? await loadOurKernels(settings) : await loadEmbedder(settings);
     } catch (e) {
       console.error(`dense/hybrid: could not load the embedder from ${modelBase} (run \`npm run models\` first): ${(e as Error).message}`);
       process.exit(2);
@@ -353,8 +375,8 @@ async function main(): Promise<void> {
     const tuned = embedder as { minSimilarity?: number; fusionWeights?: Embedder['fusionWeights'] };
     tuned.minSimilarity = args.opts.floor !== undefined ? Number(args.opts.floor) : entry?.minSimilarity;
     tuned.fusionWeights = entry?.fusionWeights;
-    console.log(`# embedder ${embedder.identity}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
-    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL('../.cache/eval-vectors/', import.meta.url)), { queries: true, saveEveryMs: 120_000 });
+    console.log(`# embedder ${embedder.identity} on ${(embedder as Embedder & { runtime?: string }).runtime ?? 'transformers.js'}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
+    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL(`../.cache/eval-vectors/${runtime === 'kernels' ? `${cacheFolderOf((embedder as Embedder & { runtime?: string }).runtime ?? runtime)}/` : ''}`, import.meta.url)), { queries: true, saveEveryMs: 120_000 });
   }
   const sparseEncoder = configs.some((c) => usesSplade(c.mode)) ? await SpladeLane.encoder(fileURLToPath(new URL('../public/models/', import.meta.url))) : undefined;
   if (sparseEncoder) console.log(`# sparse encoder ${sparseEncoder.identity}`);

@@ -63,7 +63,9 @@ async function inPage(): Promise<{ means: Means; ms: number }> {
 }
 
 function cli(): Means {
-  const r = spawnSync('node', ['--import', 'tsx', 'scripts/eval.ts', join(evalDir, set), '--grid', grid.join(','), '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  // The page's worker embeds on our WASM kernels with Chromium's relaxed SIMD: the CLI does the same
+  // (Node 20 needs the flag), so both compute the same vectors, not merely close ones.
+  const r = spawnSync('node', ['--experimental-wasm-relaxed-simd', '--import', 'tsx', 'scripts/eval.ts', join(evalDir, set), '--grid', grid.join(','), '--runtime', 'kernels', '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
   const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
   if (r.status !== 0 || !line) throw new Error(`npm run eval failed: ${r.stderr.slice(-2000)}`);
   const byConfig = JSON.parse(line) as Record<string, Record<string, Means[string]>>;

@@ -252,5 +252,19 @@ describe('fine rescoring of a dense list', () => {
     expect(await got()).toEqual(want);
     denseTuning.refine = false;
     expect(await got()).not.toEqual(want); // the int8 cosines alone mis-order these ties
+    denseTuning.refine = true;
+  });
+
+  it('a segment embedded in the background is rescored as precisely (its chunks get fine codes with its vectors)', async () => {
+    const store = new MemoryStore();
+    const sparseOnly = new Engine({ store });
+    await sparseOnly.open();
+    await sparseOnly.add(Array.from({ length: 200 }, (_, i) => ({ id: `n${9000 + i}`, text: `v:${9000 + i}` })));
+    const engine = new Engine({ store, embedder: near });
+    await engine.open();
+    expect(await engine.whenReembedded()).toBe(1);
+    const q = 12345;
+    const hits = (await retrieveInProcess(engine, { query: `v:${q}`, k: 10, mode: 'dense', includeText: false })).hits.map((h) => String(h.id));
+    expect(hits).toEqual(exact(Array.from({ length: 200 }, (_, i) => `n${9000 + i}`), nearTie(q)));
   });
 });

@@ -11,7 +11,7 @@ import type { Embedder, IndexStore } from '../contracts.ts';
 import { denseModel } from '../index/dense.ts';
 import { LOCKS, type Coordination } from './coordination.ts';
 import type { IndexState } from './index-state.ts';
-import { needsVectors, planReembed, runReembedPass } from './reembed.ts';
+import { needsVectors, planReembed, refinedChunks, runReembedPass } from './reembed.ts';
 import type { EarlyVectors } from './early-vectors.ts';
 import type { EmbedOrder } from './embed-order.ts';
 
@@ -82,12 +82,13 @@ export class BackgroundReembed {
         ...(this.opts.beforeBatch ? { beforeBatch: this.opts.beforeBatch } : {}),
         // A reload publishes its view before reading the vectors: the pass works on loaded ones.
         sync: async () => (await state.synced(), await state.vectorsLoaded(), state.current()),
-        replace: (id, dense) =>
+        replace: (id, dense, fine) =>
           state.locked(undefined, async () => {
             const view = state.current();
             const s = view.segments.findIndex((seg) => seg.id === id);
             if (s < 0 || !needsVectors(view.segments[s], model)) return false;
-            const plan = planReembed(view, state.manifest, s, dense);
+            const chunks = fine ? await refinedChunks(store, view, s, fine) : [];
+            const plan = planReembed(view, state.manifest, s, dense, chunks);
             await store.commit(plan.change);
             state.publish(plan.change.manifest, plan.view);
             return true;

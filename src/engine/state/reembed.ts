@@ -5,9 +5,10 @@
  * segment's vectors from exactly the text embedded at index time (situating context + chunk body)
  * and plan its replacement by an otherwise identical segment, committed atomically.
  */
-import type { Change, Embedder, IndexStore, Manifest, SegmentRecord, StoredDocument } from '../contracts.ts';
+import type { Change, Embedder, FineCodes, IndexStore, Manifest, QuantizedVectors, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
 import { needsUpgrade, segmentVectors, storedVectors, type DenseModel } from '../index/dense.ts';
 import { quantize } from '../index/vectors/quantize.ts';
+import { fineCodes } from '../index/vectors/fine.ts';
 import { embedDocuments, indexedText } from '../index/prepare.ts';
 import { docAt, liveSegment, makeView, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 import type { EarlyVectors } from './early-vectors.ts';
@@ -38,13 +39,15 @@ export class ViewOutdated extends Error {
 /**
  * Plans replacing segment `s` of `view` by a new segment (a fresh id: records stay immutable) with
  * the same chunks and lexical data and the given vectors, at the next version. Tombstones and
- * documents are unchanged.
+ * documents are unchanged; `chunks` are chunk records rewritten in the same commit (with their
+ * fine codes, see `refinedChunks`).
  */
 export function planReembed(
   view: IndexView,
   manifest: Manifest,
   s: number,
   dense: NonNullable<SegmentRecord['dense']>,
+  chunks: StoredChunk[] = [],
 ): { change: Change; view: IndexView } {
   const old = view.segments[s];
   const record: SegmentRecord = { id: manifest.nextSegmentId, chunkKeys: old.record.chunkKeys, lexical: old.record.lexical, dense, docTable: tableOf(old) };
@@ -59,13 +62,33 @@ export function planReembed(
   const change: Change = {
     putDocuments: [],
     deleteDocumentIds: [],
-    putChunks: [],
+    putChunks: chunks,
     deleteChunkKeys: [],
     putSegments: [record],
     deleteSegmentIds: [old.id],
     manifest: next,
   };
   return { change, view: makeView(next.version, segments, [...view.dead]) };
+}
+
+/**
+ * The fine codes of a segment's rows (vectors/fine.ts: the rounding residual dense search rescores
+ * its head with), from the floats the pass embedded and their int8 codes; undefined for dead rows.
+ */
+function fineRows(floats: Float32Array, q: QuantizedVectors, dead: Uint8Array): (FineCodes | undefined)[] {
+  const f = { identity: q.identity, dimension: q.dimension, vectors: floats };
+  return Array.from(dead, (d, r) => (d ? undefined : fineCodes(f, q, r)));
+}
+
+/**
+ * The stored records of segment `s`'s live chunks, each with its row's fine codes: `add` writes
+ * them with the chunk when it embeds at once, a re-embedding pass with its segment's vectors.
+ */
+export async function refinedChunks(store: IndexStore, view: IndexView, s: number, fine: readonly (FineCodes | undefined)[]): Promise<StoredChunk[]> {
+  const keys = view.segments[s].record.chunkKeys;
+  const rows = [...fine.keys()].filter((r) => fine[r] !== undefined && !view.dead[s][r]);
+  const records = await store.getChunks(rows.map((r) => keys[r]));
+  return rows.flatMap((r, i) => (records[i] ? [{ ...records[i], fine: fine[r]! }] : []));
 }
 
 /** What a re-embedding pass needs from the engine. */
@@ -89,8 +112,9 @@ export interface ReembedHost {
   /**
    * Under the write lock, on up-to-date state: replaces segment `id` by a copy with `dense` when it
    * is still current and still needs vectors; false otherwise (merged away, re-embedded elsewhere).
+   * `fine`, per row, is written into the live chunks' records in the same commit (`refinedChunks`).
    */
-  replace(id: number, dense: NonNullable<SegmentRecord['dense']>): Promise<boolean>;
+  replace(id: number, dense: NonNullable<SegmentRecord['dense']>, fine?: readonly (FineCodes | undefined)[]): Promise<boolean>;
 }
 
 /** Attempts per segment commit, and batches in a row whose documents changed under the pass. */
@@ -162,15 +186,19 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
   let touched = new Set<number>();
   let outdated = 0;
   let done = 0;
-  const commit = async (view: IndexView, s: number, dense: NonNullable<SegmentRecord['dense']>): Promise<void> => {
+  const commit = async (view: IndexView, s: number, dense: NonNullable<SegmentRecord['dense']>, fine?: (FineCodes | undefined)[]): Promise<void> => {
     const seg = view.segments[s];
     tries.set(seg.id, (tries.get(seg.id) ?? 0) + 1);
-    if (await host.replace(seg.id, dense)) {
+    if (await host.replace(seg.id, dense, fine)) {
       done++;
       early.delete(seg.record.chunkKeys);
     }
   };
-  const quantized = (vectors: Float32Array) => quantize({ identity: e.identity, dimension: dim, vectors });
+  /** Commits embedded floats as int8 codes, with their fine codes. */
+  const commitFloats = (view: IndexView, s: number, vectors: Float32Array) => {
+    const q = quantize({ identity: e.identity, dimension: dim, vectors });
+    return commit(view, s, q, fineRows(vectors, q, view.dead[s]));
+  };
   for (;;) {
     const view = await host.sync();
     const retry = (seg: LiveSegment) => (tries.get(seg.id) ?? 0) < ATTEMPTS && needsVectors(seg, model);
@@ -191,7 +219,7 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
       else if (ready && checked.has(seg.id)) touched.add(seg.id); // checked on the next round
     });
     if (ready) {
-      await commit(view, ready.s, quantized(ready.vectors));
+      await commitFloats(view, ready.s, ready.vectors);
       continue;
     }
     const picks = order.next({ view, waiting, embedded: (key) => early.has(key), doc: (id) => host.doc(id), n: host.batch });
@@ -209,7 +237,7 @@ export async function runReembedPass(host: ReembedHost): Promise<number> {
         early.clear();
         return done;
       }
-      await commit(view, last.s, quantized(last.vectors));
+      await commitFloats(view, last.s, last.vectors);
       continue;
     }
     let texts: string[];
