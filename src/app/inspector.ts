@@ -11,6 +11,8 @@ import { byId, copyText, el, formatBytes } from './dom.ts';
 import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
 
 const MAX_ROWS = 2000;
+/** Rows drawn per idle callback while the pane is closed (each is a dozen elements). */
+const HIDDEN_ROWS_PER_IDLE = 12;
 const MAX_SHOWN_CHARS = 200_000;
 /** A frame longer than this opens folded: its first part, and a button for the rest. */
 export const FOLD_CHARS = 8_000;
@@ -98,10 +100,23 @@ export function mountInspector(log: FrameLog): void {
     return li;
   };
 
-  log.subscribe((r) => {
-    const li = row(r);
-    rows.set(li, r);
-    list.append(li);
+  // Frames are not drawn one by one as they come: an import or the sample seeding sends dozens a
+  // second, and each drawn row, scroll and count forced style and layout on the main thread. With
+  // the pane open they are drawn once per animation frame; closed, a few at a time while the page
+  // is idle (so the rows exist, without long tasks).
+  const pane = byId('inspector-pane');
+  let queued: FrameRecord[] = [];
+  const draw = (n: number) => {
+    const batch = queued.splice(0, n).filter((r) => r.seq >= log.oldestSeq);
+    const fresh = document.createDocumentFragment();
+    let shownFresh = false;
+    for (const r of batch) {
+      const li = row(r);
+      rows.set(li, r);
+      fresh.append(li);
+      shownFresh ||= !li.hidden;
+    }
+    list.append(fresh);
     // Rows follow the log's own bounds (so their frame texts can be freed) and MAX_ROWS.
     for (let first = list.firstElementChild as HTMLLIElement | null; first; first = list.firstElementChild as HTMLLIElement | null) {
       const rec = rows.get(first);
@@ -109,9 +124,31 @@ export function mountInspector(log: FrameLog): void {
       rows.delete(first);
       first.remove();
     }
-    if (follow.checked && !li.hidden) list.scrollTop = list.scrollHeight;
+    if (follow.checked && shownFresh && !pane.hidden) list.scrollTop = list.scrollHeight;
     updateCount();
+  };
+  let frameDue = false;
+  let idleDue = false;
+  const schedule = () => {
+    if (queued.length === 0) return;
+    if (!pane.hidden || typeof requestIdleCallback !== 'function') {
+      if (frameDue) return;
+      frameDue = true;
+      // The next animation frame, or 200 ms where frames are not drawn (a tab in the background).
+      let done = false;
+      const run = () => void (done || ((done = true), (frameDue = false), draw(queued.length), schedule()));
+      requestAnimationFrame(run);
+      setTimeout(run, 200);
+    } else if (!idleDue) {
+      idleDue = true;
+      requestIdleCallback(() => ((idleDue = false), draw(HIDDEN_ROWS_PER_IDLE), schedule()), { timeout: 1000 });
+    }
+  };
+  log.subscribe((r) => {
+    if (queued.push(r) > 2 * MAX_ROWS) queued = queued.slice(-MAX_ROWS); // only the newest are drawn
+    schedule();
   });
+  new MutationObserver(schedule).observe(pane, { attributes: true, attributeFilter: ['hidden'] });
 
   const refilter = () => {
     for (const [li, r] of rows) li.hidden = !matches(r);
@@ -128,6 +165,7 @@ export function mountInspector(log: FrameLog): void {
   applyView();
   byId('insp-copy-all').addEventListener('click', () => void Promise.all(shown().map((r) => log.fullText(r))).then((texts) => copyText(toNdjson(texts))));
   byId('insp-clear').addEventListener('click', () => {
+    queued = [];
     rows.clear();
     list.replaceChildren();
     log.clear();

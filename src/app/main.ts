@@ -134,10 +134,19 @@ const docFeedback = mountDocFeedback(client, feedback, released);
 docPanel.onOpen((t) => (related.show(t), docFeedback.show(t)));
 docPanel.onClose(() => (related.hide(), docFeedback.hide()));
 const quarantine = mountQuarantine(client, released);
-mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
-mountQuality(byId('quality'), { fresh: freshEngine });
-mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
-mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
+// Learn RCP's tools are built when that area is first shown: on first open they are main-thread
+// work (a long task) for an area that is hidden.
+let learnToolsMounted = false;
+const mountLearnTools = (area: string) => {
+  if (area !== 'learn' || learnToolsMounted) return;
+  learnToolsMounted = true;
+  mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
+  mountQuality(byId('quality'), { fresh: freshEngine });
+  mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
+  mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
+};
+areas.onShow(mountLearnTools);
+mountLearnTools(areas.current());
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
