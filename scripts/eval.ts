@@ -320,14 +320,14 @@ async function loadReranker(method: string, embedder: Embedder | undefined): Pro
   return models.CrossEncoderReranker.load({ modelBase, model: config.crossEncoder });
 }
 
+/** Our kernels' vectors differ in the last bits between their SIMD variants: each gets its own cache. */
+const cacheFolderOf = (runtime: string) => runtime.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
 /**
  * `--runtime kernels`: the model on our own WASM encoder kernels (this thread, no workers), as the
  * worker runs it when they cover the model — so the page's quality harness and this CLI embed with
  * the same arithmetic and agree to 4 decimals (scripts/measure-quality-page.ts).
  */
-/** Our kernels' vectors differ in the last bits between their SIMD variants: each gets its own cache. */
-const cacheFolderOf = (runtime: string) => runtime.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '');
-
 async function loadOurKernels(settings: { modelBase: string; model?: string; dtype?: 'q8' | 'fp32' }): Promise<Embedder> {
   const { resolveModelFolder, DEFAULT_MODEL } = await import('../src/models/index.ts');
   const { loadEncoder } = await import('../src/models/encoder-choice.ts');
@@ -375,8 +375,10 @@ async function main(): Promise<void> {
     const tuned = embedder as { minSimilarity?: number; fusionWeights?: Embedder['fusionWeights'] };
     tuned.minSimilarity = args.opts.floor !== undefined ? Number(args.opts.floor) : entry?.minSimilarity;
     tuned.fusionWeights = entry?.fusionWeights;
-    console.log(`# embedder ${embedder.identity} on ${(embedder as Embedder & { runtime?: string }).runtime ?? 'transformers.js'}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
-    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL(`../.cache/eval-vectors/${runtime === 'kernels' ? `${cacheFolderOf((embedder as Embedder & { runtime?: string }).runtime ?? runtime)}/` : ''}`, import.meta.url)), { queries: true, saveEveryMs: 120_000 });
+    const runsOn = (embedder as Embedder & { runtime?: string }).runtime ?? runtime;
+    console.log(`# embedder ${embedder.identity} on ${runsOn}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
+    const cacheDir = `../.cache/eval-vectors/${runtime === 'kernels' ? `${cacheFolderOf(runsOn)}/` : ''}`;
+    if (!args.flags.has('no-cache')) embedder = cached = new CachedEmbedder(embedder, fileURLToPath(new URL(cacheDir, import.meta.url)), { queries: true, saveEveryMs: 120_000 });
   }
   const sparseEncoder = configs.some((c) => usesSplade(c.mode)) ? await SpladeLane.encoder(fileURLToPath(new URL('../public/models/', import.meta.url))) : undefined;
   if (sparseEncoder) console.log(`# sparse encoder ${sparseEncoder.identity}`);
