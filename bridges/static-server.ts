@@ -56,15 +56,10 @@ export async function routeApp(context: BrowserContext, origin: string, root: st
     async (route) => {
       const file = await resolveStatic(root, new URL(route.request().url()).pathname);
       if (!file) return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
-      await route.fulfill({
-        status: 200,
-        body: await readFile(file),
-        headers: {
-          'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-          'Cache-Control': 'no-cache',
-          ...isolation,
-        },
-      });
+      const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ...isolation };
+      // A HEAD (the model picker's download sizes) gets the length, not the body: tens of MB each otherwise.
+      if (route.request().method() === 'HEAD') return route.fulfill({ status: 200, headers: { ...headers, 'Content-Length': String((await stat(file)).size) } });
+      await route.fulfill({ status: 200, body: await readFile(file), headers });
     },
   );
 }

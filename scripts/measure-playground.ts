@@ -43,12 +43,26 @@ async function blockingSince(page: Page, t0: number): Promise<{ total: number; m
   return { total: mine.reduce((n, [, d]) => n + d, 0), max: Math.max(0, ...mine.map(([, d]) => d)) };
 }
 
-/** Types `query` and resolves with the ms until results answering it are shown. */
+/**
+ * Timestamps taken in the page (Playwright's own waits poll, at up to 1 s intervals late in a
+ * wait): when each query was typed into the search box, and when results answering it were shown.
+ */
+const SEARCH_TIMES = `window.__typedAt = {}; window.__shownAt = {};
+document.addEventListener('input', (e) => { if (e.target && e.target.id === 'q') { const q = e.target.value.trim(); window.__typedAt[q] = performance.now(); delete window.__shownAt[q]; } }, true);
+new MutationObserver(() => {
+  const hits = document.getElementById('hits');
+  if (!hits || !hits.dataset.request || !hits.querySelector('li')) return;
+  try { const q = JSON.parse(hits.dataset.request).query; if (typeof q === 'string' && !(q in window.__shownAt)) window.__shownAt[q] = performance.now(); } catch {}
+}).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-request'] });`;
+
+/** Types `query` and resolves with the ms from its input event until results answering it were shown (both in the page). */
 async function timedSearch(page: Page, query: string, timeout = 60_000): Promise<number> {
-  const t0 = Date.now();
   await page.locator('#q').fill(query);
   await page.locator(`#hits[data-request*='"query":${JSON.stringify(query)}'] li`).first().waitFor({ timeout });
-  return Date.now() - t0;
+  return page.evaluate((q) => {
+    const w = window as unknown as { __typedAt: Record<string, number>; __shownAt: Record<string, number> };
+    return Math.round(w.__shownAt[q] - w.__typedAt[q]);
+  }, query);
 }
 
 async function main(): Promise<void> {
@@ -64,6 +78,7 @@ async function main(): Promise<void> {
     if (!u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:')) offOrigin.push(u);
   });
   await context.addInitScript(LONGTASKS);
+  await context.addInitScript(SEARCH_TIMES);
   if (skipSeed) await context.addInitScript(() => localStorage.setItem('rcp-playground:sample-declined', '1'));
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -74,14 +89,14 @@ async function main(): Promise<void> {
     await page.goto(`${origin}/index.html`, { waitUntil: 'commit' });
     if (!skipSeed) {
       // Typed at once, before the engine connects.
-      await page.locator('#q').fill('white whale');
-      await page.locator(`#hits[data-request*='"query":"white whale"'] li`).first().waitFor({ timeout: 60_000 });
-      figures.push(['first results for a query typed at first open', `${Date.now() - t0} ms (target ≤ 3000)`]);
+      const afterTyping = await timedSearch(page, 'white whale');
+      const afterNavigation = await page.evaluate(() => Math.round((window as unknown as { __shownAt: Record<string, number> }).__shownAt['white whale']));
+      figures.push(['first results for a query typed at first open', `${afterTyping} ms after typing, ${afterNavigation} ms after navigation (target ≤ 3000 after typing)`]);
       await page.locator('#progress-done').filter({ hasText: /Imported|[Ss]ample corpus ready/ }).waitFor({ timeout: 180_000 });
       figures.push(['sample corpus fully searchable', `${Date.now() - t0} ms (target ≤ 30000)`]);
       // Hybrid-searchable: the dense model is ready and no passage waits for vectors (or there is no dense model).
       const modelState = page.locator('#model-picker [role=status]');
-      await modelState.filter({ hasText: /ready on|No dense model/ }).filter({ hasNotText: /Embedding in the background/ }).waitFor({ timeout: 900_000 });
+      await modelState.filter({ hasText: /ready on|No dense model/ }).filter({ hasNotText: /Embedding in the background/ }).waitFor({ state: 'attached', timeout: 900_000 }); // the Models area may be hidden
       figures.push(['sample corpus hybrid-searchable', `${Date.now() - t0} ms (target ≤ 60000; ${(await modelState.textContent())?.trim()})`]);
     } else {
       await page.locator('#status').filter({ hasText: 'Connected' }).waitFor({ timeout: 60_000 });

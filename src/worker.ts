@@ -105,6 +105,8 @@ async function start(config: EngineConfig): Promise<Runtime> {
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
+  // The first add detects languages: load the detector (a 1 MB module) once the index is open, not when that add arrives.
+  if (!bundle) opened.then(() => loadLanguageDetector()).catch(() => undefined);
   const ready = opened.then(() => engine);
   ready.catch(() => undefined); // surfaced per request as -32010
   const indexLoss = opened.then(

@@ -39,6 +39,7 @@ import { mountProgress } from './progress-view.ts';
 import { mountQuarantine } from './quarantine-panel.ts';
 import { mountRelatedPassages } from './related-passages.ts';
 import { mountConsole } from './rpc-console.ts';
+import { crossSectionFirst } from './ingest.ts';
 import { fetchSample, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
@@ -81,6 +82,9 @@ const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, bundle, c
   await writer.connect();
   return { client: engine, writer };
 });
+// A first run seeds the sample corpus: read it (in its own worker) while the engine starts, not after.
+let samplePrefetch = !bundle && !sampleDeclined() && seedState() !== 'done' ? fetchSample() : undefined;
+samplePrefetch?.catch(() => undefined); // reported by loadSample if it is used
 const watch = mountEngineWatch();
 const { client, writer } = await started.catch((e: unknown) => {
   status.replaceChildren(errorView(e, 'Could not start the engine'));
@@ -177,7 +181,7 @@ async function updateStats(): Promise<WorkerStatus> {
  * The index changed: refresh counts, list, storage and the current results — coalesced, and at
  * most once a second while an import or the seeding runs (each batch commits and says so).
  */
-const changed = changeThrottle(
+const refreshShown = changeThrottle(
   () => {
     void updateStats();
     void documents.refresh();
@@ -188,6 +192,11 @@ const changed = changeThrottle(
   },
   { quietMs: 50, busyMs: 1000, busy: () => progress.busy() },
 );
+const changed = (): void => {
+  // A query typed at first open waits for documents: each commit of the seeding answers it, not one a second.
+  if (search.waiting()) search.refresh(false);
+  refreshShown();
+};
 
 /** Adds the sample corpus; `resume` skips documents already in the index (a seed cut short by a reload). */
 async function loadSample(resume = false): Promise<void> {
@@ -195,13 +204,15 @@ async function loadSample(resume = false): Promise<void> {
   setSampleDeclined(false);
   setSeedState('seeding');
   try {
-    const corpus = await fetchSample();
+    const corpus = await (samplePrefetch ?? fetchSample());
     let docs = corpus.documents;
     if (resume && hasInpage(client)) {
       const present = await allDocumentIds();
       docs = docs.filter((d) => !present.has(d.id ?? ''));
       if (docs.length === 0) return setSeedState('done');
     }
+    // Its first batch holds some of each source, so a query about any of them finds something at once.
+    docs = crossSectionFirst(docs, (d) => String(d.meta?.source ?? ''));
     const done = await importer.importDocs(docs, `Loading the sample corpus (${docs.length} public-domain documents)`);
     if (done && !done.cancelled) setSeedState('done');
   } catch (e) {
@@ -257,3 +268,4 @@ if (bundle || s.indexLoss || s.indexWarning) {
   // Read-only, or a lost (or uncheckable) index: nothing is seeded or resumed (the person decides, with the loss in view).
 } else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
+samplePrefetch = undefined; // taken by loadSample above, or not needed

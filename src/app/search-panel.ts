@@ -27,6 +27,8 @@ export interface SearchPanel {
   refresh(settled: boolean): void;
   /** Tells the panel whether the index is empty (for the empty state). */
   setEmpty(empty: boolean): void;
+  /** Whether a query is typed and no result shows yet (so each change of the index should re-run it at once). */
+  waiting(): boolean;
   /** The results shown now and the request they answer (for "export results"). */
   current(): { params: RetrieveParams; result: RetrieveResult } | undefined;
 }
@@ -292,6 +294,7 @@ export function mountSearch(
       refreshTimer = setTimeout(() => void run(true, settled), 0);
     },
     current: () => shown,
+    waiting: () => q.value.trim() !== '' && list.childElementCount === 0,
     setEmpty(v) {
       indexEmpty = v;
       showEmpty();

@@ -21,7 +21,7 @@ const MODEL = bertWeights(decodeWeights(WEIGHTS));
 const KERNELS = encoderKernels(MODEL.shape)!;
 const text = (...ids: number[]) => Int32Array.from([1, ...ids, 2]);
 
-type Behaviour = 'ok' | 'crash' | 'hang' | 'fail-init';
+type Behaviour = 'ok' | 'crash' | 'hang' | 'fail-init' | 'no-script';
 /** In-process workers running the real handler; `plan[n]` says what the n-th spawned worker does with its first batch. */
 function fakes(plan: Behaviour[] = []) {
   const log: { worker: number; batch: number; behaviour: Behaviour }[] = [];
@@ -36,6 +36,8 @@ function fakes(plan: Behaviour[] = []) {
     const send = (r: FromEncoderWorker) => w.onmessage?.({ data: r } as MessageEvent<FromEncoderWorker>);
     const handle = encoderWorkerHandler((r) => setTimeout(() => !dead && send(r), 1));
     w.postMessage = (m: ToEncoderWorker) => {
+      // A worker whose script never arrived: an error event, and nothing else.
+      if (m.type === 'init' && behaviour === 'no-script') return setTimeout(() => w.onerror?.({ message: '' } as ErrorEvent), 1);
       if (m.type === 'init') return behaviour === 'fail-init' ? setTimeout(() => send({ type: 'failed', error: 'cannot allocate' }), 1) : handle(m);
       const first = runs++ === 0;
       log.push({ worker: n, batch: m.id, behaviour: first ? behaviour : 'ok' });
@@ -117,6 +119,25 @@ describe('encoder pool', () => {
     await always.ready();
     await expect(always.run({ ids: [text(3)], output: 'pooled', urgent: false })).rejects.toThrow(new RegExp(`failed ${MAX_ATTEMPTS} times`));
     await always.dispose();
+  });
+
+  it('workers that die before any started fail the start at once (the caller starts them another way); one that starts brings the pool back to size', async () => {
+    const f = fakes(['no-script', 'no-script', 'no-script']);
+    const none = pool(f);
+    await expect(none.ready()).rejects.toThrow(/no encoder worker started/);
+    expect(f.spawned()).toBe(2); // not respawned from the same script again and again
+    await expect(none.run({ ids: [text(3)], output: 'pooled', urgent: false })).rejects.toThrow(/no encoder worker started/);
+
+    const g = fakes(['no-script', 'ok']);
+    const some = pool(g);
+    await some.ready();
+    await new Promise((r) => setTimeout(r, 20)); // the replacement is up too
+    const [a, b] = await Promise.all([some.run({ ids: [text(3)], output: 'pooled', urgent: false }), some.run({ ids: [text(4)], output: 'pooled', urgent: false })]);
+    expect(a[0].length).toBe(MODEL.shape.hidden);
+    expect(b[0].length).toBe(MODEL.shape.hidden);
+    expect(g.spawned()).toBe(3); // the one lost at start was replaced once the other was up
+    expect(new Set(g.log.map((l) => l.worker)).size).toBe(2); // and both live workers took a batch
+    await some.dispose();
   });
 
   it('a bad batch (a token outside the vocabulary) rejects without a restart', async () => {

@@ -64,7 +64,9 @@ export class EncoderPool implements BatchEncoder {
   private closed = false;
   /** The first start's outcome: `ready()` resolves once one worker is up, rejects if none can start. */
   private readonly started: Promise<void>;
-  private startFailures = 0;
+  /** Workers that died before any worker was ready (their script did not load, say): replaced once one is. */
+  private diedBeforeStart = 0;
+  private everReady = false;
   /** Crashes since the last batch that succeeded: past `MAX_ATTEMPTS` per worker the pool gives up. */
   private crashesSinceSuccess = 0;
   private failure: Error | undefined;
@@ -125,6 +127,10 @@ export class EncoderPool implements BatchEncoder {
     if (this.closed || !this.slots.includes(slot)) return; // a replaced worker's late answer
     if (m.type === 'ready') {
       slot.ready = true;
+      if (!this.everReady) {
+        this.everReady = true;
+        for (; this.diedBeforeStart > 0; this.diedBeforeStart--) this.slots.push(this.spawn());
+      }
       this.settleStart();
       this.pump();
       return;
@@ -133,7 +139,7 @@ export class EncoderPool implements BatchEncoder {
       // Loading the model failed: deterministic, so this worker is not restarted.
       this.slots.splice(this.slots.indexOf(slot), 1);
       slot.worker.terminate();
-      if (++this.startFailures === this.opts.size) this.fail(new Error(`no encoder worker could load the model: ${m.error}`));
+      if (this.slots.length === 0) this.fail(new Error(`no encoder worker could load the model: ${m.error}`));
       return;
     }
     const job = slot.job;
@@ -158,6 +164,14 @@ export class EncoderPool implements BatchEncoder {
     if (this.closed || i < 0) return;
     clearTimeout(slot.timer);
     slot.worker.terminate();
+    if (!this.everReady) {
+      // No worker has started yet: this way of starting them may not work here at all (a host that
+      // does not serve a worker's own script), so the start fails rather than retrying it forever.
+      this.slots.splice(i, 1);
+      this.diedBeforeStart++;
+      if (this.slots.length === 0) this.fail(new Error(`no encoder worker started (${reason})`));
+      return;
+    }
     const job = slot.job;
     if (job) {
       if (job.attempts >= MAX_ATTEMPTS) job.reject(new Error(`an encoder worker failed ${MAX_ATTEMPTS} times on this batch (${reason})`));
