@@ -10,6 +10,7 @@ import { bertWeights } from './bert-weights.ts';
 import { EncoderPool } from './encoder-pool.ts';
 import { fromInlined, fromScript, type SpawnEncoder } from './encoder-spawn.ts';
 import { KernelEmbedder, loadTokenizer, readWeightsFile } from './kernel-embedder.ts';
+import { LOCAL_QUERY_TOKENS, LocalQueries } from './local-queries.ts';
 import { encoderKernels } from './kernel-module.ts';
 import { DEFAULT_MAX_TOKENS } from './wasm-encoder.ts';
 import { WEIGHTS_FILE, type EncoderShape } from './weights-file.ts';
@@ -54,6 +55,8 @@ export interface KernelLoadOptions {
   support: Readonly<ModelRuntimeSupport>;
   /** Encoder workers; 0 = this thread. Default: one per core, at most 4, where workers exist. */
   workers?: number;
+  /** With workers: embed short queries in this thread too (default true; local-queries.ts). */
+  localQueries?: boolean;
   /** Told when a crashed encoder worker is replaced. */
   onRestart?: (reason: string) => void;
   /** Told when the workers start another way than from their script URL (encoder-spawn.ts). */
@@ -91,10 +94,11 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
       up = true;
       return pool;
     };
-    backend = await start(fromScript).catch(async (e: unknown) => {
+    const pool = await start(fromScript).catch(async (e: unknown) => {
       opts.onFallback?.(`encoder workers did not start from their script (${e instanceof Error ? e.message : String(e)}); starting them from the inlined bundle`);
       return start(await fromInlined());
     });
+    backend = opts.localQueries === false ? pool : new LocalQueries(pool, new LocalBatchEncoder(bertWeights(weights), kernels, pooling, LOCAL_QUERY_TOKENS));
   } else {
     backend = new LocalBatchEncoder(bertWeights(weights), kernels, pooling);
   }
