@@ -175,7 +175,7 @@ test("the bridge's Chromium runs our encoder kernels in encoder workers (started
     const embedded = await call(2, 'embed', { inputs: ['a query about whales'], kind: 'query' }); // waits for the model
     expect(embedded.result?.vectors?.[0], JSON.stringify(embedded.error)).toHaveLength(384);
     const embed = (await call(3, 'info')).result?._meta?.models?.embed;
-    expect(embed?.runtime, JSON.stringify(embed)).toMatch(/^rcp-kernels \(WASM .*, \d workers?\)$/);
+    expect(embed?.runtime, JSON.stringify(embed)).toMatch(/^rcp-kernels \(WASM .*, \d workers?(, queries in this thread)?\)$/);
   } finally {
     child.stdin.end();
     await new Promise((ok) => child.on('exit', ok));
