@@ -20,6 +20,9 @@ export interface EncoderBatch {
   urgent: boolean;
 }
 
+/** Tokens in a batch (its texts' lengths summed). */
+export const batchTokens = (batch: EncoderBatch): number => batch.ids.reduce((n, s) => n + s.length, 0);
+
 export interface BatchEncoder {
   /** How the workers run (for the model's log line and status), e.g. `WASM relaxed SIMD, 2 workers`. */
   readonly description: string;

@@ -12,7 +12,7 @@
  * (one weight file), so no text gets another model's vector.
  */
 import type { Pooling } from '../recipe.ts';
-import type { BatchEncoder, EncoderBatch } from './batch-encoder.ts';
+import { batchTokens, type BatchEncoder, type EncoderBatch } from './batch-encoder.ts';
 import { describeKernels, type EncoderKernels } from './kernel-module.ts';
 import type { FromEncoderWorker, ToEncoderWorker } from './worker-messages.ts';
 
@@ -95,7 +95,7 @@ export class EncoderPool implements BatchEncoder {
   run(batch: EncoderBatch): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(this.failure ?? new Error('the encoder pool is closed'));
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, batch, tokens: batch.ids.reduce((n, s) => n + s.length, 0), attempts: 0, resolve, reject };
+      const job: Job = { id: this.nextId++, batch, tokens: batchTokens(batch), attempts: 0, resolve, reject };
       const at = batch.urgent ? this.queue.findIndex((j) => !j.batch.urgent) : -1;
       this.queue.splice(at < 0 ? this.queue.length : at, 0, job);
       this.pump();

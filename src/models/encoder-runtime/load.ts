@@ -55,8 +55,6 @@ export interface KernelLoadOptions {
   support: Readonly<ModelRuntimeSupport>;
   /** Encoder workers; 0 = this thread. Default: one per core, at most 4, where workers exist. */
   workers?: number;
-  /** With workers: embed short queries in this thread too (default true; local-queries.ts). */
-  localQueries?: boolean;
   /** Told when a crashed encoder worker is replaced. */
   onRestart?: (reason: string) => void;
   /** Told when the workers start another way than from their script URL (encoder-spawn.ts). */
@@ -98,7 +96,8 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
       opts.onFallback?.(`encoder workers did not start from their script (${e instanceof Error ? e.message : String(e)}); starting them from the inlined bundle`);
       return start(await fromInlined());
     });
-    backend = opts.localQueries === false ? pool : new LocalQueries(pool, new LocalBatchEncoder(bertWeights(weights), kernels, pooling, LOCAL_QUERY_TOKENS));
+    // Short queries also run here, so none waits behind a worker's document batch (local-queries.ts).
+    backend = new LocalQueries(pool, new LocalBatchEncoder(bertWeights(weights), kernels, pooling, LOCAL_QUERY_TOKENS));
   } else {
     backend = new LocalBatchEncoder(bertWeights(weights), kernels, pooling);
   }

@@ -4,7 +4,7 @@
  * ≈ 0.3 s each while background embedding runs). The cost is one more copy of the packed weights,
  * in this thread's memory. Documents never run here: this thread also serves search.
  */
-import type { BatchEncoder, EncoderBatch } from './batch-encoder.ts';
+import { batchTokens, type BatchEncoder, type EncoderBatch } from './batch-encoder.ts';
 
 /** Tokens a batch may hold to run here: a few queries (a query is rarely past 32 word pieces). */
 export const LOCAL_QUERY_TOKENS = 128;
@@ -28,8 +28,7 @@ export class LocalQueries implements BatchEncoder {
   }
 
   run(batch: EncoderBatch): Promise<Float32Array[]> {
-    const tokens = batch.ids.reduce((n, s) => n + s.length, 0);
-    const here = batch.urgent && batch.output === 'pooled' && tokens <= this.local.maxTokens;
+    const here = batch.urgent && batch.output === 'pooled' && batchTokens(batch) <= this.local.maxTokens;
     return (here ? this.local : this.workers).run(batch);
   }
 
