@@ -1,11 +1,12 @@
 /**
- * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N] [--repeat N] [--no-pagefind]`:
+ * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N] [--repeat N] [--no-pagefind] [--waterfall]`:
  * rcp-in-page and Pagefind side by side on the same static sites, the dev collections turned into
  * sites (one HTML page per document: its title as <title> and <h1>, its text as paragraphs).
  * Prints, per site and system: build time (wall and CPU), bundle size, and, in Chromium from a cold
  * cache, bytes fetched and time until the first result of the first query (the engine started at
  * that moment, as an element does on first use), then nDCG@10 over all the collection's queries
  * (page-level: rcp-in-page's `unit: "document"`, Pagefind's page results). Prints `uptime` first.
+ * --waterfall also prints each cold run's requests, start → end in ms from the first use.
  *
  * rcp-in-page: `rcp-in-page index` (cli/build-index.ts), queried through the worker over the
  * bundle: with --model none, sparse; with a model, each path on its own cold start, sparse and
@@ -28,7 +29,7 @@ import { buildIndex } from '../cli/build-index.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 
 const root = join(import.meta.dirname, '..');
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' }, 'no-pagefind': { type: 'boolean' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' }, 'no-pagefind': { type: 'boolean' }, waterfall: { type: 'boolean' } } });
 const dirs = positionals.length ? positionals : ['cacm', 'npl', 'time'].map((c) => join(root, '..', 'shared', 'eval', c));
 const model = values.model ?? 'minilm-l6-v2';
 const maxQueries = Number(values.queries ?? Infinity);
@@ -163,23 +164,27 @@ for (const dir of dirs) {
     for (let run = 0; run < repeat; run++) {
       await context?.close();
       context = await browser.newContext();
-      const fetched: { path: string; bytes: number }[] = [];
+      const fetched: { path: string; bytes: number; start: number; end: number }[] = [];
       let counting = false;
       context.on('requestfinished', async (r) => {
         if (!counting) return;
         const s = await r.sizes().catch(() => undefined);
-        fetched.push({ path: decodeURIComponent(new URL(r.url()).pathname), bytes: s ? s.responseBodySize : 0 });
+        const t = r.timing();
+        fetched.push({ path: decodeURIComponent(new URL(r.url()).pathname), bytes: s ? s.responseBodySize : 0, start: t.startTime, end: t.startTime + Math.max(0, t.responseEnd) });
       });
       await routeApp(context, ORIGIN, site);
       page = await context.newPage();
       await page.goto(`${ORIGIN}/search-${system}.html`);
       await page.waitForFunction(() => 'searchFirst' in window);
       counting = true;
+      const clicked = await page.evaluate(() => performance.timeOrigin + performance.now());
       const first = await page.evaluate((q) => (window as unknown as { searchFirst(q: string): Promise<{ ms: number; first?: string }> }).searchFirst(q), String(judged[0].text));
       if (first.first === undefined) throw new Error(`${system}: no first result`);
       await page.waitForTimeout(300); // let requestfinished sizes arrive
       counting = false;
       best = Math.min(best, first.ms);
+      // Which request waited for which: start and end of each, from the first use (--waterfall).
+      if (values.waterfall) console.error(`${system} run ${run + 1}: first result ${first.ms.toFixed(0)} ms\n${fetched.sort((a, b) => a.start - b.start).map((f) => `  ${(f.start - clicked).toFixed(0).padStart(5)} → ${(f.end - clicked).toFixed(0).padStart(5)} ms  ${f.path}`).join('\n')}`);
       if (firstBytes) continue;
       console.error(`${name} ${system}, fetched before the first result: ${fetched.map((f) => `${f.path.replace(/^\/(rcp-search|pagefind|rcp-in-page)\//, '')} ${(f.bytes / 1024).toFixed(1)}K`).join(', ')}`);
       firstBytes = transferSplit(site, fetched);

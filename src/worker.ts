@@ -55,7 +55,11 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
   // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
   // Imported only then: a worker serving its own index carries no bundle reader.
-  const bundle = config.bundle === undefined ? undefined : await (await import('./bundle/bundle-store.ts')).BundleStore.open(config.bundle);
+  // Its static-model reader is a chunk of its own that the store imports: both are fetched at once.
+  const bundle =
+    config.bundle === undefined
+      ? undefined
+      : await (await Promise.all([import('./bundle/bundle-store.ts'), import('./bundle/static-dense.ts')]))[0].BundleStore.open(config.bundle, { primed: config.bundlePrimed });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = bundle ? undefined : browserCoordination(database);

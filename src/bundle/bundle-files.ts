@@ -8,8 +8,23 @@ import { BundleFormatError, decodeValue } from './codec.ts';
 import { BundleError, checkManifest, MANIFEST_FILE, SHARD_HASH, STATIC_SHARD_HASH, type BundleFile, type BundleManifest } from './format.ts';
 import { gunzip } from './gzip.ts';
 import { sha256Hex } from './hash.ts';
+import type { PrimedFile } from '../protocol/control.ts';
 
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
+
+/**
+ * `fetchFn` answering the files the page fetched ahead (src/bundle/prime.ts) from their bytes,
+ * each once (a later request, e.g. a retry after a failed check, goes to `fetchFn`).
+ */
+export function primedFetch(fetchFn: FetchLike, primed: readonly PrimedFile[]): FetchLike {
+  const ahead = new Map(primed.map((f) => [f.url, f.bytes]));
+  return (url, init) => {
+    const bytes = ahead.get(url);
+    if (bytes === undefined) return fetchFn(url, init);
+    ahead.delete(url);
+    return Promise.resolve(new Response(bytes, { status: 200 }));
+  };
+}
 
 /** `base` as a folder URL (the manifest's, when given the manifest's own URL). */
 export function bundleBase(url: string): string {

@@ -15,7 +15,8 @@ import type {
   SegmentVectors, StoredChunk, StoredDocument, TermPostings,
 } from '../engine/contracts.ts';
 import { keyOrdinal } from '../engine/index/view.ts';
-import { BundleFiles, bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
+import { BundleFiles, bundleBase, fetchManifest, primedFetch, type FetchLike } from './bundle-files.ts';
+import type { PrimedFile } from '../protocol/control.ts';
 import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
@@ -36,6 +37,8 @@ export interface BundleStoreOptions {
    * bundle's, 4): more reads more bytes and misses fewer near chunks (scripts/measure-static-dense.ts).
    */
   denseProbe?: number;
+  /** Files the page fetched ahead (prime.ts): served from these bytes, checked like any fetched file. */
+  primed?: readonly PrimedFile[];
 }
 
 /** A write to a bundle: bundles are built by `rcp-in-page index`, never changed in place. */
@@ -96,7 +99,8 @@ export class BundleStore implements IndexStore {
   static async open(url: string, options: BundleStoreOptions = {}): Promise<BundleStore> {
     const base = bundleBase(url);
     const manifestUrl = `${base}${MANIFEST_FILE}`;
-    const plain: FetchLike = options.fetch ?? ((u, init) => fetch(u, init));
+    const network: FetchLike = options.fetch ?? ((u, init) => fetch(u, init));
+    const plain = options.primed?.length ? primedFetch(network, options.primed) : network;
     const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
     const manifest = await fetchManifest(base, fetchFn);
     // The cache keeps this build only; done in the background (it never delays the first answer).

@@ -18,14 +18,16 @@ export const bundleCacheName = (base: string): string => `rcp-bundle:${base}`;
 export function cachingFetch(fetchFn: FetchLike, base: string, manifestUrl: string): FetchLike {
   const storage = (globalThis as { caches?: CacheStorage }).caches;
   if (!storage) return fetchFn;
-  const open = (): Promise<Cache | undefined> => storage.open(bundleCacheName(base)).catch(() => undefined);
+  // Opened once; a copy is stored in the background, never on the way to the first answer.
+  const opened = storage.open(bundleCacheName(base)).catch(() => undefined);
+  const keep = (cache: Cache, url: string, res: Response): void => void cache.put(url, res.clone()).catch(() => undefined);
   return async (url, init) => {
-    const cache = await open();
+    const cache = await opened;
     if (!cache) return fetchFn(url, init);
     if (url === manifestUrl) {
       try {
         const res = await fetchFn(url, init);
-        if (res.ok) await cache.put(url, res.clone()).catch(() => undefined);
+        if (res.ok) keep(cache, url, res);
         return res;
       } catch (e) {
         const hit = await cache.match(url);
@@ -36,7 +38,7 @@ export function cachingFetch(fetchFn: FetchLike, base: string, manifestUrl: stri
     const hit = await cache.match(url);
     if (hit) return hit;
     const res = await fetchFn(url, init);
-    if (res.status === 200) await cache.put(url, res.clone()).catch(() => undefined);
+    if (res.status === 200) keep(cache, url, res);
     return res;
   };
 }

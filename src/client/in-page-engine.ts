@@ -4,6 +4,7 @@
  * `RcpClient`. Adds nothing to the page: no DOM, no CSS, no globals.
  */
 import type { ControlApi, EngineConfig, WorkerStatus } from '../protocol/control.ts';
+import { primeBundle } from '../bundle/prime.ts';
 import { PortTransport } from '../transport/port-transport.ts';
 import { bootWorker, spawnEngineWorker, type WorkerHandle } from './boot.ts';
 import { RcpClient, type ClientOptions } from './rcp-client.ts';
@@ -99,7 +100,10 @@ export async function createInPageEngine(options: InPageEngineOptions = {}): Pro
   );
   const orFail = <T>(p: Promise<T>): Promise<T> => Promise.race([p, failed]);
   try {
-    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models, vectorsBase: absolute(options.vectorsBase), bundle: resolved(options.bundle) };
+    const bundle = resolved(options.bundle);
+    // The bundle's manifest and core are fetched here while the worker's script loads, not after it.
+    const bundlePrimed = bundle === undefined ? undefined : await primeBundle(bundle);
+    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models, vectorsBase: absolute(options.vectorsBase), bundle, bundlePrimed };
     await orFail(handle.control.configure(Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined))));
     const engine = new InPageEngine(await orFail(handle.openPort()), handle, options.client);
     await orFail(engine.connect());

@@ -108,6 +108,12 @@ export interface AvailableModel {
  * How the worker starts its engine; sent once, before the first session (`configure`). Every field
  * is optional: the playground sends none and gets `/models/`, `/ort/`, database `rcp-engine`.
  */
+/** A bundle file the page fetched ahead (src/bundle/prime.ts): its absolute URL and its bytes as served. */
+export interface PrimedFile {
+  url: string;
+  bytes: ArrayBuffer;
+}
+
 export interface EngineConfig {
   /** Absolute URL (or root path) of the models folder, ending in '/'. Default `/models/`. */
   modelBase?: string;
@@ -134,6 +140,11 @@ export interface EngineConfig {
    * index, with the model the bundle was built with. Default: none.
    */
   bundle?: string;
+  /**
+   * The bundle's first files, fetched by the page while this worker's script loaded
+   * (src/bundle/prime.ts); checked like fetched ones. Default: none (the worker fetches them).
+   */
+  bundlePrimed?: PrimedFile[];
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
   /**

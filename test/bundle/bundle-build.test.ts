@@ -102,4 +102,35 @@ describe('rcp-in-page index', () => {
     rmSync(join(out, MANIFEST_FILE));
     await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/rcp-bundle\.json: HTTP 404/);
   });
+
+  it('files the page fetched ahead are used instead of fetched, and checked like fetched ones', async () => {
+    const { out, options } = setup(2);
+    await buildIndex(options());
+    const url = pathToFileURL(out).href;
+    const base = url.endsWith('/') ? url : `${url}/`;
+    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as BundleManifest;
+    const bytes = (path: string): ArrayBuffer => new Uint8Array(readFileSync(join(out, path))).buffer;
+    const fetched: string[] = [];
+    const recording: typeof fileFetch = (u, init) => (fetched.push(u.slice(base.length)), fileFetch(u, init));
+    const primed = [
+      { url: `${base}${MANIFEST_FILE}`, bytes: bytes(MANIFEST_FILE) },
+      { url: `${base}${manifest.core.path}`, bytes: bytes(manifest.core.path) },
+    ];
+    const store = await BundleStore.open(url, { fetch: recording, cache: false, primed });
+    const engine = new Engine({ store, embedder: new HashEmbedder(), readOnly: true });
+    await engine.open();
+    expect((await search(engine, { query: 'whale', k: 3, mode: 'sparse' })).hits.length).toBeGreaterThan(0);
+    expect(fetched).not.toContain(MANIFEST_FILE);
+    expect(fetched).not.toContain(manifest.core.path);
+    expect(fetched.length).toBeGreaterThan(0); // the query's own shards still came over the network
+
+    // A primed core cut short is refused by name, as a fetched one would be; the next read fetches it.
+    fetched.length = 0;
+    const cut = [primed[0], { ...primed[1], bytes: primed[1].bytes.slice(0, 10) }];
+    const damaged = new Engine({ store: await BundleStore.open(url, { fetch: recording, cache: false, primed: cut }), embedder: new HashEmbedder(), readOnly: true });
+    await expect(damaged.open()).rejects.toThrow(/does not match the bundle manifest/);
+    await damaged.open();
+    expect(fetched).toContain(manifest.core.path);
+    expect((await search(damaged, { query: 'whale', k: 3, mode: 'sparse' })).hits.length).toBeGreaterThan(0);
+  });
 });
