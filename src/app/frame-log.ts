@@ -23,16 +23,27 @@ export interface FrameRecord {
   text?: string;
   /** The first PREVIEW_CHARS characters, always kept. */
   preview: string;
-  /** Which of the page's sessions carried it: the page's own, the import session, the console's, or the tour's. */
+  /** Which session carried it: the page's own, the import session, the sample seeder's, the console's, or the tour's. */
   session: FrameSession;
 }
 
-export type FrameSession = 'page' | 'import' | 'console' | 'tour';
+/** A large frame handed over by another worker: `FrameLog.addLarge`. */
+export interface LargeFrame {
+  /** Its first HEAD_CHARS characters. */
+  head: string;
+  bytes: number;
+  body: Blob;
+}
+
+/** How much of a large frame's head `addLarge` needs (its envelope and the preview). */
+export const HEAD_CHARS = 1024;
+
+export type FrameSession = 'page' | 'import' | 'sample' | 'console' | 'tour';
 
 const encoder = new TextEncoder();
 
 /** Frames longer than this are classified from their head when it is in the usual key order. */
-const LARGE_FRAME = 16 * 1024;
+export const LARGE_FRAME = 16 * 1024;
 const HEAD = /^\{"jsonrpc":"2\.0",(?:"id":(-?\d+|"(?:[^"\\]|\\.)*"|null),)?"(method|result|error)"(?::"((?:[^"\\]|\\.)*)")?/;
 
 /**
@@ -41,7 +52,7 @@ const HEAD = /^\{"jsonrpc":"2\.0",(?:"id":(-?\d+|"(?:[^"\\]|\\.)*"|null),)?"(met
  * the head is not in the order our client and server write it (the caller then parses it all).
  */
 function fromHead(text: string): { id?: string | number | null; method?: string; error?: true } | undefined {
-  const m = HEAD.exec(text.slice(0, 1024));
+  const m = HEAD.exec(text.slice(0, HEAD_CHARS));
   if (!m) return undefined;
   const id = m[1] === undefined ? undefined : (JSON.parse(m[1]) as string | number | null);
   if (m[2] === 'method') return m[3] === undefined ? undefined : { ...(id !== undefined ? { id } : {}), method: JSON.parse(`"${m[3]}"`) as string };
@@ -73,8 +84,7 @@ export class FrameLog {
 
   /** Must be called for every frame, in order (wire it to `RcpClient`'s `onFrame`). */
   add(direction: Direction, text: string, session: FrameSession = 'page'): FrameRecord {
-    const now = performance.now();
-    const rec: FrameRecord = { seq: ++this.seq, at: now - this.started, direction, kind: 'invalid', bytes: encoder.encode(text).length, text, preview: text.slice(0, PREVIEW_CHARS), session };
+    const rec: FrameRecord = { seq: ++this.seq, at: 0, direction, kind: 'invalid', bytes: encoder.encode(text).length, text, preview: text.slice(0, PREVIEW_CHARS), session };
     let msg: unknown = text.length > LARGE_FRAME ? fromHead(text) : undefined;
     if (msg === undefined) {
       try {
@@ -83,6 +93,27 @@ export class FrameLog {
         msg = undefined;
       }
     }
+    return this.keep(rec, msg);
+  }
+
+  /**
+   * A large frame that travelled in another worker (the sample seeder's), given as its first
+   * characters, its UTF-8 length and its full text as a Blob: the page never copies, measures or
+   * parses the whole text, and reads it back only when someone opens the frame (`fullText`).
+   */
+  addLarge(direction: Direction, frame: LargeFrame, session: FrameSession): FrameRecord {
+    const rec: FrameRecord = { seq: ++this.seq, at: 0, direction, kind: 'invalid', bytes: frame.bytes, preview: frame.head.slice(0, PREVIEW_CHARS), session };
+    this.folded.set(rec.seq, frame.body);
+    const msg = fromHead(frame.head);
+    // Already folded: it counts against the kept bytes, not against those held in the heap.
+    this.fullBytes -= rec.bytes;
+    return this.keep(rec, msg);
+  }
+
+  private keep(rec: FrameRecord, msg: unknown): FrameRecord {
+    const now = performance.now();
+    rec.at = now - this.started;
+    const { direction, session } = rec;
     if (Array.isArray(msg)) {
       rec.kind = 'batch';
       rec.method = `batch[${msg.length}]`;

@@ -9,7 +9,7 @@ import { byId, el } from './dom.ts';
 import { plural } from './format.ts';
 import { errorView } from './errors.ts';
 import { ACCEPT, parseFile, parsePasted, type FileOutcome } from './import/parse.ts';
-import { ingest, type IngestResult } from './ingest.ts';
+import { ingest, type IngestProgress, type IngestResult } from './ingest.ts';
 import type { ProgressView } from './progress-view.ts';
 
 const STATUS_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, string>> = Object.freeze({
@@ -19,12 +19,47 @@ const STATUS_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, st
   failed: 'failed',
 });
 
-export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): { importDocs(docs: IndexDocument[], label: string): Promise<IngestResult | undefined> } {
+/** One import under way, with the progress bar and Cancel: what its batches report, and how it ended. */
+export interface ImportTracker {
+  signal: AbortSignal;
+  onProgress(p: IngestProgress): void;
+  onBatch(added: number): void;
+  /** Closes the progress bar with what was added, or shows why it failed. */
+  finish(outcome: { result: IngestResult } | { error: unknown }): void;
+}
+
+export interface Importer {
+  importDocs(docs: IndexDocument[], label: string): Promise<IngestResult | undefined>;
+  /** An import run elsewhere (the sample seeder's worker) shown like one of the page's. */
+  track(label: string, total: number): ImportTracker;
+}
+
+export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): Importer {
   const drop = byId('drop-zone');
   const input = byId<HTMLInputElement>('file-input');
   const problem = byId('import-error');
   const progressDone = byId('progress-done');
   input.accept = ACCEPT;
+
+  const track = (label: string, total: number): ImportTracker => {
+    problem.replaceChildren();
+    const signal = progress.start(label);
+    return {
+      signal,
+      onProgress: (p) => progress.update(p),
+      onBatch: changed,
+      finish(outcome) {
+        if ('result' in outcome) {
+          const r = outcome.result;
+          progress.finish(r.cancelled ? `Import cancelled: ${r.added} of ${plural(total, 'document')} were added.` : `Imported ${plural(r.added, 'document')} (${plural(r.chunks, 'passage')}).`);
+        } else {
+          progress.finish('');
+          problem.replaceChildren(errorView(outcome.error, 'Import failed'));
+        }
+        changed();
+      },
+    };
+  };
 
   /** Adds `docs` with progress; resolves with what was added (undefined when it failed). */
   const importDocs = async (docs: IndexDocument[], label: string): Promise<IngestResult | undefined> => {
@@ -33,21 +68,15 @@ export function mountImport(client: RcpClient, progress: ProgressView, changed: 
       problem.replaceChildren(errorView(new Error('Nothing to import: no text found.')));
       return undefined;
     }
-    let result: IngestResult | undefined;
-    const signal = progress.start(label);
+    const job = track(label, docs.length);
     try {
-      result = await ingest(client, docs, { signal, onProgress: (p) => progress.update(p), onBatch: changed });
-      progress.finish(
-        result.cancelled
-          ? `Import cancelled: ${result.added} of ${plural(docs.length, 'document')} were added.`
-          : `Imported ${plural(result.added, 'document')} (${plural(result.chunks, 'passage')}).`,
-      );
-    } catch (e) {
-      progress.finish('');
-      problem.replaceChildren(errorView(e, 'Import failed'));
+      const result = await ingest(client, docs, job);
+      job.finish({ result });
+      return result;
+    } catch (error) {
+      job.finish({ error });
+      return undefined;
     }
-    changed();
-    return result;
   };
 
   const report = byId('import-report');
@@ -110,5 +139,5 @@ export function mountImport(client: RcpClient, progress: ProgressView, changed: 
       title.value = '';
     });
   });
-  return { importDocs };
+  return { importDocs, track };
 }

@@ -44,7 +44,7 @@ export function mountInspector(log: FrameLog): void {
   const rows = new Map<HTMLLIElement, FrameRecord>();
 
   const matches = (r: FrameRecord): boolean => {
-    if (r.session === 'import' && !background.checked) return false; // import batches would bury the user's own frames
+    if ((r.session === 'import' || r.session === 'sample') && !background.checked) return false; // import batches would bury the user's own frames
     if (dirSel.value !== 'all' && r.direction !== dirSel.value) return false;
     const m = methodIn.value.trim().toLowerCase();
     if (m && !(r.method ?? '').toLowerCase().includes(m)) return false;

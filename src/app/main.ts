@@ -39,8 +39,7 @@ import { mountProgress } from './progress-view.ts';
 import { mountQuarantine } from './quarantine-panel.ts';
 import { mountRelatedPassages } from './related-passages.ts';
 import { mountConsole } from './rpc-console.ts';
-import { crossSectionFirst } from './ingest.ts';
-import { fetchSample, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
+import { SampleSeeder, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
 import { registerServiceWorker } from './sw-register.ts';
@@ -82,9 +81,8 @@ const started = createInPageEngine({ vectorsBase: SAMPLE_VECTORS_BASE, bundle, c
   await writer.connect();
   return { client: engine, writer };
 });
-// A first run seeds the sample corpus: read it (in its own worker) while the engine starts, not after.
-let samplePrefetch = !bundle && !sampleDeclined() && seedState() !== 'done' ? fetchSample() : undefined;
-samplePrefetch?.catch(() => undefined); // reported by loadSample if it is used
+// A first run seeds the sample corpus: its worker reads it while the engine starts, not after.
+let samplePrefetch = !bundle && !sampleDeclined() && seedState() !== 'done' ? new SampleSeeder() : undefined;
 const watch = mountEngineWatch();
 const { client, writer } = await started.catch((e: unknown) => {
   status.replaceChildren(errorView(e, 'Could not start the engine'));
@@ -203,20 +201,23 @@ async function loadSample(resume = false): Promise<void> {
   libraryError.replaceChildren();
   setSampleDeclined(false);
   setSeedState('seeding');
+  const seeder = samplePrefetch ?? new SampleSeeder();
+  samplePrefetch = undefined;
+  let job: ReturnType<typeof importer.track> | undefined;
   try {
-    const corpus = await (samplePrefetch ?? fetchSample());
-    let docs = corpus.documents;
-    if (resume && hasInpage(client)) {
-      const present = await allDocumentIds();
-      docs = docs.filter((d) => !present.has(d.id ?? ''));
-      if (docs.length === 0) return setSeedState('done');
-    }
-    // Its first batch holds some of each source, so a query about any of them finds something at once.
-    docs = crossSectionFirst(docs, (d) => String(d.meta?.source ?? ''));
-    const done = await importer.importDocs(docs, `Loading the sample corpus (${docs.length} public-domain documents)`);
-    if (done && !done.cancelled) setSeedState('done');
+    const skip = resume && hasInpage(client) ? [...(await allDocumentIds())] : [];
+    // The seeder's own session: the documents go from its worker to the engine's, not through this page.
+    const port = await client.control.connect();
+    const result = await seeder.seed(port, skip, { ...clientInfo, name: 'rcp-playground-sample' }, (total) => {
+      if (total === 0) return undefined;
+      job = importer.track(`Loading the sample corpus (${total} public-domain documents)`, total);
+      return { ...job, onFrame: (d, f) => log.add(d, f, 'sample'), onLargeFrame: (d, f) => log.addLarge(d, f, 'sample') };
+    });
+    job?.finish({ result });
+    if (!result.cancelled) setSeedState('done');
   } catch (e) {
-    libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
+    if (job) job.finish({ error: e });
+    else libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
   }
 }
 
@@ -268,4 +269,6 @@ if (bundle || s.indexLoss || s.indexWarning) {
   // Read-only, or a lost (or uncheckable) index: nothing is seeded or resumed (the person decides, with the loss in view).
 } else if (s.ready && s.documents === 0 && !sampleDeclined()) void loadSample();
 else if (s.ready && seedState() === 'seeding') void loadSample(true);
-samplePrefetch = undefined; // taken by loadSample above, or not needed
+// Taken by loadSample above, or not needed.
+samplePrefetch?.terminate();
+samplePrefetch = undefined;

@@ -12,6 +12,7 @@ export interface ProgressView {
   busy(): boolean;
 }
 
+const count = new Intl.NumberFormat('en');
 const fmtEta = (ms: number) => (ms < 1500 ? 'about a second' : ms < 90_000 ? `about ${Math.round(ms / 1000)} s` : `about ${Math.round(ms / 60_000)} min`);
 
 export function mountProgress(): ProgressView {
@@ -22,12 +23,30 @@ export function mountProgress(): ProgressView {
   const cancel = byId<HTMLButtonElement>('progress-cancel');
   const done = byId('progress-done');
   let ctrl: AbortController | undefined;
+  // Progress arrives many times a frame during a big write: the latest is drawn once per frame.
+  let latest: IngestProgress | undefined;
+  let frame: number | undefined;
+  const draw = () => {
+    frame = undefined;
+    const p = latest;
+    if (!p || !ctrl) return;
+    bar.value = p.fraction;
+    bar.setAttribute('aria-valuetext', `${Math.round(p.fraction * 100)}%`);
+    counts.textContent = `${count.format(p.done)} of ${count.format(p.total)} documents · ${Math.round(p.fraction * 100)}%${p.etaMs !== undefined ? ` · ${fmtEta(p.etaMs)} left` : ''}`;
+  };
+  const stopDrawing = () => {
+    if (frame !== undefined) cancelAnimationFrame(frame);
+    frame = undefined;
+    latest = undefined;
+  };
   cancel.addEventListener('click', () => {
+    stopDrawing();
     ctrl?.abort();
     counts.textContent = 'Cancelling…';
   });
   return {
     start(text) {
+      stopDrawing();
       ctrl?.abort();
       ctrl = new AbortController();
       box.hidden = false;
@@ -39,11 +58,11 @@ export function mountProgress(): ProgressView {
       return ctrl.signal;
     },
     update(p) {
-      bar.value = p.fraction;
-      bar.setAttribute('aria-valuetext', `${Math.round(p.fraction * 100)}%`);
-      counts.textContent = `${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} documents · ${Math.round(p.fraction * 100)}%${p.etaMs !== undefined ? ` · ${fmtEta(p.etaMs)} left` : ''}`;
+      latest = p;
+      frame ??= requestAnimationFrame(draw);
     },
     finish(message) {
+      stopDrawing();
       ctrl = undefined;
       cancel.hidden = true;
       box.hidden = true;

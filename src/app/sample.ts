@@ -3,8 +3,10 @@
  * once into an empty index on first run, and loadable again on demand. Ids are stable, so seeding
  * twice (a reload mid-way, two tabs at once) replaces instead of duplicating.
  */
-import type { IndexDocument } from '../protocol/types.ts';
-import type { SampleMessage } from './sample-reader.worker.ts';
+import { RcpError, type ErrorData } from '../protocol/errors.ts';
+import type { LargeFrame } from './frame-log.ts';
+import type { IngestProgress, IngestResult } from './ingest.ts';
+import type { SeederMessage, SeederRequest } from './sample-seeder.worker.ts';
 
 export const SAMPLE_URL = '/sample/corpus.json';
 /** Where its precomputed vectors lie (scripts/build-sample-vectors.ts), for the worker's `vectorsBase`. */
@@ -12,28 +14,66 @@ export const SAMPLE_VECTORS_BASE = '/sample/';
 /** Set when the person cleared the index: an empty index then stays empty on reload. */
 const DECLINED_KEY = 'rcp-playground:sample-declined';
 
-export interface SampleCorpus {
-  version: string;
-  documents: IndexDocument[];
+/** What a seed reports while it runs (the same as an import's). */
+export interface SeedHandlers {
+  signal: AbortSignal;
+  onProgress(p: IngestProgress): void;
+  onBatch(added: number): void;
+  /** Each frame of the seeding session, as it travelled (a large one as its head and a Blob). */
+  onFrame(direction: 'out' | 'in', text: string): void;
+  onLargeFrame(direction: 'out' | 'in', frame: LargeFrame): void;
 }
 
-/** The sample corpus, read and parsed in a worker (sample-reader.worker.ts) so the page stays responsive. */
-export function fetchSample(): Promise<SampleCorpus> {
-  const worker = new Worker(new URL('./sample-reader.worker.ts', import.meta.url), { type: 'module' });
-  return new Promise<SampleCorpus>((resolve, reject) => {
-    const documents: IndexDocument[] = [];
-    let version = '';
-    worker.onmessage = (ev: MessageEvent<SampleMessage>) => {
-      const m = ev.data;
-      if (m.type === 'start') version = m.version;
-      else if (m.type === 'documents') documents.push(...m.documents);
-      else if (m.type === 'done') resolve({ version, documents });
-      else reject(new Error(m.message));
+/**
+ * The sample corpus seeded by its own worker (sample-seeder.worker.ts): started at once, so the
+ * corpus is read while the engine starts; `seed` then adds it over a session port of the engine.
+ */
+export class SampleSeeder {
+  private readonly worker = new Worker(new URL('./sample-seeder.worker.ts', import.meta.url), { type: 'module', name: 'rcp-sample-seeder' });
+  private listener: ((m: SeederMessage) => void) | undefined;
+  /** A failure before `seed` was called (reading the corpus), reported by `seed`. */
+  private early: Error | undefined;
+
+  constructor() {
+    this.worker.onmessage = (ev: MessageEvent<SeederMessage>) => (this.listener ? this.listener(ev.data) : ev.data.type === 'error' && (this.early ??= errorOf(ev.data)));
+    this.worker.onerror = (ev) => {
+      const e = new Error(`Could not read the sample corpus${ev.message ? `: ${ev.message}` : ''}`);
+      if (this.listener) this.listener({ type: 'error', message: e.message });
+      else this.early ??= e;
     };
-    worker.onerror = (ev) => reject(new Error(`Could not read the sample corpus${ev.message ? `: ${ev.message}` : ''}`));
-    worker.postMessage({ url: new URL(SAMPLE_URL, document.baseURI).href });
-  }).finally(() => worker.terminate());
+    this.worker.postMessage({ type: 'read', url: new URL(SAMPLE_URL, document.baseURI).href } satisfies SeederRequest);
+  }
+
+  /**
+   * Adds the corpus (but the documents in `skip`) over `port`, a fresh session of the engine.
+   * `onStart` learns how many documents will be added before the first is sent.
+   */
+  seed(port: MessagePort, skip: readonly string[], clientInfo: { name: string; version: string }, onStart: (total: number) => SeedHandlers | undefined): Promise<IngestResult> {
+    return new Promise<IngestResult>((resolve, reject) => {
+      if (this.early) return reject(this.early);
+      let h: SeedHandlers | undefined;
+      this.listener = (m) => {
+        if (m.type === 'ready') {
+          h = onStart(m.total);
+          h?.signal.addEventListener('abort', () => this.worker.postMessage({ type: 'cancel' } satisfies SeederRequest), { once: true });
+        } else if (m.type === 'frame') h?.onFrame(m.direction, m.text);
+        else if (m.type === 'large-frame') h?.onLargeFrame(m.direction, m.frame);
+        else if (m.type === 'progress') h?.onProgress(m.progress);
+        else if (m.type === 'batch') h?.onBatch(m.added);
+        else if (m.type === 'done') resolve(m.result);
+        else reject(errorOf(m));
+      };
+      this.worker.postMessage({ type: 'seed', port, skip: [...skip], clientInfo } satisfies SeederRequest, [port]);
+    }).finally(() => this.terminate());
+  }
+
+  terminate(): void {
+    this.worker.terminate();
+  }
 }
+
+/** The seeder's error as the page shows it: an RcpError when it came from the engine. */
+const errorOf = (m: Extract<SeederMessage, { type: 'error' }>): Error => (m.code === undefined ? new Error(m.message) : new RcpError(m.code, m.message, m.data as ErrorData | undefined));
 
 /** `seeding` while a seed is under way (so a reload mid-way resumes it), `done` after. */
 const STATE_KEY = 'rcp-playground:sample-state';

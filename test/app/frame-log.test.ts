@@ -1,6 +1,6 @@
 /** The inspector's frame log: classification, latency matching and bounded memory. */
 import { describe, expect, it } from 'vitest';
-import { FULL_FRAME_BYTES, FULL_FRAMES, FrameLog, MAX_FRAME_BYTES, MAX_FRAMES, PREVIEW_CHARS, toNdjson } from '../../src/app/frame-log.ts';
+import { FULL_FRAME_BYTES, FULL_FRAMES, FrameLog, HEAD_CHARS, MAX_FRAME_BYTES, MAX_FRAMES, PREVIEW_CHARS, toNdjson } from '../../src/app/frame-log.ts';
 
 describe('FrameLog', () => {
   it('classifies frames and matches a response to its request', () => {
@@ -75,5 +75,24 @@ describe('FrameLog', () => {
     // Another key order: parsed whole.
     expect(log.add('in', `{"id":3,"jsonrpc":"2.0","result":{"t":"${pad}"}}`)).toMatchObject({ kind: 'response', id: 3 });
     expect(log.add('in', `[{"jsonrpc":"2.0","id":1,"result":{}},{"t":"${pad}"}]`).kind).toBe('batch');
+  });
+
+  it('takes a large frame from another worker as its head and a Blob, reads it back whole, and matches its answer', async () => {
+    const log = new FrameLog();
+    const text = `{"jsonrpc":"2.0","id":4,"method":"index/add","params":{"documents":[{"text":"${'é'.repeat(30_000)}"}]}}`;
+    const bytes = new TextEncoder().encode(text).length;
+    const req = log.addLarge('out', { head: text.slice(0, HEAD_CHARS), bytes, body: new Blob([text]) }, 'sample');
+    expect(req).toMatchObject({ kind: 'request', id: 4, method: 'index/add', bytes, session: 'sample' });
+    expect(req.text).toBeUndefined();
+    expect(req.preview).toBe(text.slice(0, PREVIEW_CHARS));
+    expect(await log.fullText(req)).toBe(text);
+    const res = log.add('in', '{"jsonrpc":"2.0","id":4,"result":{"added":1}}', 'sample');
+    expect(res).toMatchObject({ kind: 'response', method: 'index/add' });
+    // Same id on another session: not its answer.
+    expect(log.add('in', '{"jsonrpc":"2.0","id":4,"result":{}}', 'import').method).toBeUndefined();
+    // It is not counted as text held in the heap: 200 of them fold nothing else away.
+    const small = log.add('out', '{"jsonrpc":"2.0","id":9,"method":"ping"}');
+    for (let i = 0; i < 20; i++) log.addLarge('out', { head: text.slice(0, HEAD_CHARS), bytes, body: new Blob([text]) }, 'sample');
+    expect(small.text).toBeDefined();
   });
 });
