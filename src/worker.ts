@@ -33,6 +33,12 @@ import { bundleInpageCapabilities, withoutWrites } from './bundle/serve-bundle.t
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
+/**
+ * How long the model waits, on an empty index, for a first write to commit before it loads anyway
+ * (the playground's first sample batch commits well within it; a first `embed` waits at most this).
+ */
+const FIRST_WRITE_GRACE_MS = 1500;
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Runtime {
   engine: Engine;
@@ -80,6 +86,14 @@ async function start(config: EngineConfig): Promise<Runtime> {
     ),
     coordination,
   );
+  // On an empty index, the first write (the playground seeding its sample, an app's first import)
+  // commits before the model's weights load and its encoder workers spawn: both run on this
+  // thread too, and would delay that write and with it the first answers. Released once the index
+  // has opened (at once when it holds documents).
+  let releaseModel!: (gate: Promise<unknown>) => void;
+  const modelGate = new Promise<unknown>((resolve) => (releaseModel = resolve));
+  let firstCommit!: () => void;
+  const committed = new Promise<void>((resolve) => (firstCommit = resolve));
   // A bundle built with a static model carries its rows: queries are embedded from them, and no
   // model runtime (transformers.js, onnxruntime-web) is imported at all.
   const staticDense = config.models === false ? undefined : bundle?.staticDense;
@@ -89,7 +103,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       ? undefined
       : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
         await (await import('./models/runtime.ts')).ModelRuntime.open({
-          loadAfter: store.firstRead,
+          loadAfter: store.firstRead.then(() => modelGate),
           choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
@@ -105,10 +119,15 @@ async function start(config: EngineConfig): Promise<Runtime> {
     ...(bundle ? { readOnly: true, fields: bundle.manifest.fields } : {}),
     detectLanguage: loadLanguageDetector,
     // A clear is the person starting over: what was lost before is no longer news.
-    onCommitted: (summary, cleared) => (cleared ? witness.dismiss(summary) : witness.note(summary)),
+    onCommitted: (summary, cleared) => {
+      firstCommit();
+      if (cleared) witness.dismiss(summary);
+      else witness.note(summary);
+    },
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
+  releaseModel(opened.then(() => (engine.size === 0 ? Promise.race([committed, delay(FIRST_WRITE_GRACE_MS)]) : undefined)).catch(() => undefined));
   // The first add detects languages: load the detector (a 1 MB module) once the index is open, not when that add arrives.
   if (!bundle) opened.then(() => loadLanguageDetector()).catch(() => undefined);
   const ready = opened.then(() => engine);
