@@ -103,7 +103,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       ? undefined
       : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
         await (await import('./models/runtime.ts')).ModelRuntime.open({
-          loadAfter: store.firstRead.then(() => modelGate),
+          loadAfter: modelGate, // settles after the index's first read (it waits for the open)
           choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
           precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),

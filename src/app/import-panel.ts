@@ -9,7 +9,7 @@ import { byId, el } from './dom.ts';
 import { plural } from './format.ts';
 import { errorView } from './errors.ts';
 import { ACCEPT, parseFile, parsePasted, type FileOutcome } from './import/parse.ts';
-import { ingest, type IngestProgress, type IngestResult } from './ingest.ts';
+import { ingest, type IngestOptions, type IngestResult } from './ingest.ts';
 import type { ProgressView } from './progress-view.ts';
 
 const STATUS_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, string>> = Object.freeze({
@@ -20,10 +20,7 @@ const STATUS_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, st
 });
 
 /** One import under way, with the progress bar and Cancel: what its batches report, and how it ended. */
-export interface ImportTracker {
-  signal: AbortSignal;
-  onProgress(p: IngestProgress): void;
-  onBatch(added: number): void;
+export interface ImportTracker extends Required<IngestOptions> {
   /** Closes the progress bar with what was added, or shows why it failed. */
   finish(outcome: { result: IngestResult } | { error: unknown }): void;
 }

@@ -88,11 +88,14 @@ export function batches(docs: readonly IndexDocument[], maxDocs = BATCH_DOCS, ma
   return out;
 }
 
-export async function ingest(
-  client: RcpClient,
-  docs: readonly IndexDocument[],
-  opts: { signal?: AbortSignal; onProgress?(p: IngestProgress): void; onBatch?(added: number): void } = {},
-): Promise<IngestResult> {
+/** What an ingest reports while it runs, and how it is cancelled. */
+export interface IngestOptions {
+  signal?: AbortSignal;
+  onProgress?(p: IngestProgress): void;
+  onBatch?(added: number): void;
+}
+
+export async function ingest(client: RcpClient, docs: readonly IndexDocument[], opts: IngestOptions = {}): Promise<IngestResult> {
   const totalChars = docs.reduce((n, d) => n + d.text.length, 0) || 1;
   const started = performance.now();
   let doneDocs = 0;

@@ -218,6 +218,8 @@ async function loadSample(resume = false): Promise<void> {
   } catch (e) {
     if (job) job.finish({ error: e });
     else libraryError.replaceChildren(errorView(e, 'Could not load the sample corpus'));
+  } finally {
+    seeder.terminate(); // also when listing the ids or opening the port failed before the seed began
   }
 }
 

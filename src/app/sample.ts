@@ -5,7 +5,7 @@
  */
 import { RcpError, type ErrorData } from '../protocol/errors.ts';
 import type { LargeFrame } from './frame-log.ts';
-import type { IngestProgress, IngestResult } from './ingest.ts';
+import type { IngestOptions, IngestResult } from './ingest.ts';
 import type { SeederMessage, SeederRequest } from './sample-seeder.worker.ts';
 
 export const SAMPLE_URL = '/sample/corpus.json';
@@ -15,10 +15,7 @@ export const SAMPLE_VECTORS_BASE = '/sample/';
 const DECLINED_KEY = 'rcp-playground:sample-declined';
 
 /** What a seed reports while it runs (the same as an import's). */
-export interface SeedHandlers {
-  signal: AbortSignal;
-  onProgress(p: IngestProgress): void;
-  onBatch(added: number): void;
+export interface SeedHandlers extends Required<IngestOptions> {
   /** Each frame of the seeding session, as it travelled (a large one as its head and a Blob). */
   onFrame(direction: 'out' | 'in', text: string): void;
   onLargeFrame(direction: 'out' | 'in', frame: LargeFrame): void;
@@ -27,6 +24,7 @@ export interface SeedHandlers {
 /**
  * The sample corpus seeded by its own worker (sample-seeder.worker.ts): started at once, so the
  * corpus is read while the engine starts; `seed` then adds it over a session port of the engine.
+ * Used once: the caller terminates it when the seed has ended (or was never needed).
  */
 export class SampleSeeder {
   private readonly worker = new Worker(new URL('./sample-seeder.worker.ts', import.meta.url), { type: 'module', name: 'rcp-sample-seeder' });
@@ -35,7 +33,10 @@ export class SampleSeeder {
   private early: Error | undefined;
 
   constructor() {
-    this.worker.onmessage = (ev: MessageEvent<SeederMessage>) => (this.listener ? this.listener(ev.data) : ev.data.type === 'error' && (this.early ??= errorOf(ev.data)));
+    this.worker.onmessage = (ev: MessageEvent<SeederMessage>) => {
+      if (this.listener) this.listener(ev.data);
+      else if (ev.data.type === 'error') this.early ??= errorOf(ev.data);
+    };
     this.worker.onerror = (ev) => {
       const e = new Error(`Could not read the sample corpus${ev.message ? `: ${ev.message}` : ''}`);
       if (this.listener) this.listener({ type: 'error', message: e.message });
@@ -64,7 +65,7 @@ export class SampleSeeder {
         else reject(errorOf(m));
       };
       this.worker.postMessage({ type: 'seed', port, skip: [...skip], clientInfo } satisfies SeederRequest, [port]);
-    }).finally(() => this.terminate());
+    });
   }
 
   terminate(): void {

@@ -9,8 +9,6 @@
  */
 import type { PrimedFile } from '../protocol/control.ts';
 
-export type { PrimedFile };
-
 /** Same as format.ts's MANIFEST_FILE (kept apart so the page does not carry the bundle format). */
 const MANIFEST = 'rcp-bundle.json';
 

@@ -104,16 +104,16 @@ export interface AvailableModel {
   quality?: { sparse: number; dense: number; hybrid: number };
 }
 
-/**
- * How the worker starts its engine; sent once, before the first session (`configure`). Every field
- * is optional: the playground sends none and gets `/models/`, `/ort/`, database `rcp-engine`.
- */
 /** A bundle file the page fetched ahead (src/bundle/prime.ts): its absolute URL and its bytes as served. */
 export interface PrimedFile {
   url: string;
   bytes: ArrayBuffer;
 }
 
+/**
+ * How the worker starts its engine; sent once, before the first session (`configure`). Every field
+ * is optional: the playground sends none and gets `/models/`, `/ort/`, database `rcp-engine`.
+ */
 export interface EngineConfig {
   /** Absolute URL (or root path) of the models folder, ending in '/'. Default `/models/`. */
   modelBase?: string;
