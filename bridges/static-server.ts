@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 
@@ -62,4 +63,20 @@ export async function routeApp(context: BrowserContext, origin: string, root: st
       await route.fulfill({ status: 200, body: await readFile(file), headers });
     },
   );
+}
+
+/**
+ * `root` over plain HTTP on localhost (as a static host serves it: no compression, `no-cache`), for
+ * measurements that must not pay request interception's round trip through this process per file.
+ */
+export async function serveStatic(root: string, port: number): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const file = await resolveStatic(root, new URL(req.url ?? '/', 'http://localhost').pathname);
+    if (!file) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' };
+    if (req.method === 'HEAD') return void res.writeHead(200, { ...headers, 'Content-Length': String((await stat(file)).size) }).end();
+    res.writeHead(200, headers).end(await readFile(file));
+  });
+  await new Promise<void>((ok, fail) => server.once('error', fail).listen(port, 'localhost', ok));
+  return server;
 }

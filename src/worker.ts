@@ -57,6 +57,12 @@ interface Runtime {
 /** The fields that are set (an explicit undefined would override the models' defaults). */
 const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
+/** The bundle reader and its static-model reader (a chunk of its own that the store imports): fetched at once. */
+const loadBundleReader = () => Promise.all([import('./bundle/bundle-store.ts'), import('./bundle/static-dense.ts')]);
+/** Started now when the page named this worker for a bundle (client/boot.ts), not once `configure` arrives. */
+const bundleReader = (self as { name?: string }).name === 'rcp-engine:bundle' ? loadBundleReader() : undefined;
+bundleReader?.catch(() => undefined); // reported by the start that awaits it
+
 async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
   // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
@@ -65,7 +71,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const bundle =
     config.bundle === undefined
       ? undefined
-      : await (await Promise.all([import('./bundle/bundle-store.ts'), import('./bundle/static-dense.ts')]))[0].BundleStore.open(config.bundle, { primed: config.bundlePrimed });
+      : await (await (bundleReader ?? loadBundleReader()))[0].BundleStore.open(config.bundle, { primed: config.bundlePrimed });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = bundle ? undefined : browserCoordination(database);

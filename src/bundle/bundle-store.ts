@@ -24,6 +24,9 @@ import { StaticDense } from './static-dense.ts';
 
 export { bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 
+/** How long after the open the Cache API copy drops files of other builds. */
+const CACHE_PRUNE_DELAY_MS = 5000;
+
 export interface BundleStoreOptions {
   /** Default: the global fetch. */
   fetch?: FetchLike;
@@ -103,15 +106,17 @@ export class BundleStore implements IndexStore {
     const plain = options.primed?.length ? primedFetch(network, options.primed) : network;
     const fetchFn = options.cache === false ? plain : cachingFetch(plain, base, manifestUrl);
     const manifest = await fetchManifest(base, fetchFn);
-    // The cache keeps this build only; done in the background (it never delays the first answer).
+    // The cache keeps this build only; done a few seconds later (listing a thousand shard URLs and
+    // the cache's keys is ~15 ms of this thread, which the first answer must not wait behind).
     const store = new BundleStore(base, manifest, fetchFn, options.denseProbe);
-    if (options.cache !== false) {
+    if (options.cache !== false && 'caches' in globalThis) {
       const keep = async (): Promise<Set<string>> => {
         // A static-model bundle lists its row and cluster shards in its static core: pruned once a query read it.
         const more = store.staticDense ? await store.staticDense.listedFiles() : [];
         return new Set([manifestUrl, ...[...listedFiles(manifest), ...more].map((f) => new URL(f.path, base).href)]);
       };
-      void (store.staticDense ? store.staticDense.coreRead() : Promise.resolve())
+      void new Promise<void>((later) => setTimeout(later, CACHE_PRUNE_DELAY_MS))
+        .then(() => (store.staticDense ? store.staticDense.coreRead() : undefined))
         .then(keep)
         .then((files) => pruneBundleCache(base, files))
         .catch(() => undefined);

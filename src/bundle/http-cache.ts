@@ -8,6 +8,11 @@
  */
 import type { FetchLike } from './bundle-store.ts';
 
+/** Fetch-free time after which the copies of fetched files are stored. */
+const STORE_QUIET_MS = 300;
+/** The longest a fetched file waits for its copy to be stored while fetches keep coming. */
+const STORE_AT_MOST_MS = 2000;
+
 /** The Cache API's name for the bundle at `base`. */
 export const bundleCacheName = (base: string): string => `rcp-bundle:${base}`;
 
@@ -18,9 +23,27 @@ export const bundleCacheName = (base: string): string => `rcp-bundle:${base}`;
 export function cachingFetch(fetchFn: FetchLike, base: string, manifestUrl: string): FetchLike {
   const storage = (globalThis as { caches?: CacheStorage }).caches;
   if (!storage) return fetchFn;
-  // Opened once; a copy is stored in the background, never on the way to the first answer.
   const opened = storage.open(bundleCacheName(base)).catch(() => undefined);
-  const keep = (cache: Cache, url: string, res: Response): void => void cache.put(url, res.clone()).catch(() => undefined);
+  // What the cache holds, listed once: a file it does not hold (every file on a first visit) goes
+  // to the network at once instead of after a `match` round trip to the browser process each.
+  const held = opened.then(async (cache) => new Set((await cache?.keys())?.map((r) => r.url))).catch(() => new Set<string>());
+  // Copies are stored once the fetching pauses (each `put` is this thread's work, and the answer
+  // that fetched these files should not wait behind it), or after STORE_AT_MOST_MS of steady fetching.
+  let pending: { url: string; copy: Response }[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let since = 0;
+  const flush = (cache: Cache): void => {
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    for (const { url, copy } of batch) void cache.put(url, copy).then(() => held.then((h) => h.add(url))).catch(() => undefined);
+  };
+  const keep = (cache: Cache, url: string, res: Response): void => {
+    if (pending.length === 0) since = Date.now();
+    pending.push({ url, copy: res.clone() });
+    clearTimeout(timer);
+    timer = setTimeout(flush, Date.now() - since >= STORE_AT_MOST_MS ? 0 : STORE_QUIET_MS, cache);
+  };
   return async (url, init) => {
     const cache = await opened;
     if (!cache) return fetchFn(url, init);
@@ -35,7 +58,7 @@ export function cachingFetch(fetchFn: FetchLike, base: string, manifestUrl: stri
         throw e;
       }
     }
-    const hit = await cache.match(url);
+    const hit = (await held).has(url) ? await cache.match(url) : undefined;
     if (hit) return hit;
     const res = await fetchFn(url, init);
     if (res.status === 200) keep(cache, url, res);

@@ -17,7 +17,10 @@ export interface WorkerHandle {
  * The engine worker shipped beside this module. Written as `new Worker(new URL(…, import.meta.url))`
  * so that bundlers (Vite, webpack, esbuild) see it and emit the worker as its own file.
  */
-export const spawnEngineWorker = (): Worker => new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
+export const spawnEngineWorker = (opts: { bundle?: boolean } = {}): Worker =>
+  // The name tells a worker that will serve a bundle to fetch its reader while its own script
+  // evaluates, before `configure` arrives (worker.ts reads the same literal).
+  new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: opts.bundle ? 'rcp-engine:bundle' : 'rcp-engine' });
 
 /** Starts the engine worker (or wraps one the caller started) and wraps its control plane. */
 export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {

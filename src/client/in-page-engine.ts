@@ -92,7 +92,7 @@ function resolved(url: string | undefined): string | undefined {
 
 /** Starts an in-page engine and returns its initialized RCP client. Rejects (and stops the worker) if it cannot start. */
 export async function createInPageEngine(options: InPageEngineOptions = {}): Promise<InPageEngine> {
-  const worker = options.worker ?? spawnEngineWorker();
+  const worker = options.worker ?? spawnEngineWorker({ bundle: options.bundle !== undefined });
   const handle = bootWorker(worker);
   // A worker script that fails to load never answers its control plane: fail instead of hanging.
   const failed = new Promise<never>((_, reject) =>

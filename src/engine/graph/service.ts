@@ -47,8 +47,10 @@ export class GraphService {
   private closed = false;
 
   constructor(private readonly deps: GraphServiceDeps) {
-    const stops = new Set(NLTK_STOPWORDS.flatMap((w) => deps.analyzer.indexTerms(w)));
-    this.index = new GraphIndex({ model: deps.embedder && denseModel(deps.embedder), isStopTerm: (t) => stops.has(t) });
+    // Analysed on the first graph build, not here: the engine is constructed on every cold start.
+    let stops: Set<string> | undefined;
+    const isStopTerm = (t: string): boolean => (stops ??= new Set(NLTK_STOPWORDS.flatMap((w) => deps.analyzer.indexTerms(w)))).has(t);
+    this.index = new GraphIndex({ model: deps.embedder && denseModel(deps.embedder), isStopTerm });
   }
 
   /**

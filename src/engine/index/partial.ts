@@ -11,7 +11,7 @@
  */
 import type { PartialDocument, PartialSegmentInfo, SegmentRecord, TermPostings } from '../contracts.ts';
 import type { LexicalSegmentData } from './segment.ts';
-import { localOf, newDocEntry, type DocEntry, type LiveSegment } from './view.ts';
+import { localOf, type DocEntry, type LiveSegment } from './view.ts';
 
 interface Resident {
   /** Terms asked for (present or not): their postings are in the dictionary when they exist. */
@@ -65,15 +65,21 @@ export function partialSegment(record: SegmentRecord & { partial: PartialSegment
       let to = c + 1;
       while (to < n && info.docOf[to] === d) to++;
       if (d >= 0) {
-        const entry: DocEntry = { ...newDocEntry('', {}, 0, Array.from(record.chunkKeys.subarray(c, to))), order: info.docBase + d, unknown: 'id' };
-        entries[d] = entry;
+        const chunkKeys = to === c + 1 ? [record.chunkKeys[c]] : Array.from(record.chunkKeys.subarray(c, to));
+        // newDocEntry's fields, written out: this runs once per document of the bundle on a cold start.
+        entries[d] = { id: '', meta: {}, version: 0, chunkKeys, stamp: 0, ok: false, best: undefined, order: info.docBase + d, unknown: 'id' };
       }
       c = to;
     }
     resident.set(record, (r = { asked: new Set(), cited: new Uint8Array(n), entries, table: 'none', vocabulary: false }));
   }
   const { entries } = r;
-  return Array.from(info.docOf, (d) => (d >= 0 ? entries[d] : undefined));
+  const byChunk = new Array<DocEntry | undefined>(n);
+  for (let c = 0; c < n; c++) {
+    const d = info.docOf[c];
+    byChunk[c] = d >= 0 ? entries[d] : undefined;
+  }
+  return byChunk;
 }
 
 /** The asked terms whose postings are not in memory yet. */
