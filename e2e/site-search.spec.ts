@@ -129,3 +129,64 @@ test('a text shard that fails to load is said by the element, which keeps servin
   for (const q of ['remove a UTF-8 byte order mark', 'test whether a value is a function', 'read a file', 'has own property']) others.push(await ask(q));
   expect(others.some((s) => /results? on/.test(s)), others.join('\n')).toBe(true);
 });
+
+/**
+ * The package with a transformer model, as an app or the element passes it (an absolute `modelBase`,
+ * which createInPageEngine makes of any base): the worker must load the model's tokenizer from
+ * there and answer hybrid with its dense half, over a bundle and over its own index. Until
+ * 2026-12-03 the tokenizer was never fetched ("this.tokenizer is not a function"), and every dense
+ * half was silently missing.
+ */
+test('with MiniLM, the package answers hybrid with dense scores over a bundle and over its own index', async ({ page }) => {
+  const { writeSite } = await import('../test/bundle/site-fixture.ts');
+  const { buildIndex } = await import('../cli/build-index.ts');
+  const { loadEmbedder } = await import('../src/models/index.ts');
+  const { cpSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const pages = writeSite(4);
+  const app = mkdtempSync(join(tmpdir(), 'rcp-lib-minilm-'));
+  try {
+    const model = 'minilm-l6-v2';
+    const modelBase = join(root, 'public', 'models') + '/';
+    await buildIndex({ input: pages, out: join(app, 'bundle'), baseUrl: '', model: { name: model, load: () => loadEmbedder({ modelBase, model, dtype: 'q8' }) }, log: () => undefined });
+    cpSync(join(root, 'lib'), join(app, 'rcp-in-page'), { recursive: true });
+    mkdirSync(join(app, 'models'));
+    writeFileSync(join(app, 'models', 'config.json'), JSON.stringify({ embedder: model, dtype: 'q8', device: 'wasm' }));
+    cpSync(join(modelBase, model), join(app, 'models', model), { recursive: true, filter: (src) => !src.endsWith('model.onnx') });
+    writeFileSync(join(app, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>t</title></head><body></body></html>');
+    const origin = 'http://localhost:4292';
+    const outside: string[] = [];
+    page.context().on('request', (r) => void (!r.url().startsWith(`${origin}/`) && !r.url().startsWith('data:') && !r.url().startsWith('blob:') && outside.push(r.url())));
+    await routeApp(page.context(), origin, app);
+    await page.goto(`${origin}/index.html`);
+    const answer = await page.evaluate(async () => {
+      const { createInPageEngine } = await import('/rcp-in-page/index.js' as string);
+      const opts = { models: true, modelBase: '/models/', wasmPaths: '/rcp-in-page/ort/' };
+      const hybrid = async (engine: { request(m: string, p: unknown): Promise<{ hits: { scores?: { dense?: number } }[]; usage?: { notes?: string[] } }> }) => {
+        const r = await engine.request('retrieve', { query: 'a voyage at sea', k: 3, mode: 'hybrid' });
+        return { dense: r.hits.filter((h) => h.scores?.dense !== undefined).length, hits: r.hits.length, notes: r.usage?.notes ?? [] };
+      };
+      const bundled = await createInPageEngine({ ...opts, bundle: '/bundle/' });
+      const fromBundle = await hybrid(bundled);
+      bundled.terminate();
+      const own = await createInPageEngine({ ...opts, database: 'e2e-lib-minilm' });
+      await own.request('index/add', { documents: [{ id: 'sea', text: 'The ship sailed across the open ocean for many weeks.' }, { id: 'cat', text: 'A cat slept on the warm kitchen floor.' }] });
+      // The vectors come from background embedding: ask until they are there (or 60 s have passed).
+      let fromOwn = await hybrid(own);
+      for (let i = 0; i < 120 && fromOwn.dense === 0; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        fromOwn = await hybrid(own);
+      }
+      own.terminate();
+      return { fromBundle, fromOwn };
+    });
+    expect(answer.fromBundle.hits).toBeGreaterThan(0);
+    expect(answer.fromBundle.notes.join(' ')).not.toMatch(/unavailable/);
+    expect(answer.fromBundle.dense).toBeGreaterThan(0);
+    expect(answer.fromOwn.notes.join(' ')).not.toMatch(/unavailable/);
+    expect(answer.fromOwn.dense).toBeGreaterThan(0);
+    expect(outside).toEqual([]);
+  } finally {
+    rmSync(pages, { recursive: true, force: true });
+    rmSync(app, { recursive: true, force: true });
+  }
+});

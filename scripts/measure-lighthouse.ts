@@ -5,10 +5,10 @@
  * performance, accessibility and best-practices scores, CLS, TBT, LCP, FCP, and the audits that
  * did not pass. Figures, not a test: the targets are printed beside them, with the load average.
  * Usage: npm run build && node --import tsx scripts/measure-lighthouse.ts [--port 4299] [--runs 1]
- *        [--preset mobile|desktop] [--state empty|seeding] [--json out.json]
+ *        [--preset mobile|desktop] [--state empty|seeding] [--json out.json] [--details] [--traces DIR]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
@@ -25,6 +25,8 @@ const states = opt('state', 'empty,seeding').split(',') as ('empty' | 'seeding')
 const jsonOut = args.includes('--json') ? opt('json', 'lighthouse.json') : undefined;
 /** Also print where the time and the shifts went (long tasks, main-thread work, shifted elements). */
 const details = args.includes('--details');
+/** A folder to write each run's Chromium trace into (`<preset>-<state>-<run>.trace.json`), to read a bad run's tasks. */
+const traceDir = args.includes('--traces') ? opt('traces', 'lighthouse-traces') : undefined;
 const root = join(import.meta.dirname, '..');
 const origin = `http://localhost:${port}`;
 const TARGETS = { performance: 0.9, accessibility: 1, 'best-practices': 1, cls: 0.05, tbtMs: 200 };
@@ -124,7 +126,7 @@ async function main(): Promise<void> {
           if (state === 'empty') await prepareEmpty(profile);
           const chrome = await launch(profile);
           try {
-            const flags: Flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility', 'best-practices'], disableStorageReset: state === 'empty' };
+            const flags: Flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility', 'best-practices'], disableStorageReset: state === 'empty', ...(traceDir ? { additionalTraceCategories: 'disabled-by-default-v8.cpu_profiler' } : {}) };
             const load = loadavg()[0].toFixed(2);
             const result = await lighthouse(`${origin}/index.html`, flags, preset === 'desktop' ? desktopConfig : undefined);
             if (!result) throw new Error('Lighthouse returned no result');
@@ -137,6 +139,11 @@ async function main(): Promise<void> {
             );
             for (const line of f.failing) console.log(`  not passed: ${line}`);
             if (details) for (const line of whereItWent(result.lhr)) console.log(`  ${line}`);
+            const trace = (result.artifacts as { Trace?: unknown; traces?: { defaultPass?: unknown } }).Trace ?? (result.artifacts as { traces?: { defaultPass?: unknown } }).traces?.defaultPass;
+            if (traceDir && trace) {
+              mkdirSync(traceDir, { recursive: true });
+              writeFileSync(join(traceDir, `${preset}-${state}-${run + 1}.trace.json`), JSON.stringify(trace));
+            }
             if (result.lhr.runtimeError) console.log(`  runtime error: ${result.lhr.runtimeError.message}`);
           } finally {
             await chrome.kill();

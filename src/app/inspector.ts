@@ -13,6 +13,8 @@ import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
 const MAX_ROWS = 2000;
 /** Rows drawn per idle callback while the pane is closed (each is a dozen elements). */
 const HIDDEN_ROWS_PER_IDLE = 12;
+/** How long one idle callback may draw hidden rows (one row of a large frame takes a few ms). */
+const HIDDEN_SLICE_MS = 4;
 const MAX_SHOWN_CHARS = 200_000;
 /** A frame longer than this opens folded: its first part, and a button for the rest. */
 export const FOLD_CHARS = 8_000;
@@ -106,11 +108,13 @@ export function mountInspector(log: FrameLog): void {
   // is idle (so the rows exist, without long tasks).
   const pane = byId('inspector-pane');
   let queued: FrameRecord[] = [];
-  const draw = (n: number) => {
-    const batch = queued.splice(0, n).filter((r) => r.seq >= log.oldestSeq);
+  /** Draws the queued rows while `more(drawn)` says so (at least one). */
+  const draw = (more: (drawn: number) => boolean) => {
     const fresh = document.createDocumentFragment();
     let shownFresh = false;
-    for (const r of batch) {
+    for (let drawn = 0; queued.length > 0 && (drawn === 0 || more(drawn)); drawn++) {
+      const r = queued.shift()!;
+      if (r.seq < log.oldestSeq) continue;
       const li = row(r);
       rows.set(li, r);
       fresh.append(li);
@@ -136,12 +140,21 @@ export function mountInspector(log: FrameLog): void {
       frameDue = true;
       // The next animation frame, or 200 ms where frames are not drawn (a tab in the background).
       let done = false;
-      const run = () => void (done || ((done = true), (frameDue = false), draw(queued.length), schedule()));
+      const run = () => void (done || ((done = true), (frameDue = false), draw(() => true), schedule()));
       requestAnimationFrame(run);
       setTimeout(run, 200);
     } else if (!idleDue) {
       idleDue = true;
-      requestIdleCallback(() => ((idleDue = false), draw(HIDDEN_ROWS_PER_IDLE), schedule()), { timeout: 1000 });
+      requestIdleCallback(
+        (deadline) => {
+          idleDue = false;
+          // Row by row within the idle period (or a short slice when the timeout fired): never a long task.
+          const until = performance.now() + (deadline.didTimeout ? HIDDEN_SLICE_MS : Math.min(HIDDEN_SLICE_MS, deadline.timeRemaining()));
+          draw((drawn) => drawn < HIDDEN_ROWS_PER_IDLE && performance.now() < until);
+          schedule();
+        },
+        { timeout: 1000 },
+      );
     }
   };
   log.subscribe((r) => {

@@ -178,7 +178,7 @@ export function loadEmbedder(overrides?: Partial<EmbedderSettings>, folder?: Mod
 export function configureEnvironment(settings: EmbedderSettings, support: Readonly<ModelRuntimeSupport>): void {
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
-  env.localModelPath = settings.modelBase;
+  pointAtModelBase(settings.modelBase);
   if (!support.node) {
     env.useBrowserCache = false;
     // transformers.js imports `onnxruntime-web/webgpu`, whose runtime is the asyncify build. The
@@ -192,6 +192,29 @@ export function configureEnvironment(settings: EmbedderSettings, support: Readon
       wasm.wasmPaths = { mjs: `${settings.wasmPaths}${ORT_WASM_FILES[0]}`, wasm: `${settings.wasmPaths}${ORT_WASM_FILES[1]}` };
       wasm.numThreads = wasmThreads();
     }
+  }
+}
+
+/**
+ * Where transformers.js reads model files: `modelBase` itself, except that it takes an http(s) URL
+ * as its "local" path for the ONNX file but not when it probes whether a tokenizer file exists
+ * (that probe skips local paths that are URLs, so an absolute base, which `createInPageEngine`
+ * always passes, loaded no tokenizer: "this.tokenizer is not a function"). A base on the worker's
+ * own origin is therefore given as its path; one on another origin (a CDN the app names) as the
+ * remote host, read as `<base><model>/<file>`, never a model hub.
+ */
+function pointAtModelBase(modelBase: string): void {
+  const here = (globalThis as { location?: { href: string } }).location?.href;
+  const url = here && URL.canParse(modelBase, here) ? new URL(modelBase, here) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    env.localModelPath = modelBase; // Node: a folder path
+  } else if (url.origin === new URL(here!).origin) {
+    env.localModelPath = url.pathname;
+  } else {
+    env.allowLocalModels = false;
+    env.allowRemoteModels = true;
+    env.remoteHost = url.href;
+    env.remotePathTemplate = '{model}/';
   }
 }
 
