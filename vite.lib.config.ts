@@ -21,7 +21,7 @@ function workerBesideIndex(): Plugin {
     enforce: 'pre',
     transform(code, id) {
       if (id !== BOOT) return null;
-      const next = code.replace("new URL('../worker.ts', import.meta.url)", `new URL(${PLACEHOLDER}, import.meta.url)`);
+      const next = code.replaceAll("new URL('../worker.ts', import.meta.url)", `new URL(${PLACEHOLDER}, import.meta.url)`);
       if (next === code) this.error('boot.ts no longer spawns ../worker.ts; update vite.lib.config.ts');
       return next;
     },

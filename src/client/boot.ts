@@ -19,8 +19,11 @@ export interface WorkerHandle {
  */
 export const spawnEngineWorker = (opts: { bundle?: boolean } = {}): Worker =>
   // The name tells a worker that will serve a bundle to fetch its reader while its own script
-  // evaluates, before `configure` arrives (worker.ts reads the same literal).
-  new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: opts.bundle ? 'rcp-engine:bundle' : 'rcp-engine' });
+  // evaluates, before `configure` arrives (worker.ts reads the same literal). Two calls with literal
+  // options: a consumer's bundler (Vite, webpack) accepts only literals in `new Worker(…)`.
+  opts.bundle
+    ? new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine:bundle' })
+    : new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
 
 /** Starts the engine worker (or wraps one the caller started) and wraps its control plane. */
 export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {
