@@ -31,6 +31,7 @@ import { routeApp, serveStatic } from '../bridges/static-server.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
 import { buildIndex } from '../cli/build-index.ts';
 import { loadEmbedder } from '../src/models/index.ts';
+import { median as medianOf } from '../bench/stats.ts';
 
 const root = join(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' }, 'no-pagefind': { type: 'boolean' }, waterfall: { type: 'boolean' }, intercept: { type: 'boolean' } } });
@@ -228,7 +229,7 @@ for (const dir of dirs) {
     }
     if (!page || !context || !firstBytes) throw new Error('--repeat must be at least 1');
     const best = Math.min(...times);
-    const median = [...times].sort((a, b) => a - b)[Math.floor((times.length - 1) / 2)];
+    const median = medianOf(times);
     console.error(`${name} ${system}: first result ${times.map((t) => t.toFixed(0)).join(', ')} ms (best ${best.toFixed(0)}, median ${median.toFixed(0)})`);
     if (system.startsWith('element-')) {
       // The same engine and bundle as rcp-<mode>: its ranking is measured there.

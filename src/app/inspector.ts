@@ -11,7 +11,7 @@ import { byId, copyText, el, formatBytes } from './dom.ts';
 import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
 
 const MAX_ROWS = 2000;
-/** Rows drawn per idle callback while the pane is closed (each is a dozen elements). */
+/** At most this many rows per idle callback while the pane is closed (each is a dozen elements). */
 const HIDDEN_ROWS_PER_IDLE = 12;
 /** How long one idle callback may draw hidden rows (one row of a large frame takes a few ms). */
 const HIDDEN_SLICE_MS = 4;

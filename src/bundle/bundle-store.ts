@@ -109,6 +109,7 @@ export class BundleStore implements IndexStore {
     // The cache keeps this build only; done a few seconds later (listing a thousand shard URLs and
     // the cache's keys is ~15 ms of this thread, which the first answer must not wait behind).
     const store = new BundleStore(base, manifest, fetchFn, options.denseProbe);
+    // Without a Cache API (Node: the CLI, tests) there is nothing to prune, and no timer keeps the process up.
     if (options.cache !== false && 'caches' in globalThis) {
       const keep = async (): Promise<Set<string>> => {
         // A static-model bundle lists its row and cluster shards in its static core: pruned once a query read it.

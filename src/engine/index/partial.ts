@@ -11,7 +11,7 @@
  */
 import type { PartialDocument, PartialSegmentInfo, SegmentRecord, TermPostings } from '../contracts.ts';
 import type { LexicalSegmentData } from './segment.ts';
-import { localOf, type DocEntry, type LiveSegment } from './view.ts';
+import { localOf, newDocEntry, type DocEntry, type LiveSegment } from './view.ts';
 
 interface Resident {
   /** Terms asked for (present or not): their postings are in the dictionary when they exist. */
@@ -65,9 +65,9 @@ export function partialSegment(record: SegmentRecord & { partial: PartialSegment
       let to = c + 1;
       while (to < n && info.docOf[to] === d) to++;
       if (d >= 0) {
+        // Once per document of the bundle on a cold start: no subarray copy for the usual one-chunk document.
         const chunkKeys = to === c + 1 ? [record.chunkKeys[c]] : Array.from(record.chunkKeys.subarray(c, to));
-        // newDocEntry's fields, written out: this runs once per document of the bundle on a cold start.
-        entries[d] = { id: '', meta: {}, version: 0, chunkKeys, stamp: 0, ok: false, best: undefined, order: info.docBase + d, unknown: 'id' };
+        entries[d] = newDocEntry('', {}, 0, chunkKeys, { order: info.docBase + d });
       }
       c = to;
     }

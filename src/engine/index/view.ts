@@ -121,9 +121,13 @@ export function withQuarantine(view: IndexView, manifest: Manifest | undefined):
   return { ...view, quarantined: new Set(q.map((e) => e.id)) };
 }
 
-/** A fresh document entry (its per-query scratch fields cleared). */
-export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[]): DocEntry {
-  return { id, meta: storedMeta(meta), version, chunkKeys, stamp: 0, ok: false, best: undefined };
+/**
+ * A fresh document entry (its per-query scratch fields cleared). `unresolved`: the entry of a
+ * partial segment's document whose id and meta the residency fills in later (index/partial.ts).
+ */
+export function newDocEntry(id: string, meta: Record<string, unknown>, version: number, chunkKeys: number[], unresolved?: { order: number }): DocEntry {
+  const entry: DocEntry = { id, meta: storedMeta(meta), version, chunkKeys, stamp: 0, ok: false, best: undefined };
+  return unresolved ? Object.assign(entry, { order: unresolved.order, unknown: 'id' as const }) : entry;
 }
 
 /**
