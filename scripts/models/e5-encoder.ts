@@ -16,6 +16,8 @@
  * so the BERT graph's positions 0..n−1 are XLM-R's 2..n+1 for every real token (padding is masked).
  */
 import { buildBertOnnx, type LinearQuantization } from './bert-onnx.ts';
+import { buildQ4EncoderWeights } from './encoder-weights.ts';
+import { WEIGHTS_FILE } from '../../src/models/encoder-runtime/weights-file.ts';
 import { bertConfigOf, bertTensors, readE5S1 } from './e5s1.ts';
 import { json } from './model-files.ts';
 import type { EncoderSpec } from './encoders.ts';
@@ -28,6 +30,10 @@ export const E5_QUANTIZATION_NOTE =
   '(DynamicQuantizeLinear per tensor, MatMulInteger); the FFN output projection (whose GELU input has outlier channels) stays float32: ' +
   'over the parity fixture in padded batches of 16, min cosine to the float32 graph is 0.9973 so, 0.9886 with it int8 too. ' +
   'LayerNorm, softmax attention, GELU, biases, position and type tables stay float32.';
+
+export const E5_KERNELS_NOTE =
+  'encoder/model_quantized.bin (our WASM runtime) carries the same Q4_0 blocks: the word table stays 4-bit, the weight matrices are ' +
+  'requantised to int8 per output column when the model loads, activations to 7 bits per token at run time.';
 
 export function e5Files(spec: EncoderSpec, files: Map<string, Buffer>): { files: Record<string, Uint8Array | string>; dimension: number; vocabularySize: number; description: string } {
   const file = spec.source.file;
@@ -68,6 +74,7 @@ export function e5Files(spec: EncoderSpec, files: Map<string, Buffer>): { files:
       'tokenizer_config.json': unigramTokenizerConfigJson(model.vocabulary, spec.maxLength),
       'onnx/model.onnx': buildBertOnnx(tensors, bert, { ...common, quantized: false, doc: description }),
       'onnx/model_quantized.onnx': buildBertOnnx(tensors, bert, { ...common, quantized: true, linear, doc: `${description} ${E5_QUANTIZATION_NOTE}` }),
+      [WEIGHTS_FILE.q8]: buildQ4EncoderWeights(tensors, bert, `${description} ${E5_KERNELS_NOTE}`),
     },
     dimension: h.hidden,
     vocabularySize: h.vocabRows,

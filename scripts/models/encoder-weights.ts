@@ -83,3 +83,38 @@ export function buildEncoderWeights(tensors: Map<string, SafeTensor>, config: Be
   }
   return encodeWeights({ architecture: 'bert', dtype: opts.quantized ? 'q8' : 'fp32', shape: encoderShape(config), description: opts.description }, out);
 }
+
+/**
+ * The weight file of a model whose source is 4-bit (E5S1): every tensor that has Q4_0 blocks (the
+ * word table and the linear weights) is written as those blocks unchanged, in the PyTorch layout
+ * (`<name>_q4codes`, `<name>_q4scales`; weights-file.ts), everything else float32. The runtime
+ * requantises the linear weights to int8 at load, so the header says `q8`: the arithmetic it runs.
+ */
+export function buildQ4EncoderWeights(tensors: Map<string, SafeTensor>, config: BertConfig, description: string): Uint8Array {
+  const { hidden_size: H, vocab_size: V, max_position_embeddings: P, type_vocab_size: TV } = config;
+  const get = getter(tensors);
+  const out: NamedTensor[] = [];
+  const float = (name: string, shape: number[]) => out.push({ name, data: Float32Array.from(get(name, shape)), shape });
+  const q4 = (name: string, rows: number, cols: number) => {
+    const blocks = tensors.get(name)?.q4;
+    if (!blocks) throw new Error(`${name}: the source has no Q4_0 blocks for it`);
+    get(name, [rows, cols]); // checks the shape
+    out.push({ name: `${name}_q4codes`, data: blocks.codes, shape: [rows, cols / 2] }, { name: `${name}_q4scales`, data: blocks.scales, shape: [rows, cols / 32] });
+  };
+  q4('embeddings.word_embeddings.weight', V, H);
+  float('embeddings.position_embeddings.weight', [P, H]);
+  float('embeddings.token_type_embeddings.weight', [TV, H]);
+  float('embeddings.LayerNorm.weight', [H]);
+  float('embeddings.LayerNorm.bias', [H]);
+  for (let l = 0; l < config.num_hidden_layers; l++) {
+    for (const { prefix, inDim, outDim } of layerLinears(config, l)) {
+      q4(`${prefix}.weight`, outDim, inDim);
+      float(`${prefix}.bias`, [outDim]);
+    }
+    for (const ln of [`encoder.layer.${l}.attention.output.LayerNorm`, `encoder.layer.${l}.output.LayerNorm`]) {
+      float(`${ln}.weight`, [H]);
+      float(`${ln}.bias`, [H]);
+    }
+  }
+  return encodeWeights({ architecture: 'bert', dtype: 'q8', shape: encoderShape(config), description }, out);
+}

@@ -2,6 +2,7 @@
  * The BERT encoder's weights as typed structures, taken from a weight file (weights-file.ts) and
  * checked against its shape: what both the plain-JS reference and the WASM runtime read.
  */
+import { addQ4Row, checkQ4, q4ToInt8Columns, type Q4Matrix } from './q4.ts';
 import type { EncoderShape, EncoderWeights } from './weights-file.ts';
 
 /** A float32 linear layer: y = x·W + b, W stored [in, out]. */
@@ -45,8 +46,26 @@ export interface BertLayer {
   outputNorm: Norm;
 }
 
-/** The word table: float32 rows, or int8 rows with one scale per row. */
-export type WordTable = { kind: 'f32'; rows: Float32Array } | { kind: 'i8'; rows: Int8Array; scale: Float32Array };
+/** The word table: float32 rows, int8 rows with one scale per row, or Q4_0 rows (q4.ts). */
+export type WordTable = { kind: 'f32'; rows: Float32Array } | { kind: 'i8'; rows: Int8Array; scale: Float32Array } | { kind: 'q4'; rows: Q4Matrix };
+
+/** Adds word `id`'s row of `table` ([·, H]) to `out[at .. at + H)`. */
+export function addWordRow(table: WordTable, id: number, H: number, out: Float32Array, at: number): void {
+  if (table.kind === 'q4') return addQ4Row(table.rows, id, out, at);
+  const base = id * H;
+  if (table.kind === 'i8') {
+    const s = table.scale[id];
+    for (let j = 0; j < H; j++) out[at + j] += table.rows[base + j] * s;
+  } else {
+    for (let j = 0; j < H; j++) out[at + j] += table.rows[base + j];
+  }
+}
+
+/** The 4-bit form of tensor `name` ([rows, cols]) when the file stores it so. */
+function q4Of(file: EncoderWeights, name: string, rows: number, cols: number): Q4Matrix | undefined {
+  if (!file.find(`${name}_q4codes`)) return undefined;
+  return checkQ4(name, { rows, cols, codes: file.uint8(`${name}_q4codes`, [rows, cols / 2]), scales: file.uint16(`${name}_q4scales`, [rows, cols / 32]) });
+}
 
 export interface BertWeights {
   shape: EncoderShape;
@@ -69,12 +88,16 @@ export function bertWeights(file: EncoderWeights): BertWeights {
   const linear = (p: string, inDim: number, outDim: number): Linear => {
     const bias = file.float(`${p}.bias`, [outDim]);
     if (dtype === 'fp32') return { kind: 'f32', inDim, outDim, weight: file.float(`${p}.weight`, [inDim, outDim]), bias };
+    const q4 = q4Of(file, `${p}.weight`, outDim, inDim);
+    if (q4) return { kind: 'i8', inDim, outDim, ...q4ToInt8Columns(q4), bias };
     const smoothing = file.find(`${p}.input_smoothing`) ? file.float(`${p}.input_smoothing`, [inDim]) : undefined;
     return { kind: 'i8', inDim, outDim, weight: file.int8(`${p}.weight`, [inDim, outDim]), scale: file.float(`${p}.weight_scale`, [outDim]), bias, smoothing };
   };
   const wordName = 'embeddings.word_embeddings.weight';
-  const word: WordTable =
-    file.header.tensors.find((t) => t.name === wordName)?.dtype === 'int8'
+  const wordQ4 = q4Of(file, wordName, V, H);
+  const word: WordTable = wordQ4
+    ? { kind: 'q4', rows: wordQ4 }
+    : file.header.tensors.find((t) => t.name === wordName)?.dtype === 'int8'
       ? { kind: 'i8', rows: file.int8(wordName, [V, H]), scale: file.float(`${wordName}_scale`, [V]) }
       : { kind: 'f32', rows: file.float(wordName, [V, H]) };
   const layers: BertLayer[] = [];

@@ -15,10 +15,17 @@ import { encoderKernels } from './kernel-module.ts';
 import { DEFAULT_MAX_TOKENS } from './wasm-encoder.ts';
 import { WEIGHTS_FILE, type EncoderShape } from './weights-file.ts';
 
-/** The encoder's sizes as the folder's config.json states them (a BERT config), or why not. */
+/**
+ * The encoder's sizes as the folder's config.json states them, or why not: a BERT config, or an
+ * XLM-RoBERTa one (multilingual-e5), the same graph but for positions, which XLM-R numbers from
+ * pad_token_id + 1: its weight file stores the table from that row on (scripts/models/e5s1.ts), so
+ * it holds that many rows fewer than max_position_embeddings.
+ */
 export function shapeFromConfig(config: Record<string, unknown>): EncoderShape | string {
   const n = (k: string) => (typeof config[k] === 'number' ? (config[k] as number) : NaN);
-  if (config.model_type !== 'bert') return `config.json model_type is ${String(config.model_type)}, not bert`;
+  const type = config.model_type;
+  if (type !== 'bert' && type !== 'xlm-roberta') return `config.json model_type is ${String(type)}, not bert or xlm-roberta`;
+  const positionOffset = type === 'xlm-roberta' ? n('pad_token_id') + 1 : 0;
   if (config.hidden_act !== 'gelu') return `hidden_act ${String(config.hidden_act)} (only erf GELU is implemented)`;
   if ((config.position_embedding_type ?? 'absolute') !== 'absolute') return `position_embedding_type ${String(config.position_embedding_type)}`;
   const shape: EncoderShape = {
@@ -26,7 +33,7 @@ export function shapeFromConfig(config: Record<string, unknown>): EncoderShape |
     hidden: n('hidden_size'),
     heads: n('num_attention_heads'),
     intermediate: n('intermediate_size'),
-    maxPositions: n('max_position_embeddings'),
+    maxPositions: n('max_position_embeddings') - positionOffset,
     typeVocab: n('type_vocab_size'),
     vocab: n('vocab_size'),
     layerNormEps: n('layer_norm_eps'),

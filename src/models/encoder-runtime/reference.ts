@@ -7,7 +7,7 @@
  * One sequence at a time, unpadded: attention over a sequence's own tokens is what the padding
  * mask of a padded batch computes, so a text's hidden states do not depend on its batch.
  */
-import type { BertWeights, Linear, Norm } from './bert-weights.ts';
+import { addWordRow, type BertWeights, type Linear, type Norm } from './bert-weights.ts';
 import { gelu, quantizeRow } from './numerics.ts';
 
 /** A tokenised text: word-piece ids (special tokens included) and, optionally, token types (default 0). */
@@ -112,10 +112,8 @@ export function embed(w: BertWeights, input: EncoderInput): Float32Array {
     const type = input.types?.[t] ?? 0;
     if (!(id >= 0 && id < vocab)) throw new RangeError(`token id ${id} outside the vocabulary (${vocab})`);
     if (!(type >= 0 && type < typeVocab)) throw new RangeError(`token type ${type} outside 0..${typeVocab - 1}`);
-    for (let j = 0; j < H; j++) {
-      const word = w.word.kind === 'f32' ? w.word.rows[id * H + j] : w.word.rows[id * H + j] * w.word.scale[id];
-      x[t * H + j] = word + w.position[t * H + j] + w.tokenType[type * H + j];
-    }
+    for (let j = 0; j < H; j++) x[t * H + j] = w.position[t * H + j] + w.tokenType[type * H + j];
+    addWordRow(w.word, id, H, x, t * H);
   }
   addLayerNorm(x, undefined, w.embeddingNorm, n, w.shape.layerNormEps);
   return x;

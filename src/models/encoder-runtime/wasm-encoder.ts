@@ -10,7 +10,7 @@
  * The word, position and type embeddings are summed in JavaScript (a gather, no arithmetic to
  * speak of), then LayerNorm'd by the kernel.
  */
-import type { BertWeights, Int8Linear, Linear } from './bert-weights.ts';
+import { addWordRow, type BertWeights, type Int8Linear, type Linear } from './bert-weights.ts';
 import type { EncoderKernels } from './kernel-module.ts';
 import { attentionName } from './kernels/attention.ts';
 import { columnSums, gemmName, packWeights } from './kernels/gemm.ts';
@@ -222,14 +222,8 @@ export class WasmBertEncoder {
         const o = row * H;
         const pos = t * H;
         const ty = type * H;
-        if (w.word.kind === 'i8') {
-          const sc = w.word.scale[id];
-          const base = id * H;
-          for (let j = 0; j < H; j++) x[o + j] = w.word.rows[base + j] * sc + w.position[pos + j] + w.tokenType[ty + j];
-        } else {
-          const base = id * H;
-          for (let j = 0; j < H; j++) x[o + j] = w.word.rows[base + j] + w.position[pos + j] + w.tokenType[ty + j];
-        }
+        for (let j = 0; j < H; j++) x[o + j] = w.position[pos + j] + w.tokenType[ty + j];
+        addWordRow(w.word, id, H, x, o);
       }
     }
     x.fill(0, row * H);

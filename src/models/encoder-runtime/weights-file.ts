@@ -15,6 +15,11 @@
  * input channels were smoothed, `<prefix>.input_smoothing` (float32 [in], the 1/s factors the input
  * is multiplied by). The word-embedding table is int8 per row with `weight_scale` [rows]. Everything
  * else (biases, LayerNorm, position and type tables) is float32.
+ *
+ * A tensor stored 4-bit (Q4_0 blocks along its rows, q4.ts) is two tensors instead: `<name>_q4codes`
+ * (uint8 [rows, cols/2]) and `<name>_q4scales` (uint16 fp16 bits [rows, cols/32]), in the PyTorch
+ * layout (a linear weight [out, in]). The runtime keeps a 4-bit word table 4-bit and requantises a
+ * 4-bit linear weight to int8 per output column at load (bert-weights.ts).
  */
 
 /** File names in a model folder, by weight precision (as ONNX_FILE names the ONNX files). */
@@ -36,7 +41,7 @@ export interface EncoderShape {
   layerNormEps: number;
 }
 
-export type TensorDtype = 'float32' | 'int8';
+export type TensorDtype = 'float32' | 'int8' | 'uint8' | 'uint16';
 
 export interface TensorEntry {
   name: string;
@@ -57,7 +62,7 @@ export interface WeightsHeader {
   description: string;
 }
 
-export type TensorData = Float32Array | Int8Array;
+export type TensorData = Float32Array | Int8Array | Uint8Array | Uint16Array;
 
 /** A parsed weight file: its header and typed views of its tensors (no copies). */
 export interface EncoderWeights {
@@ -68,9 +73,29 @@ export interface EncoderWeights {
   get(name: string, dtype: TensorDtype, shape: readonly number[]): TensorData;
   float(name: string, shape: readonly number[]): Float32Array;
   int8(name: string, shape: readonly number[]): Int8Array;
+  uint8(name: string, shape: readonly number[]): Uint8Array;
+  uint16(name: string, shape: readonly number[]): Uint16Array;
 }
 
-const BYTES: Record<TensorDtype, number> = { float32: 4, int8: 1 };
+const BYTES: Record<TensorDtype, number> = { float32: 4, int8: 1, uint8: 1, uint16: 2 };
+
+const dtypeOf = (data: TensorData): TensorDtype =>
+  data instanceof Int8Array ? 'int8' : data instanceof Uint8Array ? 'uint8' : data instanceof Uint16Array ? 'uint16' : 'float32';
+
+function viewOf(buffer: ArrayBuffer, dtype: TensorDtype, offset: number, count: number): TensorData {
+  switch (dtype) {
+    case 'int8':
+      return new Int8Array(buffer, offset, count);
+    case 'uint8':
+      return new Uint8Array(buffer, offset, count);
+    case 'uint16':
+      return new Uint16Array(buffer, offset, count);
+    case 'float32':
+      return new Float32Array(buffer, offset, count);
+    default:
+      throw new Error(`encoder weight file: unknown tensor dtype ${String(dtype)}`);
+  }
+}
 const align = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
 /** One tensor to write. */
@@ -89,7 +114,7 @@ export function encodeWeights(header: Omit<WeightsHeader, 'tensors'>, tensors: r
   for (let pass = 0; ; pass++) {
     let at = align(12 + headerBytes.length);
     entries = tensors.map((t) => {
-      const e: TensorEntry = { name: t.name, dtype: t.data instanceof Int8Array ? 'int8' : 'float32', shape: t.shape, offset: at };
+      const e: TensorEntry = { name: t.name, dtype: dtypeOf(t.data), shape: t.shape, offset: at };
       at = align(at + t.data.byteLength);
       return e;
     });
@@ -124,8 +149,9 @@ export function decodeWeights(buffer: ArrayBuffer): EncoderWeights {
   const views = new Map<string, TensorData>();
   for (const e of header.tensors) {
     const count = e.shape.reduce((a, b) => a * b, 1);
+    if (!(e.dtype in BYTES)) throw new Error(`encoder weight file: tensor ${e.name} has unknown dtype ${String(e.dtype)}`);
     if (e.offset % ALIGN || e.offset + count * BYTES[e.dtype] > bytes.length) throw new Error(`encoder weight file: tensor ${e.name} lies outside the file`);
-    views.set(e.name, e.dtype === 'int8' ? new Int8Array(buffer, e.offset, count) : new Float32Array(buffer, e.offset, count));
+    views.set(e.name, viewOf(buffer, e.dtype, e.offset, count));
   }
   const entries = new Map(header.tensors.map((e) => [e.name, e]));
   const get = (name: string, dtype: TensorDtype, shape: readonly number[]): TensorData => {
@@ -140,5 +166,7 @@ export function decodeWeights(buffer: ArrayBuffer): EncoderWeights {
     get,
     float: (name, shape) => get(name, 'float32', shape) as Float32Array,
     int8: (name, shape) => get(name, 'int8', shape) as Int8Array,
+    uint8: (name, shape) => get(name, 'uint8', shape) as Uint8Array,
+    uint16: (name, shape) => get(name, 'uint16', shape) as Uint16Array,
   };
 }
