@@ -16,6 +16,7 @@ export class CachedEmbedder implements Embedder {
   readonly normalized: boolean;
   minSimilarity?: number;
   readonly fusionWeights?: Embedder['fusionWeights'];
+  readonly crossLingual?: boolean;
   private readonly cache = new Map<string, Float32Array>();
   /** Keys asked for since construction (what `save({ prune: true })` keeps). */
   private readonly used = new Set<string>();
@@ -37,6 +38,7 @@ export class CachedEmbedder implements Embedder {
     this.normalized = inner.normalized;
     this.minSimilarity = inner.minSimilarity;
     this.fusionWeights = inner.fusionWeights;
+    this.crossLingual = inner.crossLingual;
     this.path = join(dir, `${inner.identity.replace(/[^A-Za-z0-9_.-]+/g, '_')}.bin`);
     if (existsSync(this.path)) {
       const buf = readFileSync(this.path);

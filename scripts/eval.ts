@@ -13,6 +13,7 @@
  *                  [--dense-weight W]  (hybrid: weights {dense:W, sparse:1−W}; convex: alpha=W)
  *                  [--model FOLDER] [--dtype q8|fp32] [--floor COS] [--rerank colbert|cross-encoder]
  *                  [--grid [CONFIGS]] [--no-cache] [--per-query] [--set english|tatoeba|dev]
+ *                  [--no-detect-lang]  (documents get no `meta.lang`, so no query-language gate: query/language-gate.ts)
  *
  * --set adds the development collections of ../shared/eval: `english` (cacm, npl, time),
  * `tatoeba` (the 16 cross-lingual tatoeba-<lang>-eng / tatoeba-eng-<lang> sets), `dev` (both). With
@@ -55,6 +56,7 @@ import { readCollection } from './lib/beir-files.ts';
 import { runConfig, type ConfigRun, type RunConfig as HarnessConfig } from '../src/eval/harness.ts';
 import { isPeer, loadCollection, peerClient } from '../src/eval/engines.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
+import { loadLanguageDetector } from '../src/engine/analysis/language.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import type { TransformersEmbedder } from '../src/models/embedder.ts';
 import type { Hit, RetrieveParams, RetrieveResult } from '../src/protocol/types.ts';
@@ -97,7 +99,7 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) dirs.push(a);
-    else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split', '--per-query'].includes(a)) flags.add(a.slice(2));
+    else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split', '--per-query', '--no-detect-lang'].includes(a)) flags.add(a.slice(2));
     else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
     else if (a === '--set') {
       const set = SETS[argv[++i]];
@@ -155,6 +157,8 @@ export async function evaluate(dir: string, args: Args, embedder?: Embedder): Pr
 export async function evaluateGrid(dir: string, args: Args, configs: RunConfig[], embedder?: Embedder, sparseEncoder?: SparseEncoder): Promise<Metrics[]> {
   const o = args.opts;
   const options: EngineOptions = { store: new MemoryStore(), embedder, limits: { maxDocumentsPerAdd: 1_000_000 } };
+  // As the worker: documents get `meta.lang`, and a cross-lingual model's hybrid reads it (--no-detect-lang: neither).
+  if (!args.flags.has('no-detect-lang')) options.detectLanguage = loadLanguageDetector;
   if (o.k1 || o.b) options.bm25 = { ...(o.k1 ? { k1: Number(o.k1) } : {}), ...(o.b ? { b: Number(o.b) } : {}) };
   if (o.stem || o.stop || o['stop-at'] || o.cjk) {
     options.analyzer = {
@@ -372,9 +376,10 @@ async function main(): Promise<void> {
     const { catalogEntry } = await import('../src/models/catalog.ts');
     const { DEFAULT_MODEL } = await import('../src/models/settings.ts');
     const entry = catalogEntry(args.opts.model ?? DEFAULT_MODEL);
-    const tuned = embedder as { minSimilarity?: number; fusionWeights?: Embedder['fusionWeights'] };
+    const tuned = embedder as { minSimilarity?: number; fusionWeights?: Embedder['fusionWeights']; crossLingual?: boolean };
     tuned.minSimilarity = args.opts.floor !== undefined ? Number(args.opts.floor) : entry?.minSimilarity;
     tuned.fusionWeights = entry?.fusionWeights;
+    tuned.crossLingual = entry?.crossLingual;
     const runsOn = (embedder as Embedder & { runtime?: string }).runtime ?? runtime;
     console.log(`# embedder ${embedder.identity} on ${runsOn}${embedder.minSimilarity !== undefined ? ` floor ${embedder.minSimilarity}` : ''}`);
     const cacheDir = `../.cache/eval-vectors/${runtime === 'kernels' ? `${cacheFolderOf(runsOn)}/` : ''}`;

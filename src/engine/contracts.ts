@@ -354,6 +354,11 @@ export interface Embedder {
    */
   readonly fusionWeights?: Readonly<{ dense: number; sparse: number }>;
   /**
+   * True when a text and its translation embed close (a multilingual encoder): a default hybrid
+   * over an index in other languages than the query's then ranks by dense alone (query/language-gate.ts).
+   */
+  readonly crossLingual?: boolean;
+  /**
    * False while a query embedding would wait for the model's weights to load (a fresh tab); a
    * request naming no mode is then served sparse instead of waiting. Undefined = always ready.
    */

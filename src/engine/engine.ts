@@ -28,6 +28,7 @@ import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
 import { IndexState } from './state/index-state.ts';
 import type { LanguageDetector } from './analysis/language.ts';
+import { absentQueryLanguage, describeProfile, languageProfile, type LanguageProfile } from './query/language-gate.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
 import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
@@ -88,6 +89,7 @@ export class Engine {
   /** The store takes no writes (EngineOptions.readOnly). */
   private readonly readOnly: boolean;
   private readonly detectLanguage?: () => Promise<LanguageDetector>;
+  private languages?: { version: number; profile: LanguageProfile };
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -653,6 +655,7 @@ export class Engine {
         vectorsLoaded: () => this.state.vectorsLoaded(),
         early: this.early,
         residency: this.state.residency,
+        absentLanguage: this.embedder?.crossLingual && this.detectLanguage ? (text) => this.absentLanguage(text) : undefined,
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,
@@ -662,6 +665,15 @@ export class Engine {
       plan,
       ctx,
     );
+  }
+
+  /** The query's language when no live document shares it (query/language-gate.ts); the profile is kept per index version. */
+  private async absentLanguage(text: string): Promise<{ query: string; index: string } | undefined> {
+    const detect = await this.detectLanguage!();
+    const version = this.state.current().version;
+    if (this.languages?.version !== version) this.languages = { version, profile: languageProfile(this.state.docs.values()) };
+    const query = absentQueryLanguage(text, detect, this.languages.profile);
+    return query === undefined ? undefined : { query, index: describeProfile(this.languages.profile) };
   }
 
   /** The engine's part of the advertised capabilities (§6): dense/hybrid only with an embedder, scoreFloor only when known. */

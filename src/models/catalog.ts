@@ -27,6 +27,8 @@ export interface CatalogEntry {
    * round dense weight on the dev collections). Undefined = the engine's default (dense 0.4).
    */
   fusionWeights?: Readonly<{ dense: number; sparse: number }>;
+  /** Trained so that a text and its translation embed close (Embedder.crossLingual). */
+  crossLingual?: boolean;
   /**
    * Macro nDCG@10 over cacm, npl and time (docs/models.md), per mode, chunked as the playground
    * indexes; hybrid at this model's default fusion and floor.
@@ -50,6 +52,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = Object.freeze([
     label: 'multilingual-e5-small sentence encoder (about 100 languages, 12 layers, query/passage prefixes)',
     // 12 layers: ≈ half MiniLM's passages/s (docs/models.md).
     backgroundEmbedding: true,
+    crossLingual: true,
     quality: undefined,
   },
   {

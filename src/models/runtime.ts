@@ -112,6 +112,7 @@ export class ModelRuntime {
       normalized: this.normalized,
       minSimilarity: this.catalog?.minSimilarity,
       fusionWeights: this.catalog?.fusionWeights,
+      crossLingual: this.catalog?.crossLingual,
       ready: () => this.everLoaded,
       embed: (texts, kind, signal) =>
         kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),

@@ -42,6 +42,11 @@ export interface RecallDeps {
   early?: EarlyLookup;
   /** For a store read on demand: reads the query's postings before BM25 scores (state/residency.ts). */
   residency?: Residency;
+  /**
+   * With a cross-lingual embedder: the query's language and the index's when no indexed document
+   * shares it; a default hybrid then drops its sparse list (language-gate.ts).
+   */
+  absentLanguage?: (text: string) => Promise<{ query: string; index: string } | undefined>;
 }
 
 export interface RecallOutput {
@@ -98,7 +103,10 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     notes.push(`dense half unavailable (${e.message}); hybrid ranked by sparse alone`);
     return [] as Candidate[];
   });
-  const s = await sparse();
+  // A query in a language no document is written in matches only by accident (language-gate.ts).
+  const absent = !r.fusion && d.length > 0 && deps.absentLanguage ? await deps.absentLanguage(r.text) : undefined;
+  if (absent) notes.push(`the query's language (${absent.query}) is not the index's (${absent.index}): hybrid ranked by dense alone`);
+  const s = absent ? [] : await sparse();
   const byId = new Map<string, Candidate>();
   const fusion = r.fusion ?? { method: DEFAULT_FUSION.method };
   const weights = fusion.method === 'weighted' && !fusion.weights ? (deps.embedder?.fusionWeights ?? DEFAULT_FUSION.weights) : fusion.weights;
