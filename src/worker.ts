@@ -35,9 +35,11 @@ import { PortTransport } from './transport/port-transport.ts';
 const DEFAULT_DATABASE = 'rcp-engine';
 /**
  * How long the model waits, on an empty index, for a first write to commit before it loads anyway
- * (the playground's first sample batch commits well within it; a first `embed` waits at most this).
+ * (the playground's first sample batch commits well within it; something that needs the model starts its load at once).
  */
 const FIRST_WRITE_GRACE_MS = 1500;
+/** How long a bundle's model waits for the first query's answer before it loads anyway (a visitor who opened search and has not typed). */
+const BUNDLE_MODEL_GRACE_MS = 3000;
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Runtime {
@@ -133,7 +135,14 @@ async function start(config: EngineConfig): Promise<Runtime> {
   });
   connectionLost.addEventListener('lost', () => engine.invalidate());
   const opened = engine.open();
-  releaseModel(opened.then(() => (engine.size === 0 ? Promise.race([committed, delay(FIRST_WRITE_GRACE_MS)]) : undefined)).catch(() => undefined));
+  // A bundle's visitor is waiting for a first answer, which the model's download and compile would
+  // slow (measured: a 46 MB MiniLM load beside it doubled the first sparse answer); a hybrid request
+  // before then starts the load itself (models/runtime.ts).
+  releaseModel(
+    opened
+      .then(() => (bundle ? Promise.race([engine.firstAnswer(), delay(BUNDLE_MODEL_GRACE_MS)]) : engine.size === 0 ? Promise.race([committed, delay(FIRST_WRITE_GRACE_MS)]) : undefined))
+      .catch(() => undefined),
+  );
   // The first add detects languages: load the detector (a 1 MB module) once the index is open, not when that add arrives.
   if (!bundle) opened.then(() => loadLanguageDetector()).catch(() => undefined);
   const ready = opened.then(() => engine);

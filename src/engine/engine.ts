@@ -28,12 +28,19 @@ import { engineCapabilities, type EngineCapabilities } from './capabilities.ts';
 import { readDocument, summarize, type DocumentDetail, type DocumentPage } from './query/documents.ts';
 import { IndexState } from './state/index-state.ts';
 import type { LanguageDetector } from './analysis/language.ts';
-import { absentQueryLanguage, describeProfile, languageProfile, type LanguageProfile } from './query/language-gate.ts';
+import { absentQueryLanguage, describeProfile, languageProfile, termCoverage, type LanguageProfile } from './query/language-gate.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from './index/prepare.ts';
 import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { VectorPrefetch } from './state/vector-prefetch.ts';
+
+/** A promise and the function that settles it (any number of calls; the first counts). */
+function settleOnce(): { promise: Promise<void>; settle: () => void } {
+  let settle!: () => void;
+  const promise = new Promise<void>((resolve) => (settle = () => resolve()));
+  return { promise, settle };
+}
 import { EarlyVectors } from './state/early-vectors.ts';
 import { EmbedOrder, SPARSE_TOP } from './state/embed-order.ts';
 import { needsVectors } from './state/reembed.ts';
@@ -58,7 +65,7 @@ import type { GraphResult } from '../protocol/types.ts';
 import type { ValidatedFeedback } from '../protocol/validate-feedback.ts';
 import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
 import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
-import { makeView } from './index/view.ts';
+import { makeView, type IndexView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
 import { unchangedIds, withoutDocs } from './index/unchanged.ts';
 
@@ -90,6 +97,7 @@ export class Engine {
   private readonly readOnly: boolean;
   private readonly detectLanguage?: () => Promise<LanguageDetector>;
   private languages?: { version: number; profile: LanguageProfile };
+  private readonly answered = settleOnce();
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -481,13 +489,20 @@ export class Engine {
    * gating and clamping happened in `planRetrieve` (src/server/retrieve-plan.ts).
    */
   retrieve(plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
-    return this.foreground.track(() =>
+    const run = this.foreground.track(() =>
       this.prefetch.around(async () => {
         const result = await this.retrieveNow(plan, ctx);
         this.noteSearch(plan, result);
         return result;
       }),
     );
+    run.then(this.answered.settle, this.answered.settle);
+    return run;
+  }
+
+  /** Settles once the first retrieve has settled (its answer is on its way): what the worker waits for before a bundle's model loads. */
+  firstAnswer(): Promise<void> {
+    return this.answered.promise;
   }
 
   /**
@@ -655,7 +670,8 @@ export class Engine {
         vectorsLoaded: () => this.state.vectorsLoaded(),
         early: this.early,
         residency: this.state.residency,
-        absentLanguage: this.embedder?.crossLingual && this.detectLanguage ? (text) => this.absentLanguage(text) : undefined,
+        // Not over a store read on demand (a bundle): its term dictionary is not all in memory.
+        absentLanguage: this.embedder?.crossLingual && this.detectLanguage && !this.state.residency ? (text, view) => this.absentLanguage(text, view) : undefined,
         texts: this.texts,
         fields: this.fields,
         sessions: this.sessions,
@@ -668,11 +684,11 @@ export class Engine {
   }
 
   /** The query's language when no live document shares it (query/language-gate.ts); the profile is kept per index version. */
-  private async absentLanguage(text: string): Promise<{ query: string; index: string } | undefined> {
+  private async absentLanguage(text: string, view: IndexView): Promise<{ query: string; index: string } | undefined> {
     const detect = await this.detectLanguage!();
     const version = this.state.current().version;
     if (this.languages?.version !== version) this.languages = { version, profile: languageProfile(this.state.docs.values()) };
-    const query = absentQueryLanguage(text, detect, this.languages.profile);
+    const query = absentQueryLanguage(text, detect, this.languages.profile, () => termCoverage(this.analyzer.queryTerms(text), view));
     return query === undefined ? undefined : { query, index: describeProfile(this.languages.profile) };
   }
 

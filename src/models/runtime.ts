@@ -23,8 +23,10 @@ export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
   /** The person's pick (model-choice.ts), applied over the config's `embedder` (and `dtype`). */
   choice?: { embedder: string; dtype?: EmbedDtype };
   /**
-   * The embedder's weights start loading once this settles (default: at once). The worker passes
-   * "the index has opened" so a cold start's first sparse answer does not compete with the model.
+   * The embedder's weights start loading once this settles (default: at once), or as soon as
+   * something needs them (a query embedding, `embed`). The worker passes "the index has opened"
+   * (for a bundle: "its first answer has gone") so a cold start's first sparse answer does not
+   * compete with the model's download and compile.
    */
   loadAfter?: Promise<unknown>;
   /**
@@ -43,8 +45,10 @@ interface RuntimeParts {
   config: ModelConfig;
   folder: ModelFolder;
   dimension: number;
-  /** The first load, started by `open`. */
+  /** The first load, started by `open` once its gate (`loadAfter`) settles. */
   loading: Promise<LoadedEncoder>;
+  /** Opens that gate now: something needs the weights. */
+  demand: () => void;
   /** Starts a fresh load (a retry after a failure). */
   load: () => Promise<LoadedEncoder>;
   crossEncoder?: LazyCrossEncoder;
@@ -90,6 +94,7 @@ export class ModelRuntime {
   private precomputed: Promise<PrecomputedTable | undefined> | undefined;
   private readonly precomputedUrl: string | undefined;
   private everLoaded = false;
+  private readonly demand: () => void;
   private lastLoadFailed = false;
 
   private constructor(p: RuntimeParts) {
@@ -100,6 +105,7 @@ export class ModelRuntime {
     this.normalized = p.folder.normalized;
     this.load = p.load;
     this.loading = this.watch(p.loading);
+    this.demand = p.demand;
     this.crossEncoder = p.crossEncoder;
     this.sparseEncoder = p.sparseEncoder;
     this.statusNow = p.status;
@@ -158,7 +164,11 @@ export class ModelRuntime {
     const load = embedderLoader(folder, settings, log, status);
     // Without a known width the first inference tells it, and `open` must wait for that load: it
     // cannot also wait for `loadAfter` (the index opens only after this returns).
-    const gate = folder.dimension === undefined ? Promise.resolve() : (loadAfter ?? Promise.resolve()).catch(() => undefined);
+    // A call that needs the weights (a query embedding, `embed`) starts the load at once: the gate
+    // postpones only a load nobody has asked for yet.
+    let demand!: () => void;
+    const demanded = new Promise<void>((resolve) => (demand = resolve));
+    const gate = folder.dimension === undefined ? Promise.resolve() : Promise.race([(loadAfter ?? Promise.resolve()).catch(() => undefined), demanded]);
     const loading = gate.then(load);
     loading.catch(() => undefined);
 
@@ -177,7 +187,7 @@ export class ModelRuntime {
         return undefined;
       }
     }
-    return new ModelRuntime({ config, folder, dimension, loading, load, crossEncoder, sparseEncoder, status, log, precomputedBase });
+    return new ModelRuntime({ config, folder, dimension, loading, demand, load, crossEncoder, sparseEncoder, status, log, precomputedBase });
   }
 
   /**
@@ -247,6 +257,7 @@ export class ModelRuntime {
    * next call once RETRY_AFTER_MS have passed, so the worker heals without a reload.
    */
   loaded(): Promise<LoadedEncoder> {
+    this.demand();
     if (this.failedAt !== undefined && Date.now() - this.failedAt >= RETRY_AFTER_MS) {
       this.failedAt = undefined;
       this.loading = this.watch(this.load());

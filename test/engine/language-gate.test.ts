@@ -76,22 +76,30 @@ describe('hybrid with a query in a language the index does not hold', () => {
 describe('absentQueryLanguage', () => {
   const entry = (lang?: unknown, unknown?: 'meta'): DocEntry => ({ id: 'x', meta: lang === undefined ? {} : { lang }, version: 1, chunkKeys: [], stamp: 0, ok: false, best: undefined, ...(unknown ? { unknown } : {}) });
   const detect = (t: string) => (t.startsWith('de:') ? 'de' : t.startsWith('?') ? undefined : 'en');
+  const none = () => 0; // no query term is in the index
 
   it('needs a confident query language and an index whose languages are mostly known', () => {
     const english = languageProfile(Array.from({ length: 100 }, () => entry('en')));
-    expect(absentQueryLanguage('de: Hund', detect, english)).toBe('de');
-    expect(absentQueryLanguage('? 42', detect, english)).toBeUndefined();
-    expect(absentQueryLanguage('the dog', detect, english)).toBeUndefined();
+    expect(absentQueryLanguage('de: Hund', detect, english, none)).toBe('de');
+    expect(absentQueryLanguage('? 42', detect, english, none)).toBeUndefined();
+    expect(absentQueryLanguage('the dog', detect, english, none)).toBeUndefined();
     const mostlyUnknown = languageProfile([...Array.from({ length: 40 }, () => entry('en')), ...Array.from({ length: 60 }, () => entry())]);
-    expect(absentQueryLanguage('de: Hund', detect, mostlyUnknown)).toBeUndefined();
+    expect(absentQueryLanguage('de: Hund', detect, mostlyUnknown, none)).toBeUndefined();
     const unread = languageProfile([entry('en'), ...Array.from({ length: 9 }, () => entry(undefined, 'meta'))]);
-    expect(absentQueryLanguage('de: Hund', detect, unread)).toBeUndefined();
+    expect(absentQueryLanguage('de: Hund', detect, unread, none)).toBeUndefined();
   });
 
   it('matches region tags to the detector\'s codes and treats a language under 1% of the documents as absent', () => {
     const swiss = languageProfile([...Array.from({ length: 50 }, () => entry('en')), ...Array.from({ length: 50 }, () => entry('de-CH'))]);
-    expect(absentQueryLanguage('de: Hund', detect, swiss)).toBeUndefined();
+    expect(absentQueryLanguage('de: Hund', detect, swiss, none)).toBeUndefined();
     const few = languageProfile([...Array.from({ length: 999 }, () => entry('en')), entry('de')]);
-    expect(absentQueryLanguage('de: Hund', detect, few)).toBe('de');
+    expect(absentQueryLanguage('de: Hund', detect, few, none)).toBe('de');
+  });
+
+  it('keeps the sparse list when most of the query\'s terms are in the index (the detector misnames short English queries)', () => {
+    const english = languageProfile(Array.from({ length: 100 }, () => entry('en')));
+    expect(absentQueryLanguage('de: VARIABLE CAPACITANCE AMPLIFIERS', detect, english, () => 1)).toBeUndefined();
+    expect(absentQueryLanguage('de: VARIABLE CAPACITANCE AMPLIFIERS', detect, english, () => 0.5)).toBeUndefined();
+    expect(absentQueryLanguage('de: Tom sagt, der Hund schläft', detect, english, () => 0.2)).toBe('de');
   });
 });

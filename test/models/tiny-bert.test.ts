@@ -155,6 +155,18 @@ describe('model folders: dtype choice and dimension discovery', () => {
     expect(runtime?.dimension).toBe(32);
   });
 
+  it('a gated load starts at once when something needs the weights (a bundle\'s hybrid request before its first answer)', async () => {
+    const never = new Promise<never>(() => undefined);
+    const rt = await ModelRuntime.open({ modelBase: base, config: { embedder: TINY_ENCODER, dtype: 'q8', device: 'auto' }, loadAfter: never });
+    expect(rt!.embedder.ready?.()).toBe(false);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(rt!.status().state).toBe('loading'); // nothing asked: the gate holds
+    const [v] = await rt!.embedder.embed(['white whale'], 'query');
+    expect(v.length).toBe(rt!.dimension);
+    expect(rt!.embedder.ready?.()).toBe(true);
+    await (await rt!.loaded()).dispose();
+  });
+
   it('another seed is another model: another identity', async () => {
     writeTinyBert(`${base}seed-7`, { seed: 7 });
     const [a, b] = await Promise.all([resolveModelFolder(base, TINY_ENCODER, 'fp32', true), resolveModelFolder(base, 'seed-7', 'fp32', true)]);

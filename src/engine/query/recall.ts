@@ -46,7 +46,7 @@ export interface RecallDeps {
    * With a cross-lingual embedder: the query's language and the index's when no indexed document
    * shares it; a default hybrid then drops its sparse list (language-gate.ts).
    */
-  absentLanguage?: (text: string) => Promise<{ query: string; index: string } | undefined>;
+  absentLanguage?: (text: string, view: IndexView) => Promise<{ query: string; index: string } | undefined>;
 }
 
 export interface RecallOutput {
@@ -104,7 +104,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     return [] as Candidate[];
   });
   // A query in a language no document is written in matches only by accident (language-gate.ts).
-  const absent = !r.fusion && d.length > 0 && deps.absentLanguage ? await deps.absentLanguage(r.text) : undefined;
+  const absent = !r.fusion && d.length > 0 && deps.absentLanguage ? await deps.absentLanguage(r.text, r.view) : undefined;
   if (absent) notes.push(`the query's language (${absent.query}) is not the index's (${absent.index}): hybrid ranked by dense alone`);
   const s = absent ? [] : await sparse();
   const byId = new Map<string, Candidate>();
