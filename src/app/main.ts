@@ -24,26 +24,20 @@ import { FrameLog } from './frame-log.ts';
 import { markQuarantined, type HitTarget } from './hits-view.ts';
 import { mountImport } from './import-panel.ts';
 import { mountIndexLoss } from './index-loss-view.ts';
-import { mountConformance } from './learn/conformance-panel.ts';
-import { freshEngine } from './learn/fresh-engine.ts';
-import { mountQuality } from './learn/quality-panel.ts';
-import { lessonFederation } from './learn/lesson-federation.ts';
-import { mountTour } from './learn/tour.ts';
-import { mountRecordings } from './learn/recordings-panel.ts';
 import { mountInspector } from './inspector.ts';
-import { mountMethodForms } from './method-forms.ts';
 import { mountModelPicker } from './model-picker.ts';
 import { mountPortable } from './portable.ts';
 import { mountFeedback } from './feedback-actions.ts';
 import { mountProgress } from './progress-view.ts';
 import { mountQuarantine } from './quarantine-panel.ts';
 import { mountRelatedPassages } from './related-passages.ts';
-import { mountConsole } from './rpc-console.ts';
 import { SampleSeeder, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
 import { registerServiceWorker } from './sw-register.ts';
 import { mountTheme } from './theme.ts';
+// Learn RCP's styles load with the page (6 KB), so the area does not restyle when its lazy tools arrive.
+import './learn/learn.css';
 
 mountTheme();
 const areas = mountAreas();
@@ -111,13 +105,16 @@ const feedback = mountFeedback(client, { query: () => queryOf(search.current()?.
 const search = mountSearch(client, engines.searcher, init, openTarget, (_hit, target) => feedback.controls(target));
 await nextTask();
 mountCapabilities(init);
-// The console and the schema forms (which read the whole RCP schema) wait until Learn RCP is shown.
+// Learn RCP's tools (console, schema forms, conformance, quality, recordings, tour) are a chunk of
+// their own, imported when that area is first shown (learn/learn-area.ts).
 let learnMounted = false;
 const mountLearn = (area: string) => {
   if (area !== 'learn' || learnMounted) return;
   learnMounted = true;
-  const rcpConsole = mountConsole(() => client.control.connect(), init, log);
-  void mountMethodForms(init, (text) => rcpConsole.send(text));
+  import('./learn/learn-area.ts').then(
+    (m) => m.mountLearnArea({ client, init, log, changed: () => changed() }),
+    (e: unknown) => byId('area-learn').prepend(errorView(e, 'Could not load the Learn RCP tools')),
+  );
 };
 areas.onShow(mountLearn);
 mountLearn(areas.current());
@@ -141,19 +138,6 @@ docPanel.onOpen((t) => (related.show(t), docFeedback.show(t)));
 docPanel.onClose(() => (related.hide(), docFeedback.hide()));
 const quarantine = mountQuarantine(client, released);
 await nextTask();
-// Learn RCP's tools are built when that area is first shown: on first open they are main-thread
-// work (a long task) for an area that is hidden.
-let learnToolsMounted = false;
-const mountLearnTools = (area: string) => {
-  if (area !== 'learn' || learnToolsMounted) return;
-  learnToolsMounted = true;
-  mountConformance(byId('conformance'), { openPort: () => client.control.connect(), changed: () => changed() });
-  mountQuality(byId('quality'), { fresh: freshEngine });
-  mountRecordings(byId('recordings'), { log, server: init.server, openPort: () => client.control.connect() });
-  mountTour(byId('tour'), { openPort: () => client.control.connect(), capabilities: init.capabilities, federate: lessonFederation(client), onFrame: (d, f) => log.add(d, f, 'tour'), changed: () => changed() });
-};
-areas.onShow(mountLearnTools);
-mountLearnTools(areas.current());
 
 function describe(s: WorkerStatus): string {
   const parts = [s.ready ? `${s.documents.toLocaleString('en')} documents · ${s.chunks.toLocaleString('en')} passages indexed` : s.error ? `Index unavailable: ${s.error}` : 'Opening the index…'];
