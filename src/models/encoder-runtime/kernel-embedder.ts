@@ -18,6 +18,7 @@ import { withPrefix, type EncoderRecipe } from '../recipe.ts';
 import type { TokenMatrix } from '../token-vectors.ts';
 import { encodeTruncated, nonEmpty, tokenLimit } from '../truncate.ts';
 import type { BatchEncoder } from './batch-encoder.ts';
+import { fastUnigramTokenizer } from './unigram-model.ts';
 import { decodeWeights, WEIGHTS_FILE, type EncoderWeights } from './weights-file.ts';
 
 /**
@@ -140,23 +141,37 @@ export async function readWeightsFile(base: string, folder: ModelFolder, node: b
   const path = `${base}${folder.name}/${WEIGHTS_FILE.q8}`;
   const want = folder.manifest?.files[WEIGHTS_FILE.q8];
   if (!want) throw new Error(`${folder.name}: the manifest lists no ${WEIGHTS_FILE.q8}`);
-  let buffer: ArrayBuffer;
-  if (node) {
-    const fsName = 'node:fs/promises'; // a variable keeps bundlers from resolving it for the browser
-    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises');
-    const b = await fs.readFile(path);
-    buffer = b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-  } else {
-    const res = await fetch(path);
-    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-    buffer = await res.arrayBuffer();
-  }
+  const buffer = await readModelFile(path, node);
   const got = await sha256Hex(new Uint8Array(buffer));
   if (got !== want) throw new Error(`${path}: sha256 ${got.slice(0, 12)}… is not the manifest's ${want.slice(0, 12)}… (a different build)`);
   return { buffer, weights: decodeWeights(buffer) };
 }
 
-/** The folder's tokenizer through transformers.js (its environment already points at the app's own files). */
-export function loadTokenizer(folder: ModelFolder): Promise<PreTrainedTokenizer> {
+/** A file of the model base: fetched, or read from disk in Node. */
+async function readModelFile(path: string, node: boolean): Promise<ArrayBuffer> {
+  if (node) {
+    const fsName = 'node:fs/promises'; // a variable keeps bundlers from resolving it for the browser
+    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises');
+    const b = await fs.readFile(path);
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return res.arrayBuffer();
+}
+
+/**
+ * The folder's tokenizer: a Unigram vocabulary (e5's 250k pieces) with our fast model inside
+ * (unigram-model.ts), anything else through transformers.js (its environment already points at
+ * the app's own files).
+ */
+export async function loadTokenizer(folder: ModelFolder, base?: string, node = false): Promise<PreTrainedTokenizer> {
+  // XLM-R models ship a SentencePiece Unigram vocabulary (a BERT's WordPiece loads fast as it is).
+  if (base !== undefined && folder.config.model_type === 'xlm-roberta') {
+    const read = async (name: string) => JSON.parse(new TextDecoder().decode(await readModelFile(`${base}${folder.name}/${name}`, node))) as Record<string, unknown>;
+    const [json, config] = await Promise.all([read('tokenizer.json'), read('tokenizer_config.json')]);
+    const fast = fastUnigramTokenizer(json, config);
+    if (fast) return fast;
+  }
   return AutoTokenizer.from_pretrained(folder.name);
 }

@@ -81,7 +81,7 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
   if (typeof shape === 'string') throw new Error(shape);
   const kernels = encoderKernels(shape);
   if (!kernels) throw new Error('WebAssembly SIMD does not compile here');
-  const [{ buffer, weights }, tokenizer] = await Promise.all([readWeightsFile(opts.modelBase, folder, opts.support.node), loadTokenizer(folder)]);
+  const [{ buffer, weights }, tokenizer] = await Promise.all([readWeightsFile(opts.modelBase, folder, opts.support.node), loadTokenizer(folder, opts.modelBase, opts.support.node)]);
   if (JSON.stringify(weights.header.shape) !== JSON.stringify(shape)) throw new Error(`${WEIGHTS_FILE.q8} is for ${JSON.stringify(weights.header.shape)}, config.json says ${JSON.stringify(shape)}`);
   if (folder.dimension !== undefined && folder.dimension !== shape.hidden) throw new Error(`${WEIGHTS_FILE.q8} gives ${shape.hidden}-d vectors, the manifest says ${folder.dimension}`);
   const pooling: Pooling = folder.recipe.pooling;
