@@ -363,6 +363,11 @@ export interface Embedder {
    * request naming no mode is then served sparse instead of waiting. Undefined = always ready.
    */
   ready?(): boolean;
+  /**
+   * Starts loading the weights now, without waiting for them: a request that will embed its query
+   * has arrived, and has other reads to make first (a bundle's vectors). Optional; never throws.
+   */
+  prepare?(): void;
   embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
 }
 

@@ -120,6 +120,7 @@ export class ModelRuntime {
       fusionWeights: this.catalog?.fusionWeights,
       crossLingual: this.catalog?.crossLingual,
       ready: () => this.everLoaded,
+      prepare: () => void this.loaded().catch(() => undefined),
       embed: (texts, kind, signal) =>
         kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),
     };

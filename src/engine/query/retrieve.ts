@@ -212,6 +212,9 @@ async function serveMode(run: Run): Promise<void> {
   // recall without the vectors; what needs the vectors themselves still waits for them.
   const onDemand = deps.embedder !== undefined && lazyDense(deps, run.view, denseModel(deps.embedder));
   const needsVectors = onDemand ? params.includeVectors === true || !!params.mmr : wantsVectors;
+  // A request that will embed its query starts the model's load before it reads the vectors, so
+  // the two overlap (a bundle loads its model only after its first answer otherwise: worker.ts).
+  if (!loading && plan.mode !== 'sparse') deps.embedder?.prepare?.();
   if (deps.embedder && needsVectors && deps.vectorsLoaded) {
     await deps.vectorsLoaded();
     checkAborted(run.ctx.signal);
