@@ -45,7 +45,7 @@ const RECORDER = `window.__frames = []; new PerformanceObserver((list) => { for 
   styleAndLayout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
   scripts: e.scripts.map((s) => ({ invoker: s.invokerType + ':' + s.invoker, fn: s.sourceFunctionName, source: (s.sourceURL || '').replace(location.origin, '') + ':' + s.sourceCharPosition, duration: s.duration, forcedStyleAndLayout: s.forcedStyleAndLayoutDuration })) }); }).observe({ type: 'long-animation-frame', buffered: true });`;
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; hitCount?: number; positionTicks?: { line: number; ticks: number }[] }
 interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
 /** `url:line:col` of a served file as its original source position, when a source map lies beside it. */
@@ -72,6 +72,20 @@ function selfTimes(p: CpuProfile, into: Map<string, number>): void {
   }
 }
 const self = new Map<string, number>();
+/** Samples inside bundle-level code (a bundler hoists every module's top level into one function), by original source file. */
+const topLevel = new Map<string, number>();
+
+/** A bundle's top-level function's samples, per original source (its positionTicks mapped through the source map). */
+function topLevelTicks(p: CpuProfile, into: Map<string, number>): void {
+  for (const n of p.nodes) {
+    const f = n.callFrame;
+    if (f.lineNumber !== 0 || f.columnNumber !== 0 || !f.url.startsWith(ORIGIN) || !n.positionTicks) continue;
+    for (const t of n.positionTicks) {
+      const where = original(f.url, t.line - 1, 0).replace(/:\d+.*$/, '');
+      into.set(where, (into.get(where) ?? 0) + t.ticks);
+    }
+  }
+}
 
 const server = await serveStatic(DIST, PORT);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -97,7 +111,11 @@ try {
     await page.goto(`${ORIGIN}/index.html`);
     await page.waitForTimeout(SECONDS * 1000);
     const frames = (await page.evaluate('window.__frames')) as Frame[];
-    if (PROFILE) selfTimes(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile, self);
+    if (PROFILE) {
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+      selfTimes(profile, self);
+      topLevelTicks(profile, topLevel);
+    }
     await context.close();
     const blocking = frames.reduce((s, f) => s + Math.max(0, f.blocking), 0);
     console.log(`run ${run}: ${frames.length} long frames, blocking ${blocking.toFixed(0)} ms (load ${loadavg()[0].toFixed(2)})`);
@@ -123,6 +141,8 @@ try {
     const total = [...self.values()].reduce((a, b) => a + b, 0);
     console.log(`\nmain-thread self time, all runs (${total.toFixed(0)} ms of JS and its native callees, throttled), top 30:`);
     for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${key}`);
+    console.log('\nsamples in module top-level code, by original source (the bundles\' hoisted top level), top 15:');
+    for (const [where, ticks] of [...topLevel].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${String(ticks).padStart(6)}  ${where}`);
   }
 } finally {
   await browser.close();

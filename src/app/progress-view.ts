@@ -12,7 +12,10 @@ export interface ProgressView {
   busy(): boolean;
 }
 
-const count = new Intl.NumberFormat('en');
+// Made on first use: the page's first Intl formatter loads locale data (≈ 10 ms, measured with
+// scripts/measure-long-frames.ts), which at module level landed in the first-open long task.
+let numbers: Intl.NumberFormat | undefined;
+const count = { format: (n: number) => (numbers ??= new Intl.NumberFormat('en')).format(n) };
 const fmtEta = (ms: number) => (ms < 1500 ? 'about a second' : ms < 90_000 ? `about ${Math.round(ms / 1000)} s` : `about ${Math.round(ms / 60_000)} min`);
 
 export function mountProgress(): ProgressView {
