@@ -34,12 +34,15 @@ test.describe('playground: learn RCP', () => {
     expect(await page.locator('#frames li:not([hidden])').count()).toBeGreaterThan(1);
     await page.screenshot({ path: test.info().outputPath('inspector.png'), fullPage: true });
 
-    // Copy all shown as NDJSON: one JSON frame per line.
-    await page.locator('#insp-copy-all').click();
-    const ndjson = await page.evaluate(() => navigator.clipboard.readText());
-    const lines = ndjson.trim().split('\n');
-    expect(lines.length).toBe(await page.locator('#frames li:not([hidden])').count());
-    for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
+    // Copy all shown as NDJSON: one JSON frame per line (a frame may still arrive between the copy
+    // and the count, e.g. a search refreshed by the background embedding's commit: then again).
+    await expect(async () => {
+      const before = await page.locator('#frames li:not([hidden])').count();
+      await page.locator('#insp-copy-all').click();
+      const lines = (await page.evaluate(() => navigator.clipboard.readText())).trim().split('\n');
+      expect(lines.length).toBe(before);
+      for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
+    }).toPass({ timeout: 15_000 });
     // Copy one frame.
     await page.locator('#frames li:not([hidden])').first().getByRole('button', { name: /Copy frame/ }).click();
     expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText())).jsonrpc).toBe('2.0');

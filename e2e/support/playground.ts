@@ -64,6 +64,8 @@ export type Area = 'search' | 'documents' | 'import' | 'models' | 'engines' | 'l
 export async function showArea(page: Page, area: Area): Promise<void> {
   await page.locator(`#areas-nav a[data-area="${area}"]`).click();
   await expect(page.locator(`#area-${area}`)).toBeVisible();
+  // Learn RCP's tools arrive as a chunk of their own; the area is inert until they are mounted.
+  if (area === 'learn') await expect(page.locator('#area-learn')).toHaveAttribute('data-ready', '1', { timeout: 30_000 });
 }
 
 /** Opens the inspector pane beside the current area (if it is not open already). */

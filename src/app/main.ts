@@ -106,14 +106,21 @@ const search = mountSearch(client, engines.searcher, init, openTarget, (_hit, ta
 await nextTask();
 mountCapabilities(init);
 // Learn RCP's tools (console, schema forms, conformance, quality, recordings, tour) are a chunk of
-// their own, imported when that area is first shown (learn/learn-area.ts).
+// their own, imported when that area is first shown (learn/learn-area.ts). Until they are mounted
+// the area is inert (index.html): a click on Send must not submit its form natively.
 let learnMounted = false;
 const mountLearn = (area: string) => {
   if (area !== 'learn' || learnMounted) return;
   learnMounted = true;
+  const learn = byId('area-learn');
+  const usable = () => {
+    learn.inert = false;
+    learn.removeAttribute('aria-busy');
+    learn.dataset.ready = '1';
+  };
   import('./learn/learn-area.ts').then(
-    (m) => m.mountLearnArea({ client, init, log, changed: () => changed() }),
-    (e: unknown) => byId('area-learn').prepend(errorView(e, 'Could not load the Learn RCP tools')),
+    (m) => (m.mountLearnArea({ client, init, log, changed: () => changed() }), usable()),
+    (e: unknown) => (learn.prepend(errorView(e, 'Could not load the Learn RCP tools')), usable()),
   );
 };
 areas.onShow(mountLearn);
