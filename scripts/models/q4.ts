@@ -7,7 +7,8 @@
 import { f16 } from './safetensors.ts';
 import type { Q4Blocks } from './safetensors.ts';
 
-export const Q4_BLOCK = 32;
+import { Q4_BLOCK } from '../../src/models/encoder-runtime/q4.ts';
+export { Q4_BLOCK };
 
 export function dequantizeQ4(blocks: Q4Blocks): Float32Array {
   const out = new Float32Array(blocks.scales.length * Q4_BLOCK);

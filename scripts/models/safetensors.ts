@@ -5,6 +5,8 @@
  * here (sentence-transformers checkpoints); F16/BF16 are widened and I64 converted to float32.
  */
 
+import { halfToFloat } from '../../src/models/encoder-runtime/q4.ts';
+
 export interface SafeTensor {
   dtype: string;
   shape: number[];
@@ -73,12 +75,5 @@ function bf16(bits: number): number {
   scratch.setUint32(0, bits << 16);
   return scratch.getFloat32(0);
 }
-/** IEEE half-precision bits → number. */
-export function f16(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
+/** IEEE half-precision bits → number: the runtime's decoder (the build reads fp16 as the browser does). */
+export const f16 = halfToFloat;

@@ -34,13 +34,6 @@ import { exportDocuments, type ExportPage } from './query/export.ts';
 import { corpusMap, type CorpusMap, type MapCache, type MapOptions } from './query/corpus-map.ts';
 import { BackgroundReembed } from './state/background-reembed.ts';
 import { VectorPrefetch } from './state/vector-prefetch.ts';
-
-/** A promise and the function that settles it (any number of calls; the first counts). */
-function settleOnce(): { promise: Promise<void>; settle: () => void } {
-  let settle!: () => void;
-  const promise = new Promise<void>((resolve) => (settle = () => resolve()));
-  return { promise, settle };
-}
 import { EarlyVectors } from './state/early-vectors.ts';
 import { EmbedOrder, SPARSE_TOP } from './state/embed-order.ts';
 import { needsVectors } from './state/reembed.ts';
@@ -97,7 +90,8 @@ export class Engine {
   private readonly readOnly: boolean;
   private readonly detectLanguage?: () => Promise<LanguageDetector>;
   private languages?: { version: number; profile: LanguageProfile };
-  private readonly answered = settleOnce();
+  private answeredFirst!: () => void;
+  private readonly firstAnswered = new Promise<void>((resolve) => (this.answeredFirst = resolve));
   /** Rerankers in preference order; a retrieve plan names the one it uses (src/server/retrieve-plan.ts). */
   readonly rerankers: readonly Reranker[];
   private readonly bm25: Bm25;
@@ -496,13 +490,14 @@ export class Engine {
         return result;
       }),
     );
-    run.then(this.answered.settle, this.answered.settle);
+    const answered = () => this.answeredFirst();
+    run.then(answered, answered);
     return run;
   }
 
   /** Settles once the first retrieve has settled (its answer is on its way): what the worker waits for before a bundle's model loads. */
   firstAnswer(): Promise<void> {
-    return this.answered.promise;
+    return this.firstAnswered;
   }
 
   /**

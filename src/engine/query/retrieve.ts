@@ -214,7 +214,7 @@ async function serveMode(run: Run): Promise<void> {
   const needsVectors = onDemand ? params.includeVectors === true || !!params.mmr : wantsVectors;
   // A request that will embed its query starts the model's load before it reads the vectors, so
   // the two overlap (a bundle loads its model only after its first answer otherwise: worker.ts).
-  if (!loading && plan.mode !== 'sparse') deps.embedder?.prepare?.();
+  if (!loading && plan.mode !== 'sparse' && deps.embedder?.ready?.() === false) deps.embedder.prepare?.();
   if (deps.embedder && needsVectors && deps.vectorsLoaded) {
     await deps.vectorsLoaded();
     checkAborted(run.ctx.signal);

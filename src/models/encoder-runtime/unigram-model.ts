@@ -56,8 +56,7 @@ export function unigramModel(pieces: string[], scores: readonly number[], unkId:
     if (n === 0) return [];
     const best = new Float64Array(n + 1); // best path score ending at each position
     const from = new Int32Array(n + 1); // where its last piece begins
-    const reached = new Uint8Array(n + 1);
-    reached[0] = 1;
+    // Every position is reached: a single character is always a piece or the unknown piece.
     for (let end = 1; end <= n; end++) {
       // Candidates in transformers.js's order: the earliest start first; a later one wins only when strictly better.
       let text = '';
@@ -74,7 +73,7 @@ export function unigramModel(pieces: string[], scores: readonly number[], unkId:
         let id = pieceAt[k];
         // A single character no piece covers is the unknown piece.
         if (id < 0 && k === 0) id = unkId;
-        if (id < 0 || !reached[b]) continue;
+        if (id < 0) continue;
         const s = best[b] + score(id);
         if (chosen < 0 || s > chosenScore) {
           chosen = b;
@@ -83,7 +82,6 @@ export function unigramModel(pieces: string[], scores: readonly number[], unkId:
       }
       best[end] = chosenScore;
       from[end] = chosen;
-      reached[end] = 1;
     }
     const out: string[] = [];
     for (let end = n; end > 0; end = from[end]) out.push(chars.slice(from[end], end).join(''));
