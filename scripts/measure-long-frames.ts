@@ -13,7 +13,7 @@
  * (`npx vite build --sourcemap --outDir /tmp/dist-sm`, then `--dist /tmp/dist-sm`).
  *
  * Usage: npm run build && node --import tsx scripts/measure-long-frames.ts [--runs 8] [--seconds 12]
- *        [--state seeding|empty] [--throttle 4] [--port 4311] [--dist DIR] [--profile]
+ *        [--state seeding|empty] [--throttle 4] [--port 4311] [--dist DIR] [--profile [--lines]]
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -33,6 +33,8 @@ const PORT = Number(opt('port', '4311'));
 const ORIGIN = `http://localhost:${PORT}`;
 const DIST = opt('dist', join(import.meta.dirname, '..', 'dist'));
 const PROFILE = argv.includes('--profile');
+/** With --lines, top-level samples are listed per original line, not per file (use an unminified build: `--minify false`). */
+const LINES = argv.includes('--lines');
 /** A frame blocking at least this long is listed (Lighthouse's TBT counts what exceeds 50 ms per task). */
 const LIST_MS = 50;
 
@@ -81,7 +83,8 @@ function topLevelTicks(p: CpuProfile, into: Map<string, number>): void {
     const f = n.callFrame;
     if (f.lineNumber !== 0 || f.columnNumber !== 0 || !f.url.startsWith(ORIGIN) || !n.positionTicks) continue;
     for (const t of n.positionTicks) {
-      const where = original(f.url, t.line - 1, 0).replace(/:\d+.*$/, '');
+      const at = original(f.url, t.line - 1, 0);
+      const where = LINES ? at : at.replace(/:\d+.*$/, '');
       into.set(where, (into.get(where) ?? 0) + t.ticks);
     }
   }

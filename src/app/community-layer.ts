@@ -11,7 +11,7 @@ import type { GraphCommunity } from '../protocol/types.ts';
 import { colour, type MapColouring, type MapPaint, type MapPoint } from './corpus-map-view.ts';
 import { byId, el } from './dom.ts';
 import { errorView } from './errors.ts';
-import { plural } from './format.ts';
+import { count, plural } from './format.ts';
 import type { HitTarget } from './hits-view.ts';
 import { passageItems, type ListedPassage } from './passage-list.ts';
 
@@ -92,7 +92,7 @@ export function mountCommunityLayer(client: RcpClient, open: (t: HitTarget, open
         'button',
         { class: 'linklike', attrs: { type: 'button', 'data-community': c.id, 'aria-controls': 'community-detail', 'aria-expanded': 'false' } },
         el('span', { class: 'swatch', attrs: { style: `background:${colour(i)}` } }),
-        ` ${communityLabel(c)} (${size(c).toLocaleString('en')})`,
+        ` ${communityLabel(c)} (${count(size(c))})`,
       );
       b.addEventListener('click', () => {
         for (const other of b.closest('ul')?.querySelectorAll('button[aria-expanded]') ?? []) other.setAttribute('aria-expanded', 'false');

@@ -10,7 +10,7 @@ import type { RcpClient } from '../client/rcp-client.ts';
 import type { RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { byId, el } from './dom.ts';
 import { errorView } from './errors.ts';
-import { plural } from './format.ts';
+import { count, plural } from './format.ts';
 
 const SAMPLE = 2000;
 const LEGEND = 8;
@@ -148,7 +148,7 @@ export function mountCorpusMap(
     if (m.query) canvas.dataset.query = `${m.query.x.toFixed(4)},${m.query.y.toFixed(4)}`;
     else delete canvas.dataset.query;
     const explained = m.explained ? ` The two axes show ${Math.round((m.explained[0] + m.explained[1]) * 100)}% of the variation between passages.` : '';
-    const sampled = m.withVectors > SAMPLE ? ` (an even sample of ${m.withVectors.toLocaleString('en')})` : '';
+    const sampled = m.withVectors > SAMPLE ? ` (an even sample of ${count(m.withVectors)})` : '';
     const missing = m.total > m.withVectors ? ` ${plural(m.total - m.withVectors, 'passage')} not embedded yet ${m.total - m.withVectors === 1 ? 'is' : 'are'} not shown.` : '';
     const marks = m.query ? ` The cross is your query${hits ? `; the ${plural(hits, 'ringed dot')} ${hits === 1 ? 'is' : 'are'} its results` : ''}.` : ' Search to see where your query lands.';
     summary.textContent = `${plural(m.points.length, 'passage')} from ${plural(docs.length, 'document')}${sampled}, each dot coloured by ${paint?.colouredBy ?? 'its document'}; nearby dots are close in meaning.${explained}${marks}${missing}`;

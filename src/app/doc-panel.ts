@@ -9,7 +9,7 @@ import { getDocumentRange, hasInpage } from '../client/inpage.ts';
 import type { RcpClient } from '../client/rcp-client.ts';
 import { byId, el } from './dom.ts';
 import { errorView } from './errors.ts';
-import { plural } from './format.ts';
+import { count, plural } from './format.ts';
 import { appendMarked } from './highlight.ts';
 import type { HitTarget } from './hits-view.ts';
 
@@ -125,7 +125,7 @@ export function mountDocPanel(client: RcpClient): DocPanel {
       try {
         const doc = await getDocumentRange(client, target.docId, from, to - from);
         if (mine !== seq) return;
-        const parts = [target.docId, `${doc.textLength.toLocaleString('en')} characters`, plural(doc.chunkCount, 'passage')];
+        const parts = [target.docId, `${count(doc.textLength)} characters`, plural(doc.chunkCount, 'passage')];
         for (const k of ['author', 'year', 'source']) if (doc.meta[k] !== undefined) parts.push(String(doc.meta[k]));
         meta.textContent = parts.join(' · ');
         const text = el('div', { class: 'doc-text' });

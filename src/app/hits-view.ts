@@ -10,7 +10,7 @@ import { el } from './dom.ts';
 import { appendMarked, hitMatches, snippetWindow, type Span } from './highlight.ts';
 import { explainHit, ranksBeforeRerank } from './score-explain.ts';
 import { scoreBars, stageMaxima } from './score-bars.ts';
-import { plural } from './format.ts';
+import { count, plural } from './format.ts';
 
 /** Where a hit points: its document and the `[start, end)` it cites. */
 export interface HitTarget {
@@ -52,7 +52,7 @@ function position(h: Hit): string {
   const parts: string[] = [];
   if (h.citation?.page !== undefined) parts.push(`page ${h.citation.page}`);
   if (h.chunk) parts.push(`passage ${h.chunk.index + 1}`);
-  if (h.citation?.start !== undefined && h.citation.end !== undefined) parts.push(`characters ${h.citation.start.toLocaleString('en')}–${h.citation.end.toLocaleString('en')}`);
+  if (h.citation?.start !== undefined && h.citation.end !== undefined) parts.push(`characters ${count(h.citation.start)}–${count(h.citation.end)}`);
   const meta = h.meta ?? {};
   // Federated hits (§16.3) name the engines that returned them.
   const from = engines(h);

@@ -8,8 +8,9 @@
  */
 import type { IndexLoss } from '../protocol/control.ts';
 import { byId, el } from './dom.ts';
+import { count } from './format.ts';
 
-const n = (x: number) => x.toLocaleString('en');
+const n = count;
 
 export interface IndexLossActions {
   /** Forgets the loss (the worker's control plane). */

@@ -9,6 +9,7 @@
  */
 import { byId, copyText, el, formatBytes } from './dom.ts';
 import { type FrameLog, type FrameRecord, toNdjson } from './frame-log.ts';
+import { count as formatCount } from './format.ts';
 
 const MAX_ROWS = 2000;
 /** At most this many rows per idle callback while the pane is closed (each is a dozen elements). */
@@ -73,7 +74,7 @@ export function mountInspector(log: FrameLog): void {
       pre.textContent = 'Reading the frame…';
       const text = pretty(await log.fullText(r));
       if (text.length <= FOLD_CHARS) return void (pre.textContent = text);
-      pre.textContent = `${text.slice(0, FOLD_CHARS)}\n… folded: ${(text.length - FOLD_CHARS).toLocaleString('en')} more characters`;
+      pre.textContent = `${text.slice(0, FOLD_CHARS)}\n… folded: ${formatCount(text.length - FOLD_CHARS)} more characters`;
       unfold.hidden = false;
       unfold.onclick = () => {
         pre.textContent = text;
@@ -157,6 +158,9 @@ export function mountInspector(log: FrameLog): void {
       );
     }
   };
+  // Frames logged before the inspector was mounted (the page mounts it after starting the engine).
+  queued = log.records.slice(-MAX_ROWS);
+  schedule();
   log.subscribe((r) => {
     if (queued.push(r) > 2 * MAX_ROWS) queued = queued.slice(-MAX_ROWS); // only the newest are drawn
     schedule();

@@ -12,6 +12,7 @@
 import { MODEL_CHANNEL } from '../models/model-choice.ts';
 import type { AvailableModel, ControlApi, WorkerStatus } from '../protocol/control.ts';
 import { el } from './dom.ts';
+import { count } from './format.ts';
 
 const SPEED_KEY = 'rcp-playground:model-speed';
 /** Texts embedded by "Measure speed": passage-sized English prose, each different. */
@@ -53,7 +54,7 @@ export function modelState(s: WorkerStatus): string {
   if (m.state === 'loading') parts.push(`Loading ${m.name}${m.progress !== undefined ? `: ${Math.round(m.progress * 100)}% downloaded` : '…'}`);
   else if (m.state === 'failed') parts.push(`${m.name} failed to load (${m.error ?? 'unknown error'}); sparse search still works.`);
   else parts.push(`${m.name} ready on ${m.device ?? '?'}${m.threads ? ` (${m.threads} threads)` : ''}${m.loadMs !== undefined ? ` in ${(m.loadMs / 1000).toFixed(1)} s` : ''}${m.runtime ? `, runtime ${m.runtime}` : ''}.`);
-  if (s.pendingVectors) parts.push(`Embedding in the background: ${s.pendingVectors.toLocaleString('en')} of ${s.chunks.toLocaleString('en')} passages still wait for vectors (dense and hybrid search skip them meanwhile).`);
+  if (s.pendingVectors) parts.push(`Embedding in the background: ${count(s.pendingVectors)} of ${count(s.chunks)} passages still wait for vectors (dense and hybrid search skip them meanwhile).`);
   return parts.join(' ');
 }
 
@@ -70,7 +71,7 @@ function speedCell(name: string, speed: SpeedRecord | undefined, passages: numbe
   return out;
 }
 
-const estimate = (passages: number, perSecond: number) => `re-embedding your ${passages.toLocaleString('en')} passages ≈ ${roughly(passages / perSecond)}`;
+const estimate = (passages: number, perSecond: number) => `re-embedding your ${count(passages)} passages ≈ ${roughly(passages / perSecond)}`;
 
 function qualityCell(m: AvailableModel): (Node | string)[] {
   const q = m.quality;

@@ -3,6 +3,7 @@
  * long job runs at a time; `start` returns the job's AbortSignal, wired to the Cancel button.
  */
 import { byId } from './dom.ts';
+import { count } from './format.ts';
 import type { IngestProgress } from './ingest.ts';
 
 export interface ProgressView {
@@ -12,10 +13,6 @@ export interface ProgressView {
   busy(): boolean;
 }
 
-// Made on first use: the page's first Intl formatter loads locale data (≈ 10 ms, measured with
-// scripts/measure-long-frames.ts), which at module level landed in the first-open long task.
-let numbers: Intl.NumberFormat | undefined;
-const count = { format: (n: number) => (numbers ??= new Intl.NumberFormat('en')).format(n) };
 const fmtEta = (ms: number) => (ms < 1500 ? 'about a second' : ms < 90_000 ? `about ${Math.round(ms / 1000)} s` : `about ${Math.round(ms / 60_000)} min`);
 
 export function mountProgress(): ProgressView {
@@ -35,7 +32,7 @@ export function mountProgress(): ProgressView {
     if (!p || !ctrl) return;
     bar.value = p.fraction;
     bar.setAttribute('aria-valuetext', `${Math.round(p.fraction * 100)}%`);
-    counts.textContent = `${count.format(p.done)} of ${count.format(p.total)} documents · ${Math.round(p.fraction * 100)}%${p.etaMs !== undefined ? ` · ${fmtEta(p.etaMs)} left` : ''}`;
+    counts.textContent = `${count(p.done)} of ${count(p.total)} documents · ${Math.round(p.fraction * 100)}%${p.etaMs !== undefined ? ` · ${fmtEta(p.etaMs)} left` : ''}`;
   };
   const stopDrawing = () => {
     if (frame !== undefined) cancelAnimationFrame(frame);

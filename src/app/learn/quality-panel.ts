@@ -15,6 +15,7 @@ import { connectAllowed, pageConnectSources } from './connect-policy.ts';
 import { runQuality, type EngineChoice, type FreshEngine } from './quality-run.ts';
 import { specLink } from './spec-view.ts';
 import './learn.css';
+import { count } from '../format.ts';
 
 export interface QualityDeps {
   fresh(): Promise<FreshEngine>;
@@ -86,7 +87,7 @@ export function mountQuality(container: HTMLElement, deps: QualityDeps): void {
   let runs: ConfigRun[] = [];
   let abort: AbortController | undefined;
 
-  const describeCollection = (c: BeirCollection) => `${c.name}: ${c.corpus.length.toLocaleString('en')} documents, ${judgedQueries(c).length} judged queries.`;
+  const describeCollection = (c: BeirCollection) => `${c.name}: ${count(c.corpus.length)} documents, ${judgedQueries(c).length} judged queries.`;
   const load = async (): Promise<BeirCollection | undefined> => {
     error.replaceChildren();
     try {
@@ -210,7 +211,7 @@ export function mountQuality(container: HTMLElement, deps: QualityDeps): void {
       try {
         await runQuality(c, engines, deps, {
           stage: (text, done, total) => {
-            status.textContent = done !== undefined && total ? `${text}: ${done.toLocaleString('en')} of ${total.toLocaleString('en')}` : text;
+            status.textContent = done !== undefined && total ? `${text}: ${count(done)} of ${count(total)}` : text;
             if (done !== undefined && total) bar.value = done / total;
             else bar.removeAttribute('value');
           },

@@ -11,6 +11,7 @@ import type { BeirCollection } from '../../eval/beir.ts';
 import { loadCollection, PEER_LABELS, peerClient, type PeerName } from '../../eval/engines.ts';
 import { runConfig, type ConfigRun, type RunConfig } from '../../eval/harness.ts';
 import { decodeVectors } from '../../protocol/vector-codec.ts';
+import { count } from '../format.ts';
 
 export type EngineChoice =
   | { kind: 'fresh'; configs: RunConfig[] }
@@ -60,7 +61,7 @@ async function waitForVectors(fresh: FreshEngine, ev: QualityEvents, signal: Abo
     if (typeof p === 'string') return p;
     if (p === 0) return undefined;
     most = Math.max(most, p);
-    ev.stage(`Embedding the collection with our model: ${p.toLocaleString('en')} passages to go`, most - p, most);
+    ev.stage(`Embedding the collection with our model: ${count(p)} passages to go`, most - p, most);
     await new Promise((ok) => setTimeout(ok, 500));
   }
 }
