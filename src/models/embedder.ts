@@ -7,7 +7,7 @@
  * (recipe.ts: mean over the attention mask, or the [CLS] row). Also
  * exposes per-token vectors of the same model for `embed/multi` and MaxSim reranking.
  */
-import { env, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
+import { AutoModel, env, FeatureExtractionPipeline, pipeline, type Tensor } from '@huggingface/transformers';
 import type { Embedder } from '../engine/contracts.ts';
 import { loadOnFirstDevice, safeEmitter } from './devices.ts';
 import type { ModelManifest } from './manifest.ts';
@@ -20,6 +20,7 @@ import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix
 import { PriorityLock } from './priority-lock.ts';
 import { yieldToEventLoop } from '../util/abort.ts';
 import { nonEmpty, tokenizeTruncated, tokenLimit, type TokenizedBatch } from './truncate.ts';
+import { loadTokenizer } from './tokenizer-loader.ts';
 
 /** The warm-up inference's pooling (only its shape is used). */
 const POOLING = { pooling: 'mean', normalize: true } as const;
@@ -67,12 +68,20 @@ export class TransformersEmbedder implements Embedder {
     const { value, device } = await loadOnFirstDevice(settings.model, settings, support, emit, async (device) => {
       let extractor: FeatureExtractionPipeline | undefined;
       try {
-        extractor = (await pipeline('feature-extraction', settings.model, {
+        const options = {
           device,
           dtype: resolved.dtype,
           progress_callback: emit,
           ...(support.node && settings.threads ? { session_options: { intraOpNumThreads: settings.threads } } : {}),
-        })) as FeatureExtractionPipeline;
+        };
+        if (resolved.config.model_type === 'xlm-roberta') {
+          // XLM-R's 250k-piece tokenizer through our own Unigram model (tokenizer-loader.ts), read
+          // while the weights load: transformers.js's own takes 1.4–2 s of the cold load.
+          const [tokenizer, model] = await Promise.all([loadTokenizer(resolved, settings.modelBase, support.node), AutoModel.from_pretrained(settings.model, options)]);
+          extractor = new FeatureExtractionPipeline({ task: 'feature-extraction', model, tokenizer });
+        } else {
+          extractor = (await pipeline('feature-extraction', settings.model, options)) as FeatureExtractionPipeline;
+        }
         // First inference is where WebGPU shader compilation and kernel support fail; do it now.
         const probe = (await extractor(['warm up'], POOLING)) as Tensor;
         if (probe.dims.length !== 2) throw new Error(`model output has shape [${probe.dims.join(', ')}], expected [batch, dimension]`);

@@ -42,6 +42,13 @@ describe.skipIf(!BUILT)('cross-language search over the sample declarations (mul
   }, 600_000);
   afterAll(async () => embedder?.dispose());
 
+  it("tokenizes through our Unigram model on transformers.js's runtime too (not its slow-loading one)", () => {
+    expect(embedder.runtime).toMatch(/^transformers\.js/);
+    const model = (embedder as unknown as { extractor: { tokenizer: { _tokenizer: { model: unknown } } } }).extractor.tokenizer._tokenizer.model;
+    // Ours is a plain closure (unigram-model.ts); transformers.js's is an instance of its Unigram class.
+    expect(Object.getPrototypeOf(model)).toBe(Function.prototype);
+  });
+
   it('a query in one language finds the answering article in each of the other eleven (dense, lang filter)', async () => {
     const misses: string[] = [];
     for (const q of QUERIES) {

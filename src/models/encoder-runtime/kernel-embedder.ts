@@ -7,7 +7,7 @@
  * per document batch), so a batch holds many short texts or a few long ones and nothing is padded;
  * several batches run at once, one per worker, queries before waiting documents.
  */
-import { AutoTokenizer, type PreTrainedTokenizer } from '@huggingface/transformers';
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import type { Embedder } from '../../engine/contracts.ts';
 import { yieldToEventLoop } from '../../util/abort.ts';
 import type { ModelManifest } from '../manifest.ts';
@@ -17,8 +17,8 @@ import type { EmbedDevice } from '../progress.ts';
 import { withPrefix, type EncoderRecipe } from '../recipe.ts';
 import type { TokenMatrix } from '../token-vectors.ts';
 import { encodeTruncated, nonEmpty, tokenLimit } from '../truncate.ts';
+import { readModelFile } from '../tokenizer-loader.ts';
 import type { BatchEncoder } from './batch-encoder.ts';
-import { fastUnigramTokenizer } from './unigram-model.ts';
 import { decodeWeights, WEIGHTS_FILE, type EncoderWeights } from './weights-file.ts';
 
 /**
@@ -145,33 +145,4 @@ export async function readWeightsFile(base: string, folder: ModelFolder, node: b
   const got = await sha256Hex(new Uint8Array(buffer));
   if (got !== want) throw new Error(`${path}: sha256 ${got.slice(0, 12)}… is not the manifest's ${want.slice(0, 12)}… (a different build)`);
   return { buffer, weights: decodeWeights(buffer) };
-}
-
-/** A file of the model base: fetched, or read from disk in Node. */
-async function readModelFile(path: string, node: boolean): Promise<ArrayBuffer> {
-  if (node) {
-    const fsName = 'node:fs/promises'; // a variable keeps bundlers from resolving it for the browser
-    const fs = (await import(/* @vite-ignore */ fsName)) as typeof import('node:fs/promises');
-    const b = await fs.readFile(path);
-    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-  }
-  const res = await fetch(path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.arrayBuffer();
-}
-
-/**
- * The folder's tokenizer: a Unigram vocabulary (e5's 250k pieces) with our fast model inside
- * (unigram-model.ts), anything else through transformers.js (its environment already points at
- * the app's own files).
- */
-export async function loadTokenizer(folder: ModelFolder, base?: string, node = false): Promise<PreTrainedTokenizer> {
-  // XLM-R models ship a SentencePiece Unigram vocabulary (a BERT's WordPiece loads fast as it is).
-  if (base !== undefined && folder.config.model_type === 'xlm-roberta') {
-    const read = async (name: string) => JSON.parse(new TextDecoder().decode(await readModelFile(`${base}${folder.name}/${name}`, node))) as Record<string, unknown>;
-    const [json, config] = await Promise.all([read('tokenizer.json'), read('tokenizer_config.json')]);
-    const fast = fastUnigramTokenizer(json, config);
-    if (fast) return fast;
-  }
-  return AutoTokenizer.from_pretrained(folder.name);
 }
