@@ -109,6 +109,28 @@ test('the example indexes a real documentation set and <rcp-search> searches it:
   expect(outside).toEqual([]);
 });
 
+test('a pointer resting on the box starts the engine before the click; one passing over does not', async ({ page }) => {
+  const manifests: string[] = [];
+  page.on('request', (r) => void (r.url().endsWith('/search/rcp-bundle.json') && manifests.push(r.url())));
+  await open(page);
+  const host = inline(page);
+  // Passing over (enter and leave within the intent delay) starts nothing.
+  await host.evaluate((el) => {
+    el.dispatchEvent(new PointerEvent('pointerenter'));
+    el.dispatchEvent(new PointerEvent('pointerleave'));
+  });
+  await page.waitForTimeout(500);
+  expect(manifests).toEqual([]);
+  // Resting on it fetches the bundle's manifest while the box is not yet focused.
+  await host.locator('input').hover();
+  await expect.poll(() => manifests.length, { timeout: 30_000 }).toBeGreaterThan(0);
+  expect(await host.evaluate((el) => el.shadowRoot!.activeElement === null)).toBe(true);
+  // The engine it started serves the first search.
+  await host.locator('input').fill('Float32Array typed array constructor');
+  await expect(host.locator('[part=status]')).toHaveText(/^\d+ results? on \d+ pages?$/, { timeout: 60_000 });
+  expect(manifests.length).toBe(1);
+});
+
 test('a text shard that fails to load is said by the element, which keeps serving what it can', async ({ page }) => {
   const manifest = JSON.parse(readFileSync(join(site, 'search', 'rcp-bundle.json'), 'utf8')) as BundleManifest;
   // The shard holding the Float32Array page (bundle texts are sharded by document ordinal, src/bundle/format.ts).

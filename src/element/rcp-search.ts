@@ -1,7 +1,9 @@
 /**
  * `<rcp-search bundle="/search/">`: site search over a bundle built by `rcp-in-page index`, as a
  * custom element with no framework. The engine (its worker) starts on first use — focus, typing or
- * the dialog opening — never at page load, so a page that is only read costs nothing.
+ * the dialog opening, or a pointer resting on the box or its button for HOVER_INTENT_MS (the
+ * usual lead of a hover before the click) — never at page load, so a page that is only read
+ * costs nothing.
  *
  * Attributes: `bundle` (URL of the bundle, required), `mode` (sparse | dense | hybrid; default
  * the engine's), `k` (passages asked for, default 10), `dialog` (a button and Ctrl/⌘-K open a
@@ -22,6 +24,8 @@ import { STYLE } from './style.ts';
 
 /** Keystrokes within this many ms make one search (each search cancels the previous one). */
 const DEBOUNCE_MS = 80;
+/** A pointer resting this long on the box (or the dialog's button) starts the engine before the click. */
+const HOVER_INTENT_MS = 60;
 /** Keyword fields with more values than this are not offered as a filter (a select would not help). */
 const MAX_FILTER_VALUES = 40;
 let instances = 0;
@@ -39,6 +43,7 @@ export class RcpSearchElement extends HTMLElement {
   /** In `dialog` mode (decided when first connected: attributes are not there in the constructor). */
   private dialogEl?: HTMLDialogElement;
   private laidOut = false;
+  private warmArmed = false;
   private readonly idBase = `rcp-search-${++instances}`;
   private engine: Promise<InPageEngine> | undefined;
   private shown: ShownPassage[] = [];
@@ -100,6 +105,7 @@ export class RcpSearchElement extends HTMLElement {
   connectedCallback(): void {
     this.input.placeholder = this.getAttribute('placeholder') ?? 'Search';
     if (!this.laidOut) this.layOut();
+    this.warmOnHover();
     if (this.dialogEl) document.addEventListener('keydown', this.onGlobalKey);
   }
 
@@ -127,6 +133,28 @@ export class RcpSearchElement extends HTMLElement {
     // A click on the backdrop (the dialog itself, outside the box) closes it.
     dialog.addEventListener('click', (ev) => ev.target === dialog && dialog.close());
     this.root.append(trigger, dialog);
+  }
+
+  /** Starts the engine when a pointer rests on the element (or a touch begins on it), once. */
+  private warmOnHover(): void {
+    if (this.engine || this.warmArmed) return;
+    this.warmArmed = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const cancel = () => clearTimeout(timer);
+    const warm = () => {
+      cancel();
+      this.removeEventListener('pointerenter', rest);
+      this.removeEventListener('pointerleave', cancel);
+      this.removeEventListener('touchstart', warm);
+      void this.start().catch(() => undefined); // a failed start is said when the box is used
+    };
+    const rest = () => {
+      cancel();
+      timer = setTimeout(warm, HOVER_INTENT_MS);
+    };
+    this.addEventListener('pointerenter', rest);
+    this.addEventListener('pointerleave', cancel);
+    this.addEventListener('touchstart', warm, { passive: true });
   }
 
   disconnectedCallback(): void {
