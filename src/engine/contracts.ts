@@ -368,6 +368,12 @@ export interface Embedder {
    * has arrived, and has other reads to make first (a bundle's vectors). Optional; never throws.
    */
   prepare?(): void;
+  /**
+   * Loads the weights (as `prepare`) and resolves once a query can be embedded: true, or false when
+   * the model cannot load. A request that asks for reproducible results waits on it instead of being
+   * served sparse meanwhile. Optional; never rejects.
+   */
+  whenReady?(): Promise<boolean>;
   embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
 }
 

@@ -121,6 +121,7 @@ export class ModelRuntime {
       crossLingual: this.catalog?.crossLingual,
       ready: () => this.everLoaded,
       prepare: () => void this.loaded().catch(() => undefined),
+      whenReady: () => this.loaded().then(() => true, () => false),
       embed: (texts, kind, signal) =>
         kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),
     };

@@ -149,6 +149,10 @@ interface Run {
 export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
   const t0 = performance.now();
   checkAborted(ctx.signal);
+  // §7.7.1: identical (query, params, seed, indexVersion) must give identical results. Vectors
+  // embedded ahead of their segment's commit (state/early-vectors.ts) change between two such
+  // requests without changing the index version, so a seeded request ranks by committed vectors only.
+  if (plan.params.seed !== undefined && deps.early) deps = { ...deps, early: undefined };
   const run = snapshot(deps, plan, ctx, t0);
   await serveMode(run);
   beginSession(run);
@@ -199,12 +203,20 @@ function snapshot(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext, 
  * The one run-time downgrade: a request that names no mode is served in the planned default only
  * once dense can serve it. While the model's weights still load (a fresh tab over an embedded index)
  * or chunks still wait for vectors (background embedding after an import or a model switch), it is
- * served sparse, so first results never wait on the encoder and nothing unembedded is ranked down.
+ * served sparse, so first results never wait on the encoder and nothing unembedded is ranked down
+ * (a request with a `seed` waits for the weights instead: see below).
  */
 async function serveMode(run: Run): Promise<void> {
   const { deps, plan, params } = run;
   const downgradable = plan.modeDefaulted && plan.mode !== 'sparse' && deps.embedder !== undefined;
-  const loading = downgradable && deps.embedder?.ready?.() === false;
+  let loading = downgradable && deps.embedder?.ready?.() === false;
+  // A seeded request asks for reproducible results (§7.7.1): the mode it is served in must not
+  // depend on whether the weights have finished loading, so it waits for them (sparse only when
+  // the model cannot load at all).
+  if (loading && params.seed !== undefined && deps.embedder?.whenReady) {
+    loading = !(await deps.embedder.whenReady());
+    checkAborted(run.ctx.signal);
+  }
   // A cold start publishes the view before the vectors are read: whatever touches them waits here
   // (not a default-mode request served sparse because the model still loads).
   const wantsVectors = (loading ? 'sparse' : plan.mode) !== 'sparse' || params.includeVectors === true || !!params.mmr;
