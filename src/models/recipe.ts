@@ -17,6 +17,12 @@ export interface EncoderRecipe {
   documentPrefix: string;
   /** Tokens per input after truncation; undefined = the tokenizer's `model_max_length`. */
   maxLength?: number;
+  /**
+   * Lowercase a text written in capitals before a cased tokenizer reads it: XLM-R's SentencePiece
+   * vocabulary (e5) splits "MICROWAVE TECHNIQUES" into rare pieces the model barely saw in training,
+   * while an uncased model (MiniLM) lowercases everything anyway.
+   */
+  foldCapitals?: boolean;
 }
 
 export const DEFAULT_RECIPE: Readonly<EncoderRecipe> = Object.freeze({ pooling: 'mean', queryPrefix: '', documentPrefix: '' });
@@ -30,6 +36,7 @@ export interface ManifestRecipeFields {
   documentPrefix?: unknown;
   maxLength?: unknown;
   maxSequenceLength?: unknown;
+  foldCapitals?: unknown;
 }
 
 /** The sentence-transformers files of a folder, parsed (each may be absent). */
@@ -82,12 +89,29 @@ export function resolveRecipe(manifest: ManifestRecipeFields | undefined, files:
     recipe.queryPrefix = str(prefixes.query) ?? str(manifest.queryPrefix) ?? recipe.queryPrefix;
     recipe.documentPrefix = str(prefixes.document) ?? str(manifest.documentPrefix) ?? recipe.documentPrefix;
     recipe.maxLength = posInt(manifest.maxLength) ?? posInt(manifest.maxSequenceLength) ?? recipe.maxLength;
+    if (manifest.foldCapitals === true) recipe.foldCapitals = true;
   }
   return recipe;
+}
+
+/** Letters that have a case (Latin, Greek, Cyrillic, …); scripts without case never fold. */
+const CASED = /\p{Lu}|\p{Ll}/gu;
+const UPPER = /\p{Lu}/gu;
+
+/**
+ * Whether a text is written in capitals: at least 8 cased letters, 80% or more of them upper
+ * case (old news wires, telegram-style queries, headings typed with Caps Lock). Acronyms inside
+ * ordinary prose stay far below that share.
+ */
+export function inCapitals(text: string): boolean {
+  const cased = text.match(CASED)?.length ?? 0;
+  if (cased < 8) return false;
+  return (text.match(UPPER)?.length ?? 0) >= 0.8 * cased;
 }
 
 /** The texts as the model must see them for `kind`. */
 export function withPrefix(recipe: EncoderRecipe, texts: readonly string[], kind: 'query' | 'document'): string[] {
   const prefix = kind === 'query' ? recipe.queryPrefix : recipe.documentPrefix;
-  return prefix ? texts.map((t) => prefix + t) : [...texts];
+  const fold = recipe.foldCapitals ? (t: string) => (inCapitals(t) ? t.toLowerCase() : t) : (t: string) => t;
+  return texts.map((t) => prefix + fold(t));
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TINY_ENCODER, writeTinyBert } from '../../scripts/models/fixtures/tiny-bert.ts';
 import { loadEmbedder, resolveModelFolder, type TransformersEmbedder } from '../../src/models/index.ts';
 import { lengthOrder } from '../../src/models/embedder.ts';
-import { DEFAULT_RECIPE, resolveRecipe, withPrefix } from '../../src/models/recipe.ts';
+import { DEFAULT_RECIPE, inCapitals, resolveRecipe, withPrefix } from '../../src/models/recipe.ts';
 
 const maxAbsDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 const TEXTS = ['The white whale swam beneath the ship', 'sea', 'a captain of the boat and the harpoon in the water', 'fish'];
@@ -47,6 +47,26 @@ describe('resolveRecipe', () => {
     expect(withPrefix(r, ['a', 'b'], 'query')).toEqual(['q: a', 'q: b']);
     expect(withPrefix(r, ['a'], 'document')).toEqual(['d: a']);
     expect(withPrefix(DEFAULT_RECIPE, ['a'], 'query')).toEqual(['a']);
+  });
+
+  it('a text in capitals is lowercased for a model whose manifest asks (foldCapitals), after the prefix is chosen', () => {
+    const r = resolveRecipe({ pooling: 'mean', prefixes: { query: 'query: ', document: 'passage: ' }, foldCapitals: true }, {});
+    expect(r.foldCapitals).toBe(true);
+    expect(withPrefix(r, ['MEASUREMENT OF DIELECTRIC CONSTANT', 'What does TSS on IBM computers do?'], 'query')).toEqual(['query: measurement of dielectric constant', 'query: What does TSS on IBM computers do?']);
+    expect(withPrefix(r, ['ΣΥΝΤΑΓΜΑ ΤΗΣ ΕΛΛΑΔΑΣ'], 'document')).toEqual(['passage: συνταγμα της ελλαδας']);
+    // Without the flag (MiniLM lowercases in its own tokenizer) nothing changes.
+    expect(withPrefix(DEFAULT_RECIPE, ['MEASUREMENT OF DIELECTRIC CONSTANT'], 'query')).toEqual(['MEASUREMENT OF DIELECTRIC CONSTANT']);
+    expect(resolveRecipe({ pooling: 'mean', foldCapitals: 'yes' }, {}).foldCapitals).toBeUndefined();
+  });
+
+  it('inCapitals: 8 or more cased letters, 80% of them upper case; caseless scripts never', () => {
+    expect(inCapitals('KENNEDY ADMINISTRATION PRESSURE ON NGO DINH DIEM .')).toBe(true);
+    expect(inCapitals('THE U.S . FIRST PROPOSED TO HELP NATO, in short')).toBe(true);
+    expect(inCapitals('NASA and IBM')).toBe(false);
+    expect(inCapitals('USE IBM')).toBe(false); // too short to tell a heading from acronyms
+    expect(inCapitals('Intermediate languages used in construction of compilers; TCOLL')).toBe(false);
+    expect(inCapitals('人人生而自由，在尊严和权利上一律平等')).toBe(false);
+    expect(inCapitals('')).toBe(false);
   });
 
   it('lengthOrder sorts shortest first, stable', () => {
