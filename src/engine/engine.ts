@@ -160,14 +160,19 @@ export class Engine {
         this.texts.clear();
         this.reembed?.schedule();
       },
-      onPublished: (cleared) => options.onCommitted?.(this.summary(), cleared),
+      onPublished: (cleared) => {
+        this.texts.committed();
+        options.onCommitted?.(this.summary(), cleared);
+      },
     });
     this.texts = new TextCache(
       this.store,
       // Not `docs`: a text read must not build the id map of a lazily opened index (~1 s at 1M);
-      // until something else builds it, texts are read but not cached.
+      // until something else builds it, the versions the hits want decide (TextCache).
       (id) => this.state.docsIfBuilt?.get(id)?.version,
       this.coordination && (() => !this.state.needsRefresh),
+      undefined,
+      () => this.state.docsIfBuilt !== undefined,
     );
     if (this.embedder && !this.readOnly) {
       this.reembed = new BackgroundReembed({

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { IndexStore, StoredDocument } from '../../src/engine/contracts.ts';
 import { createCoordinationHub } from '../../src/engine/state/coordination.ts';
 import { Engine } from '../../src/engine/engine.ts';
+import type { IndexState } from '../../src/engine/state/index-state.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { readOncePerQuery, TextCache, type DocumentReader } from '../../src/engine/state/text-cache.ts';
 import { ids, search } from '../support/engine.ts';
@@ -45,6 +46,36 @@ describe('TextCache', () => {
     await cache.getDocuments(['a', 'c', 'b', 'big', 'big']);
     expect(store.asked).toEqual(['b', 'big', 'big']);
   });
+
+  it('without an id map: serves a text read at the wanted version until this engine commits; never another version', async () => {
+    const store = reader([doc('a', 3, 'alpha')]);
+    const cache = new TextCache(store, () => undefined, undefined, undefined, () => false);
+    await cache.getDocuments(['a'], [3]);
+    expect((await cache.getDocuments(['a'], [3]))[0]?.text).toBe('alpha');
+    expect(store.asked).toEqual(['a']);
+    await cache.getDocuments(['a'], [2]); // a pinned older version: the store decides
+    await cache.getDocuments(['a']); // no version wanted: not known live
+    expect(store.asked).toEqual(['a', 'a', 'a']);
+    cache.committed(); // the cached text may be stale now
+    await cache.getDocuments(['a'], [3]);
+    expect(store.asked).toEqual(['a', 'a', 'a', 'a']);
+    await cache.getDocuments(['a'], [3]);
+    expect(store.asked).toHaveLength(4);
+  });
+
+  it('without an id map: a read under way when this engine commits is not cached', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const asked: string[] = [];
+    const slow: DocumentReader = { getDocuments: async (list) => (asked.push(...list), await gate, list.map(() => doc('a', 1, 'old'))) };
+    const cache = new TextCache(slow, () => undefined, undefined, undefined, () => false);
+    const pending = cache.getDocuments(['a'], [1]);
+    cache.committed();
+    release();
+    await pending;
+    await cache.getDocuments(['a'], [1]);
+    expect(asked).toEqual(['a', 'a']);
+  });
 });
 
 describe('Engine hit texts', () => {
@@ -65,6 +96,28 @@ describe('Engine hit texts', () => {
     expect(after.hits.find((h) => h.id === 'w')?.text).toBe('the grey whale now');
     await expect(search(engine, { query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
     expect(ids(after).sort()).toEqual(['s', 'w']);
+  });
+
+  it('a lazily opened index (no id map) caches hit texts too, by the version each hit wants, until the next commit', async () => {
+    const store = new MemoryStore();
+    const writer = new Engine({ store });
+    await writer.open();
+    await writer.add([{ id: 'w', text: 'the white whale swims' }, { id: 's', text: 'a ship and a whale' }]);
+    let reads = 0;
+    const getDocuments = store.getDocuments.bind(store);
+    store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
+    const engine = new Engine({ store }); // a cold start from the segments' document tables
+    await engine.open();
+    expect((engine as unknown as { state: IndexState }).state.docsIfBuilt).toBeUndefined();
+    const first = await search(engine, { query: 'whale' });
+    expect(reads).toBe(2);
+    await search(engine, { query: 'whale' });
+    expect(reads).toBe(2); // before: every warm query read its hits' texts again
+    await engine.add([{ id: 'w', text: 'the grey whale now' }]);
+    const after = await search(engine, { query: 'whale', k: 5 });
+    expect(after.hits.find((h) => h.id === 'w')?.text).toBe('the grey whale now');
+    expect(after.hits.find((h) => h.id === 's')?.text).toBe('a ship and a whale');
+    await expect(search(engine, { query: 'whale', indexVersion: first.indexVersion })).rejects.toMatchObject({ code: -32010 });
   });
 });
 

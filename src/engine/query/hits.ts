@@ -50,8 +50,9 @@ export class DocumentRewritten extends RcpError {}
  * is no longer retained: that is -32010 (§7.7.1), never another version's text.
  */
 export async function loadTexts(store: DocumentReader, cands: readonly Candidate[], unit: 'chunk' | 'document'): Promise<string[]> {
-  const ids = [...new Set(cands.map((c) => c.doc.id))];
-  const docs = await store.getDocuments(ids);
+  const wanted = new Map(cands.map((c) => [c.doc.id, c.doc.version]));
+  const ids = [...wanted.keys()];
+  const docs = await store.getDocuments(ids, [...wanted.values()]);
   const byId = new Map(ids.map((id, i) => [id, docs[i]]));
   return cands.map((c) => {
     const d = byId.get(c.doc.id);

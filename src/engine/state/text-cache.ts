@@ -5,7 +5,11 @@
  *
  * Only a document's live version is served from memory; any other version (a pinned snapshot
  * after an upsert, a deleted document) is read from the store as before, so what a pinned query
- * gets (its text, or -32010 once it is gone) does not depend on what happens to be cached. When
+ * gets (its text, or -32010 once it is gone) does not depend on what happens to be cached. The
+ * live version comes from the engine's id map; a lazily opened index has none until something
+ * builds it (~1 s at 1M), so a reader that knows the version it wants (a hit's, from the view it
+ * was found in) passes it: a text read at that version with no commit of this engine since is
+ * the live one, and is served again until the next commit (`committed()`). When
  * other engines (tabs) share the store, `fresh()` says whether one of them announced a commit this
  * engine has not caught up with: then the store is read, which reveals their writes. `fresh()` is
  * synchronous (the commit announcements, no IndexedDB read per hit); between another tab's commit
@@ -14,43 +18,61 @@
  */
 import type { IndexStore, StoredDocument } from '../contracts.ts';
 
-export type DocumentReader = Pick<IndexStore, 'getDocuments'>;
+/**
+ * `versions[i]`, when given, is the version of `ids[i]` the caller wants (a hit's document in the
+ * view it was found in); a store ignores it, the cache uses it when it has no id map.
+ */
+export interface DocumentReader {
+  getDocuments(ids: string[], versions?: readonly number[]): Promise<(StoredDocument | undefined)[]>;
+}
+
+type StoreReader = Pick<IndexStore, 'getDocuments'>;
+
+interface Cached {
+  doc: StoredDocument;
+  /** The commit count when it was read: with no id map, only a text read since the last commit is known live. */
+  commits: number;
+}
 
 /** Characters kept (UTF-16 code units; about twice as many bytes). */
 export const TEXT_CACHE_CHARS = 8_000_000;
 
 export class TextCache implements DocumentReader {
-  private readonly docs = new Map<string, StoredDocument>();
+  private readonly docs = new Map<string, Cached>();
   private chars = 0;
   /** Bumped by `clear()`: a read that began before it must not refill the cache. */
   private generation = 0;
+  /** Bumped by `committed()`. */
+  private commits = 0;
 
   /**
-   * `liveVersion(id)`: the version of the live document with that id in this engine, or undefined.
-   * `fresh()`: false once another engine announced a commit this one has not loaded (absent: this
-   * engine is the store's only writer).
+   * `liveVersion(id)`: the version of the live document with that id in this engine, or undefined
+   * (not live, or the id map is not built). `fresh()`: false once another engine announced a
+   * commit this one has not loaded (absent: this engine is the store's only writer).
    */
   constructor(
-    private readonly store: DocumentReader,
+    private readonly store: StoreReader,
     private readonly liveVersion: (id: string) => number | undefined,
     private readonly fresh?: () => boolean,
     private readonly maxChars = TEXT_CACHE_CHARS,
+    /** Whether `liveVersion` can answer at all (the id map is built); without it, wanted versions decide. */
+    private readonly knowsLive: () => boolean = () => true,
   ) {}
 
-  async getDocuments(ids: string[]): Promise<(StoredDocument | undefined)[]> {
+  async getDocuments(ids: string[], versions?: readonly number[]): Promise<(StoredDocument | undefined)[]> {
     const generation = this.generation;
+    const commits = this.commits;
     const usable = this.docs.size > 0 && (!this.fresh || this.fresh());
-    const out: (StoredDocument | undefined)[] = ids.map((id) => (usable ? this.hit(id) : undefined));
-    const missing = ids.filter((_, i) => out[i] === undefined);
+    const out: (StoredDocument | undefined)[] = ids.map((id, i) => (usable ? this.hit(id, versions?.[i]) : undefined));
+    const missing = ids.flatMap((id, i) => (out[i] === undefined ? [i] : []));
     if (missing.length === 0) return out;
-    const read = await this.store.getDocuments(missing);
-    const byId = new Map(missing.map((id, i) => [id, read[i]]));
-    return ids.map((id, i) => {
-      if (out[i]) return out[i];
-      const doc = byId.get(id);
-      if (doc && generation === this.generation && doc.version === this.liveVersion(id)) this.put(doc);
-      return doc;
+    const read = await this.store.getDocuments(missing.map((i) => ids[i]));
+    missing.forEach((i, j) => {
+      const doc = read[j];
+      out[i] = doc;
+      if (doc && generation === this.generation && this.isLive(doc, versions?.[i], commits)) this.put(doc);
     });
+    return out;
   }
 
   /** Forgets every text; reads under way when it is called do not refill the cache. */
@@ -60,20 +82,31 @@ export class TextCache implements DocumentReader {
     this.generation++;
   }
 
-  private hit(id: string): StoredDocument | undefined {
-    const doc = this.docs.get(id);
-    if (!doc) return undefined;
+  /** This engine published a commit: a text known live only by its wanted version may be stale now. */
+  committed(): void {
+    this.commits++;
+  }
+
+  /** `doc` (read or cached at commit count `commits`) is the live version. */
+  private isLive(doc: StoredDocument, wanted: number | undefined, commits: number): boolean {
+    if (this.knowsLive()) return doc.version === this.liveVersion(doc.id);
+    return wanted !== undefined && doc.version === wanted && commits === this.commits;
+  }
+
+  private hit(id: string, wanted: number | undefined): StoredDocument | undefined {
+    const entry = this.docs.get(id);
+    if (!entry) return undefined;
     this.drop(id);
-    if (doc.version !== this.liveVersion(id)) return undefined;
-    this.docs.set(id, doc); // most recently used last
-    this.chars += doc.text.length;
-    return doc;
+    if (!this.isLive(entry.doc, wanted, entry.commits)) return undefined;
+    this.docs.set(id, entry); // most recently used last
+    this.chars += entry.doc.text.length;
+    return entry.doc;
   }
 
   private put(doc: StoredDocument): void {
     if (doc.text.length > this.maxChars) return;
     this.drop(doc.id);
-    this.docs.set(doc.id, doc);
+    this.docs.set(doc.id, { doc, commits: this.commits });
     this.chars += doc.text.length;
     for (const [id] of this.docs) {
       if (this.chars <= this.maxChars) break;
@@ -82,10 +115,10 @@ export class TextCache implements DocumentReader {
   }
 
   private drop(id: string): void {
-    const doc = this.docs.get(id);
-    if (!doc) return;
+    const entry = this.docs.get(id);
+    if (!entry) return;
     this.docs.delete(id);
-    this.chars -= doc.text.length;
+    this.chars -= entry.doc.text.length;
   }
 }
 
@@ -96,11 +129,14 @@ export class TextCache implements DocumentReader {
 export function readOncePerQuery(reader: DocumentReader): DocumentReader {
   const seen = new Map<string, Promise<StoredDocument | undefined>>();
   return {
-    getDocuments(ids) {
-      const missing = [...new Set(ids.filter((id) => !seen.has(id)))];
-      if (missing.length > 0) {
-        const read = reader.getDocuments(missing);
-        missing.forEach((id, i) => seen.set(id, read.then((docs) => docs[i])));
+    getDocuments(ids, versions) {
+      const missing = new Map<string, number | undefined>();
+      ids.forEach((id, i) => seen.has(id) || missing.has(id) || missing.set(id, versions?.[i]));
+      if (missing.size > 0) {
+        const list = [...missing.keys()];
+        const wanted = versions && [...missing.values()];
+        const read = wanted?.every((v) => v !== undefined) ? reader.getDocuments(list, wanted as number[]) : reader.getDocuments(list);
+        list.forEach((id, i) => seen.set(id, read.then((docs) => docs[i])));
       }
       return Promise.all(ids.map((id) => seen.get(id)!));
     },
