@@ -169,10 +169,8 @@ export class Engine {
       this.store,
       // Not `docs`: a text read must not build the id map of a lazily opened index (~1 s at 1M);
       // until something else builds it, the versions the hits want decide (TextCache).
-      (id) => this.state.docsIfBuilt?.get(id)?.version,
+      () => this.state.docsIfBuilt,
       this.coordination && (() => !this.state.needsRefresh),
-      undefined,
-      () => this.state.docsIfBuilt !== undefined,
     );
     if (this.embedder && !this.readOnly) {
       this.reembed = new BackgroundReembed({

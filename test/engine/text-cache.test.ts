@@ -20,7 +20,7 @@ function reader(docs: StoredDocument[]): DocumentReader & { asked: string[] } {
 describe('TextCache', () => {
   it('serves a live document from memory after the first read', async () => {
     const store = reader([doc('a', 1, 'alpha'), doc('b', 2, 'beta')]);
-    const cache = new TextCache(store, (id) => ({ a: 1, b: 2 })[id]);
+    const cache = new TextCache(store, () => new Map([['a', { version: 1 }], ['b', { version: 2 }]]));
     expect((await cache.getDocuments(['a', 'b'])).map((d) => d?.text)).toEqual(['alpha', 'beta']);
     expect((await cache.getDocuments(['b', 'a', 'zz'])).map((d) => d?.text)).toEqual(['beta', 'alpha', undefined]);
     expect(store.asked).toEqual(['a', 'b', 'zz']);
@@ -29,7 +29,7 @@ describe('TextCache', () => {
   it('reads from the store when the cached version is no longer the live one', async () => {
     let live = 1;
     const store = reader([doc('a', 1, 'old')]);
-    const cache = new TextCache(store, () => live);
+    const cache = new TextCache(store, () => ({ get: () => ({ version: live }) }));
     await cache.getDocuments(['a']);
     live = 2;
     await cache.getDocuments(['a']);
@@ -38,7 +38,7 @@ describe('TextCache', () => {
 
   it('keeps within its character budget, least recently used out, and never caches a larger document', async () => {
     const store = reader([doc('a', 1, 'x'.repeat(40)), doc('b', 1, 'y'.repeat(40)), doc('c', 1, 'z'.repeat(40)), doc('big', 1, 'w'.repeat(200))]);
-    const cache = new TextCache(store, () => 1, undefined, 100);
+    const cache = new TextCache(store, () => ({ get: () => ({ version: 1 }) }), undefined, 100);
     await cache.getDocuments(['a', 'b']);
     await cache.getDocuments(['a']); // a is now the most recently used
     await cache.getDocuments(['c']); // evicts b
@@ -49,7 +49,7 @@ describe('TextCache', () => {
 
   it('without an id map: serves a text read at the wanted version until this engine commits; never another version', async () => {
     const store = reader([doc('a', 3, 'alpha')]);
-    const cache = new TextCache(store, () => undefined, undefined, undefined, () => false);
+    const cache = new TextCache(store, () => undefined);
     await cache.getDocuments(['a'], [3]);
     expect((await cache.getDocuments(['a'], [3]))[0]?.text).toBe('alpha');
     expect(store.asked).toEqual(['a']);
@@ -68,7 +68,7 @@ describe('TextCache', () => {
     const gate = new Promise<void>((r) => (release = r));
     const asked: string[] = [];
     const slow: DocumentReader = { getDocuments: async (list) => (asked.push(...list), await gate, list.map(() => doc('a', 1, 'old'))) };
-    const cache = new TextCache(slow, () => undefined, undefined, undefined, () => false);
+    const cache = new TextCache(slow, () => undefined);
     const pending = cache.getDocuments(['a'], [1]);
     cache.committed();
     release();

@@ -23,10 +23,15 @@ import type { IndexStore, StoredDocument } from '../contracts.ts';
  * view it was found in); a store ignores it, the cache uses it when it has no id map.
  */
 export interface DocumentReader {
-  getDocuments(ids: string[], versions?: readonly number[]): Promise<(StoredDocument | undefined)[]>;
+  getDocuments(ids: string[], versions?: readonly (number | undefined)[]): Promise<(StoredDocument | undefined)[]>;
 }
 
 type StoreReader = Pick<IndexStore, 'getDocuments'>;
+
+/** Live documents by id (the engine's id map). */
+interface LiveDocs {
+  get(id: string): { readonly version: number } | undefined;
+}
 
 interface Cached {
   doc: StoredDocument;
@@ -46,20 +51,18 @@ export class TextCache implements DocumentReader {
   private commits = 0;
 
   /**
-   * `liveVersion(id)`: the version of the live document with that id in this engine, or undefined
-   * (not live, or the id map is not built). `fresh()`: false once another engine announced a
+   * `liveDocs()`: this engine's live documents by id, or undefined while that map is not built
+   * (then the versions the callers want decide). `fresh()`: false once another engine announced a
    * commit this one has not loaded (absent: this engine is the store's only writer).
    */
   constructor(
     private readonly store: StoreReader,
-    private readonly liveVersion: (id: string) => number | undefined,
+    private readonly liveDocs: () => LiveDocs | undefined,
     private readonly fresh?: () => boolean,
     private readonly maxChars = TEXT_CACHE_CHARS,
-    /** Whether `liveVersion` can answer at all (the id map is built); without it, wanted versions decide. */
-    private readonly knowsLive: () => boolean = () => true,
   ) {}
 
-  async getDocuments(ids: string[], versions?: readonly number[]): Promise<(StoredDocument | undefined)[]> {
+  async getDocuments(ids: string[], versions?: readonly (number | undefined)[]): Promise<(StoredDocument | undefined)[]> {
     const generation = this.generation;
     const commits = this.commits;
     const usable = this.docs.size > 0 && (!this.fresh || this.fresh());
@@ -89,7 +92,8 @@ export class TextCache implements DocumentReader {
 
   /** `doc` (read or cached at commit count `commits`) is the live version. */
   private isLive(doc: StoredDocument, wanted: number | undefined, commits: number): boolean {
-    if (this.knowsLive()) return doc.version === this.liveVersion(doc.id);
+    const live = this.liveDocs();
+    if (live) return doc.version === live.get(doc.id)?.version;
     return wanted !== undefined && doc.version === wanted && commits === this.commits;
   }
 
@@ -134,8 +138,7 @@ export function readOncePerQuery(reader: DocumentReader): DocumentReader {
       ids.forEach((id, i) => seen.has(id) || missing.has(id) || missing.set(id, versions?.[i]));
       if (missing.size > 0) {
         const list = [...missing.keys()];
-        const wanted = versions && [...missing.values()];
-        const read = wanted?.every((v) => v !== undefined) ? reader.getDocuments(list, wanted as number[]) : reader.getDocuments(list);
+        const read = reader.getDocuments(list, versions && [...missing.values()]);
         list.forEach((id, i) => seen.set(id, read.then((docs) => docs[i])));
       }
       return Promise.all(ids.map((id) => seen.get(id)!));
