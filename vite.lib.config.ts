@@ -38,27 +38,31 @@ function workerBesideIndex(): Plugin {
 }
 
 /**
- * `npm run build:lib` → `lib/`: `index.js` (client, federation; ESM), `search.js` (the `<rcp-search>`
- * element), `worker.js` (the engine) and
- * the chunks they share. onnxruntime-web resolves to its build without an embedded wasm
+ * `npm run build:lib` → `lib/`, in two builds: mode `page` writes `index.js` (client, federation;
+ * ESM), `search.js` (the `<rcp-search>` element) and the chunks they share; mode `worker` writes
+ * `worker.js` (the engine) with every module it imports statically inside it, so a worker's start is
+ * one fetch rather than a script and then its chunks (≈ 35 ms of a site's first answer), at the cost
+ * of a second copy of the few modules the page shares with it (the RCP client, federation). onnxruntime-web resolves to its build without an embedded wasm
  * (`onnxruntime-web-use-extern-wasm`): the runtime is fetched from `wasmPaths` at run time, so the
  * package carries no copy of it.
  */
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   publicDir: false,
   base: './',
   plugins: [workerBesideIndex()],
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   build: {
     outDir: resolve(root, 'lib'),
-    emptyOutDir: true,
+    // The page build runs first and empties the folder; the worker's build adds to it.
+    emptyOutDir: mode !== 'worker',
     target: 'es2022',
     minify: true,
     modulePreload: false,
     copyPublicDir: false,
     rollupOptions: {
-      input: { index: resolve(root, 'src/lib/index.ts'), search: resolve(root, 'src/element/index.ts'), worker: resolve(root, 'src/worker.ts') },
-      preserveEntrySignatures: 'strict',
+      input: mode === 'worker' ? { worker: resolve(root, 'src/worker.ts') } : { index: resolve(root, 'src/lib/index.ts'), search: resolve(root, 'src/element/index.ts') },
+      // The worker exports nothing: its shared modules may live in it, the chunks it loads importing them from it.
+      preserveEntrySignatures: mode === 'worker' ? 'allow-extension' : 'strict',
       output: {
         format: 'es',
         entryFileNames: '[name].js',
@@ -75,4 +79,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

@@ -15,7 +15,9 @@ import { ORT_WASM_FILES } from '../src/models/settings.ts';
 const root = resolve(import.meta.dirname, '..');
 const lib = join(root, 'lib');
 
-await build({ configFile: join(root, 'vite.lib.config.ts'), logLevel: 'warn' });
+// The page's entries, then the worker on its own (vite.lib.config.ts says why).
+await build({ configFile: join(root, 'vite.lib.config.ts'), mode: 'page', logLevel: 'warn' });
+await build({ configFile: join(root, 'vite.lib.config.ts'), mode: 'worker', logLevel: 'warn' });
 await buildCli();
 copyOrt();
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.lib.json')], { stdio: 'inherit' });
