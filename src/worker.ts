@@ -22,7 +22,6 @@ import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withou
 import { createEngineBackend } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
-import { withFederation } from './server/aggregator.ts';
 import { createModelHandlers, createSparseEmbedHandler } from './server/model-handlers.ts';
 import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
@@ -189,8 +188,9 @@ async function start(config: EngineConfig): Promise<Runtime> {
   };
   const f = config.federation;
   // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).
+  // Imported only then: the federation client is not fetched by a worker that serves its own index alone.
   const backend = f?.engines.length
-    ? withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
+    ? (await import('./server/aggregator.ts')).withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
     : plain;
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, indexLoss, backend, deadlines: config.deadlines };
 }

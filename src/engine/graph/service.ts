@@ -14,9 +14,15 @@ import type { RetrievePlan } from '../query/plan.ts';
 import { denseModel } from '../index/dense.ts';
 import { DocumentRewritten } from '../query/hits.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
-import { GraphIndex } from './graph-index.ts';
-import { runGraphOp } from './ops.ts';
+import type { GraphIndex } from './graph-index.ts';
+import type { runGraphOp } from './ops.ts';
 import type { GraphPlan } from './plan.ts';
+
+/** The graph's build and ops: imported on the first graph request, not with every engine. */
+interface GraphCode {
+  index: GraphIndex;
+  runGraphOp: typeof runGraphOp;
+}
 
 export interface GraphServiceDeps {
   analyzer: Analyzer;
@@ -41,7 +47,14 @@ const REFRESH_DELAY_MS = 1000;
 const EMPTY: ReadonlySet<string> = new Set();
 
 export class GraphService {
-  private readonly index: GraphIndex;
+  /**
+   * Most engines never build a graph, and a worker that starts in order to answer a first query (a
+   * site's search box) should not fetch and compile its ~40 KB: imported on first use.
+   */
+  private code: Promise<GraphCode> | undefined;
+  /** The same, once imported: what `reset` clears (an index not yet made holds nothing). */
+  private loaded: GraphCode | undefined;
+  private readonly newIndex: (GraphIndexClass: typeof GraphIndex) => GraphIndex;
   private used = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -50,7 +63,12 @@ export class GraphService {
     // Analysed on the first graph build, not here: the engine is constructed on every cold start.
     let stops: Set<string> | undefined;
     const isStopTerm = (t: string): boolean => (stops ??= new Set(NLTK_STOPWORDS.flatMap((w) => deps.analyzer.indexTerms(w)))).has(t);
-    this.index = new GraphIndex({ model: deps.embedder && denseModel(deps.embedder), isStopTerm });
+    const model = deps.embedder && denseModel(deps.embedder);
+    this.newIndex = (GraphIndexClass) => new GraphIndexClass({ model, isStopTerm });
+  }
+
+  private graphCode(): Promise<GraphCode> {
+    return (this.code ??= Promise.all([import('./graph-index.ts'), import('./ops.ts')]).then(([g, o]) => (this.loaded = { index: this.newIndex(g.GraphIndex), runGraphOp: o.runGraphOp })));
   }
 
   /**
@@ -72,12 +90,13 @@ export class GraphService {
   private async runOnce(plan: GraphPlan, signal?: AbortSignal): Promise<GraphResult> {
     const t0 = performance.now();
     this.used = true;
+    const { index, runGraphOp } = await this.graphCode();
     const view = await this.deps.currentView();
     const skipped = view.quarantined ?? EMPTY;
-    const built = await this.index.at(view, skipped, signal);
+    const built = await index.at(view, skipped, signal);
     const result = await runGraphOp(plan, {
       built,
-      communities: () => this.index.communities(built),
+      communities: () => index.communities(built),
       texts: this.deps.texts,
       analyzer: this.deps.analyzer,
       skipped,
@@ -104,9 +123,10 @@ export class GraphService {
    */
   async communityOf(ids: readonly string[], level: number, field: string, signal?: AbortSignal): Promise<{ of: Map<string, string>; indexVersion: string }> {
     this.used = true;
+    const { index } = await this.graphCode();
     const view = await this.deps.currentView();
-    const built = await this.index.at(view, view.quarantined ?? EMPTY, signal);
-    const levels = await this.index.communities(built);
+    const built = await index.at(view, view.quarantined ?? EMPTY, signal);
+    const levels = await index.communities(built);
     checkAborted(signal);
     const of = new Map<string, string>();
     if (levels.levels.length === 0) return { of, indexVersion: String(view.version) };
@@ -132,7 +152,7 @@ export class GraphService {
 
   /** The index was cleared: nothing of the old graph applies. */
   reset(): void {
-    this.index.reset();
+    this.loaded?.index.reset();
   }
 
   close(): void {
@@ -144,8 +164,9 @@ export class GraphService {
     try {
       await this.deps.idle();
       if (this.closed) return;
+      const { index } = await this.graphCode();
       const view = await this.deps.currentView();
-      await this.index.at(view, view.quarantined ?? EMPTY);
+      await index.at(view, view.quarantined ?? EMPTY);
     } catch {
       // A background refresh that fails (a store error) is retried by the next request.
     }
