@@ -58,8 +58,12 @@ interface Runtime {
 /** The fields that are set (an explicit undefined would override the models' defaults). */
 const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-/** The bundle reader and its static-model reader (a chunk of its own that the store imports): fetched at once. */
-const loadBundleReader = () => Promise.all([import('./bundle/bundle-store.ts'), import('./bundle/static-dense.ts')]);
+/**
+ * The bundle reader (it imports its static-model reader itself, for a bundle that has one). The
+ * format module it shares with that reader is a chunk of its own: asked for at once beside it, not
+ * after it.
+ */
+const loadBundleReader = () => Promise.all([import('./bundle/bundle-store.ts'), import('./bundle/format.ts')]).then(([reader]) => reader);
 /** Started now when the page named this worker for a bundle (client/boot.ts), not once `configure` arrives. */
 const bundleReader = (self as { name?: string }).name === 'rcp-engine:bundle' ? loadBundleReader() : undefined;
 bundleReader?.catch(() => undefined); // reported by the start that awaits it
@@ -68,11 +72,10 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const database = config.database ?? DEFAULT_DATABASE;
   // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
   // Imported only then: a worker serving its own index carries no bundle reader.
-  // Its static-model reader is a chunk of its own that the store imports: both are fetched at once.
   const bundle =
     config.bundle === undefined
       ? undefined
-      : await (await (bundleReader ?? loadBundleReader()))[0].BundleStore.open(config.bundle, { primed: config.bundlePrimed });
+      : await (await (bundleReader ?? loadBundleReader())).BundleStore.open(config.bundle, { primed: config.bundlePrimed });
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = bundle ? undefined : browserCoordination(database);

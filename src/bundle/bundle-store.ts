@@ -20,7 +20,7 @@ import type { PrimedFile } from '../protocol/control.ts';
 import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexOf, type BundleManifest, type BundleTextFile, type FineFile, type TextShard } from './format.ts';
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
-import { StaticDense } from './static-dense.ts';
+import type { StaticDense } from './static-dense.ts';
 
 export { bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 
@@ -79,10 +79,11 @@ export class BundleStore implements IndexStore {
     readonly base: string,
     readonly manifest: BundleManifest,
     fetchFn: FetchLike,
-    denseProbe?: number,
+    denseProbe: number | undefined,
+    StaticDenseReader: typeof StaticDense | undefined,
   ) {
     this.files = new BundleFiles(base, fetchFn);
-    this.staticDense = manifest.static && manifest.model ? new StaticDense(this.files, manifest.static, manifest.segments.map((s) => s.id)) : undefined;
+    this.staticDense = manifest.static && StaticDenseReader ? new StaticDenseReader(this.files, manifest.static, manifest.segments.map((s) => s.id)) : undefined;
     const dense = this.staticDense;
     this.partial = {
       ...(dense ? { denseNearest: (query: Float32Array) => dense.nearest(query, denseProbe) } : {}),
@@ -108,7 +109,9 @@ export class BundleStore implements IndexStore {
     const manifest = await fetchManifest(base, fetchFn);
     // The cache keeps this build only; done a few seconds later (listing a thousand shard URLs and
     // the cache's keys is ~15 ms of this thread, which the first answer must not wait behind).
-    const store = new BundleStore(base, manifest, fetchFn, options.denseProbe);
+    // The static-model reader is imported only for a bundle built with a static model (a sparse bundle's first answer does not fetch it).
+    const StaticDenseReader = manifest.static && manifest.model ? (await import('./static-dense.ts')).StaticDense : undefined;
+    const store = new BundleStore(base, manifest, fetchFn, options.denseProbe, StaticDenseReader);
     // Without a Cache API (Node: the CLI, tests) there is nothing to prune, and no timer keeps the process up.
     if (options.cache !== false && 'caches' in globalThis) {
       const keep = async (): Promise<Set<string>> => {
