@@ -85,7 +85,22 @@ describe('int8 storage', () => {
     const wasm = new VectorBlock(q, true);
     expect(wasm.hasWasm).toBe(true);
     const js = new VectorBlock(q, false);
-    expect(Array.from(wasm.scanHamming(query, 'wasm'))).toEqual(Array.from(js.scanHamming(query, 'js')));
+    const histWasm = new Uint32Array(q.bitStride * 8 + 1);
+    const histJs = new Uint32Array(q.bitStride * 8 + 1);
+    const dWasm = wasm.scanHamming(query, 'wasm', histWasm);
+    const dJs = js.scanHamming(query, 'js', histJs);
+    expect(Array.from(dWasm)).toEqual(Array.from(dJs));
+    // The kernel's histogram counts every row at its distance.
+    expect(Array.from(histWasm)).toEqual(Array.from(histJs));
+    expect(histWasm.reduce((a, b) => a + b, 0)).toBe(n);
+    expect(histWasm[dJs[5]]).toBe(dJs.filter((d) => d === dJs[5]).length);
+    // The rows within a cut, listed by the kernel, ascending.
+    const sorted = Array.from(dJs).sort((a, b) => a - b);
+    for (const cut of [sorted[0], sorted[9], sorted[n - 1], sorted[0] - 1]) {
+      const want = Array.from(dJs.keys()).filter((i) => dJs[i] <= cut);
+      expect(Array.from(wasm.rowsWithin(dWasm, cut, 'wasm'))).toEqual(want);
+      expect(Array.from(js.rowsWithin(dJs, cut, 'js'))).toEqual(want);
+    }
     const exact = new Float32Array(n);
     dotsJs(query, q.codes, n, q.stride, dim, exact);
     const approx = wasm.scanDots(query, 'wasm');

@@ -5,8 +5,9 @@
  *
  * - Small indexes (< `denseTuning.exactBelow` vectors): the scan scores every vector (int8 dot
  *   products), so the shortlist is the exact top k plus a margin for the scan's rounding.
- * - Large indexes: a Hamming scan over one sign bit per dimension ranks every vector; the
- *   closest `max(minShortlist, oversample × k)` live, accepted chunks are scored exactly.
+ * - Large indexes: a Hamming scan over one sign bit per dimension ranks every vector; every chunk
+ *   within the distance that holds the closest `max(minShortlist, oversample × k)` live, accepted
+ *   chunks (ties included) is scored exactly.
  *
  * Vectors of another identity are stale (§15.7) and are skipped, as are chunks indexed while no
  * embedder was configured. A zero vector (a text the model could not represent) matches nothing,
@@ -15,8 +16,8 @@
  * memory on first use and rewritten in the background (`needsUpgrade`).
  */
 import type { Embedder, FineCodes, QuantizedVectors, SegmentRecord } from '../contracts.ts';
-import { selectTop, type SelectOptions } from './select-top.ts';
-import { compareCandidates, keyOf, type Candidate, type IndexView, type LiveSegment } from './view.ts';
+import { accepts, selectTop, type SelectOptions } from './select-top.ts';
+import { compareCandidates, docAt, keyOf, type Candidate, type IndexView, type LiveSegment } from './view.ts';
 import { fineCosine } from './vectors/fine.ts';
 import { VectorBlock } from './vectors/block.ts';
 import { mergeQuantized, quantize } from './vectors/quantize.ts';
@@ -178,7 +179,12 @@ function scanAll(view: IndexView, blocks: (VectorBlock | undefined)[], query: Fl
   return selectTop(view, { ...o, k: o.k + Math.max(8, o.k) }, score, 'dense', false);
 }
 
-/** Shortlist by Hamming distance of sign bits; widened until it holds enough live, accepted chunks. */
+/**
+ * Shortlist by Hamming distance of sign bits, widened until it holds enough live, accepted chunks;
+ * every chunk of the shortlist is scored exactly (int8 codes) and only the best k plus a margin
+ * become candidates. Ranking the shortlist by distance first would build `want` candidates (a
+ * thousand at 1M) only to score them after: at 300k that selection was a third of a dense query.
+ */
 function scanBits(
   view: IndexView,
   blocks: (VectorBlock | undefined)[],
@@ -189,34 +195,56 @@ function scanBits(
   stored: number,
 ): Candidate[] {
   const unit = query.map((x) => (qNorm > 0 ? x / qNorm : 0));
-  const dists = blocks.map((b) => b?.scanHamming(unit, t.kernel));
   const maxD = Math.max(...blocks.map((b) => (b ? b.q.bitStride * 8 : 0)));
-  const hist = new Uint32Array(maxD + 1);
-  for (const d of dists) if (d) for (let i = 0; i < d.length; i++) hist[d[i]]++;
+  const hist = new Uint32Array(maxD + 1); // rows per distance, counted by the scan kernel
+  const dists = blocks.map((b) => b?.scanHamming(unit, t.kernel, hist));
   const want = Math.max(t.minShortlist, t.oversample * o.k, Math.ceil((t.perMillion * stored) / 1e6));
   let target = want;
   for (;;) {
     // The smallest distance whose cumulative count reaches `target` (ties included).
     let cut = 0;
     for (let cum = hist[0]; cum < target && cut < maxD; ) cum += hist[++cut];
-    const positions = collect(view, dists, cut);
-    const picked = selectTop(view, { ...o, k: want }, (si, c) => -dists[si]![c], 'dense', false, positions);
-    // Enough, or nothing left to widen to (tombstones and filters can leave fewer).
-    if (picked.length >= want || cut >= maxD) return picked;
+    const positions = collect(view, blocks, dists, cut, t);
+    // Enough live, accepted chunks within the cut, or nothing left to widen to (tombstones and
+    // filters can leave fewer): score them all exactly.
+    if (cut >= maxD || eligible(view, positions, o, want) >= want) {
+      const inv = blocks.map((b) => b?.q.invNorms);
+      // Cosine up to the query's norm (the same for every chunk); a zero vector is never a candidate.
+      const score = (si: number, c: number): number => (inv[si]![c] > 0 ? blocks[si]!.dot(query, c) * inv[si]![c] : NaN);
+      return selectTop(view, { ...o, k: o.k + Math.max(8, o.k) }, score, 'dense', false, positions);
+    }
     target *= 4;
   }
 }
 
-/** Global positions of the chunks with a vector at distance ≤ cut. */
-function collect(view: IndexView, dists: (Uint16Array | undefined)[], cut: number): { at: Int32Array; length: number } {
+/** How many of `positions` are live chunks of accepted documents (counting stops at `enough`). */
+function eligible(view: IndexView, positions: { at: Int32Array; length: number }, o: SelectOptions, enough: number): number {
+  const { bases } = view;
   let n = 0;
-  for (const d of dists) if (d) for (let i = 0; i < d.length; i++) if (d[i] <= cut) n++;
-  const at = new Int32Array(n);
+  let si = 0;
+  for (let i = 0; i < positions.length && n < enough; i++) {
+    const g = positions.at[i];
+    while (si + 1 < bases.length && bases[si + 1] <= g) si++; // positions ascend
+    const c = g - bases[si];
+    if (view.dead[si][c]) continue;
+    if (o.accept) {
+      const doc = docAt(view.segments[si], c);
+      if (doc === undefined || !accepts(doc, o)) continue;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** Global positions of the chunks with a vector at distance ≤ cut, ascending (listed by the blocks' kernels). */
+function collect(view: IndexView, blocks: (VectorBlock | undefined)[], dists: (Uint16Array | undefined)[], cut: number, t: DenseTuning): { at: Int32Array; length: number } {
+  const rows = blocks.map((b, si) => (b && dists[si] ? b.rowsWithin(dists[si]!, cut, t.kernel) : undefined));
+  const at = new Int32Array(rows.reduce((n, r) => n + (r?.length ?? 0), 0));
   let k = 0;
-  dists.forEach((d, si) => {
-    if (!d) return;
+  rows.forEach((r, si) => {
+    if (!r) return;
     const base = view.bases[si];
-    for (let i = 0; i < d.length; i++) if (d[i] <= cut) at[k++] = base + i;
+    for (let i = 0; i < r.length; i++) at[k++] = base + r[i];
   });
   return { at, length: k };
 }

@@ -5,6 +5,8 @@
  * views of that memory, so each vector is held once. The memory is freed with the block.
  *
  * Layout (16-byte aligned): [query scratch][codes n×stride][bits n×bitStride][output n×4].
+ * A Hamming scan writes its u16 distances into the output's first half;
+ * the rows within a cut are then listed (u32) in its second half.
  */
 import type { QuantizedVectors } from '../../contracts.ts';
 import { dotsJs, hammingJs } from './kernels-js.ts';
@@ -90,8 +92,12 @@ export class VectorBlock {
     return out;
   }
 
-  /** Hamming distance between the query's sign bits (centered as the rows are) and every row. Valid until the next scan. */
-  scanHamming(unitQuery: Float32Array, kernel: KernelChoice): Uint16Array {
+  /**
+   * Hamming distance between the query's sign bits (centered as the rows are) and every row; with
+   * `hist` (bits + 1 counters), how many rows lie at each distance is added to it. Valid until the
+   * next scan.
+   */
+  scanHamming(unitQuery: Float32Array, kernel: KernelChoice, hist?: Uint32Array): Uint16Array {
     const { n, q } = this;
     const w = this.wasm;
     const bits = new Uint8Array(q.bitStride);
@@ -100,11 +106,32 @@ export class VectorBlock {
     if (w && kernel === 'wasm') {
       new Uint8Array(w.mem.buffer, 0, q.bitStride).set(bits);
       w.k.hamming(0, w.bitsAt, n, q.bitStride, w.outAt);
-      return new Uint16Array(w.mem.buffer, w.outAt, n);
     }
-    const out = (this.jsDistances ??= new Uint16Array(n));
-    hammingJs(bits, q.bits, n, q.bitStride, out);
+    const out = w && kernel === 'wasm' ? new Uint16Array(w.mem.buffer, w.outAt, n) : (this.jsDistances ??= new Uint16Array(n));
+    if (!(w && kernel === 'wasm')) hammingJs(bits, q.bits, n, q.bitStride, out);
+    // Counted here, not in the kernel: an increment per row there made it slower than this loop.
+    if (hist) for (let i = 0; i < n; i++) hist[out[i]]++;
     return out;
+  }
+
+  /**
+   * The rows whose distance in `dists` (this block's last `scanHamming`) is ≤ cut, ascending. Valid
+   * until the next scan.
+   */
+  rowsWithin(dists: Uint16Array, cut: number, kernel: KernelChoice): Uint32Array {
+    const w = this.wasm;
+    if (w && kernel === 'wasm' && dists.buffer === w.mem.buffer) {
+      // The output's second half (past the u16 distances) holds up to `room` rows.
+      const at = align16(w.outAt + 2 * this.n);
+      const room = Math.max(0, Math.floor((w.outAt + 4 * this.n - at) / 4));
+      const m = w.k.within(w.outAt, this.n, cut, at, room);
+      if (m <= room) return new Uint32Array(w.mem.buffer, at, m);
+    }
+    let m = 0;
+    for (let i = 0; i < dists.length; i++) if (dists[i] <= cut) m++;
+    const rows = new Uint32Array(m);
+    for (let i = 0, k = 0; i < dists.length; i++) if (dists[i] <= cut) rows[k++] = i;
+    return rows;
   }
 
   /** Exact q·code of row r (float query), in code units. */
