@@ -3,7 +3,7 @@
  * merges and reloads; float segments of older versions are served and rewritten; failed writes
  * leave the previous index searchable.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Embedder, FloatVectors, QuantizedVectors, SegmentRecord } from '../../src/engine/contracts.ts';
 import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { Engine } from '../../src/engine/engine.ts';
@@ -268,6 +268,24 @@ describe('fine rescoring of a dense list', () => {
     denseTuning.refine = false;
     expect(await got()).not.toEqual(want); // the int8 cosines alone mis-order these ties
     denseTuning.refine = true;
+  });
+
+  it('reads the fine codes of the list\'s depth and of the chunks within rounding of its last, not twice the depth', async () => {
+    const store = new MemoryStore();
+    const engine = new Engine({ store, embedder: new SeedEmbedder() });
+    await engine.open();
+    const docs = new Map(Array.from({ length: 300 }, (_, i) => [`s${i}`, 500 + i] as const));
+    await engine.add([...docs].map(([id, seed]) => doc(id, seed)));
+    const reads = vi.spyOn(store, 'getChunks');
+    const query = randomUnit(4242);
+    const got = await search(engine, 4242, 5);
+    expect(got).toEqual(bruteForce(docs, query, 5));
+    const keys = reads.mock.calls.reduce((n, [ks]) => n + ks.length, 0);
+    // The list is candidateK (100) deep, so its top 100 are rescored (pages of one list stay
+    // consistent); past the 100th only chunks within int8 rounding of it are read. Random 40-d
+    // unit vectors are far apart, so few are; before, twice the depth (200) was read every time.
+    expect(keys).toBeGreaterThanOrEqual(100);
+    expect(keys).toBeLessThan(120);
   });
 
   it('a segment embedded in the background is rescored as precisely (its chunks get fine codes with its vectors)', async () => {

@@ -86,7 +86,7 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     const k = read ? refinePool(depth) : depth;
     let hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
     if (read) {
-      hits = await refineDense(hits, q, model, read);
+      hits = await refineDense(hits, q, model, read, depth);
       checkAborted(r.signal);
     }
     // Chunks embedded ahead of their segment (exact float cosines: nothing to refine).
