@@ -5,7 +5,7 @@
  * request (a flaky network must not poison the file).
  */
 import { BundleFormatError, decodeValue } from './codec.ts';
-import { BundleError, checkManifest, MANIFEST_FILE, SHARD_HASH, STATIC_SHARD_HASH, type BundleFile, type BundleManifest } from './format.ts';
+import { BundleError, checkManifest, MANIFEST_FILE, OLD_SHARD_HASH, STATIC_SHARD_HASH, type BundleFile, type BundleManifest } from './format.ts';
 import { gunzip } from './gzip.ts';
 import { sha256Hex } from './hash.ts';
 import type { PrimedFile } from '../protocol/control.ts';
@@ -86,9 +86,9 @@ export class BundleFiles {
       throw new BundleError(`${url} could not be read: ${(e as Error).message}`, url);
     }
     this.bytesRead += bytes.byteLength;
-    // A shard's listing keeps a prefix of its hash (format.ts SHARD_HASH, STATIC_SHARD_HASH), any other file the whole.
+    // A shard's listing keeps a prefix of its hash (format.ts SHARD_HASH, OLD_SHARD_HASH, STATIC_SHARD_HASH), any other file the whole.
     const sha = await sha256Hex(bytes);
-    if (bytes.byteLength !== file.bytes || !(file.sha256.length === sha.length ? sha === file.sha256 : file.sha256.length >= STATIC_SHARD_HASH && file.sha256.length <= SHARD_HASH && sha.startsWith(file.sha256))) {
+    if (bytes.byteLength !== file.bytes || !(file.sha256.length === sha.length ? sha === file.sha256 : file.sha256.length >= STATIC_SHARD_HASH && file.sha256.length <= OLD_SHARD_HASH && sha.startsWith(file.sha256))) {
       throw new BundleError(`${url} does not match the bundle manifest (${bytes.byteLength} bytes, expected ${file.bytes}): a truncated upload or a file from another build`, url);
     }
     try {

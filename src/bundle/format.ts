@@ -58,8 +58,8 @@ export interface BundleTextFile extends BundleFile {
 /**
  * Shard files of one kind (`<dir>/<i>-<hash>.bin`, gzip), listed compactly: a 10,000-page site has
  * a thousand of them and the manifest is read before every first answer. Each is checked against
- * the first 16 hex digits of its sha256 (its name's hash) and its length: enough to refuse a
- * truncated upload or a file of another build, which is what the check is for.
+ * the first SHARD_HASH hex digits of its sha256 (its name's hash) and its length: enough to refuse
+ * a truncated upload or a file of another build, which is what the check is for.
  */
 export interface BundleShards {
   /** Each file's hash, SHARD_HASH hex digits each, concatenated in file order. */
@@ -73,8 +73,15 @@ export interface BundleTextShards extends BundleShards {
   firstDocs: number[];
 }
 
-/** Hex digits of a shard's sha256 the manifest keeps. */
-export const SHARD_HASH = 16;
+/**
+ * Hex digits of a shard's sha256 the manifest keeps (and its name carries). Eight, as the static
+ * core's: with the length, enough to refuse a truncated upload or another build's file, and the
+ * manifest, read before every first answer, is 9 KB smaller for NPL's thousand shards.
+ */
+export const SHARD_HASH = 8;
+
+/** Bundles written before 2026-12-04 keep 16 digits per shard: still read. */
+export const OLD_SHARD_HASH = 16;
 
 /**
  * The listing of these files (all gzip, all named by `digits` hex digits of their hash: SHARD_HASH
@@ -238,7 +245,8 @@ export function checkManifest(value: unknown, file: string): BundleManifest {
     throw new BundleError(`${file} is bundle format version ${String(m.version)}; this engine reads version ${BUNDLE_VERSION} (rebuild it with this version's \`rcp-in-page index\`)`, file);
   }
   const listing = (s: Partial<BundleTextShards> | undefined, text: boolean): boolean =>
-    !!s && typeof s.hashes === 'string' && Array.isArray(s.bytes) && s.bytes.length > 0 && s.hashes.length === s.bytes.length * SHARD_HASH &&
+    !!s && typeof s.hashes === 'string' && Array.isArray(s.bytes) && s.bytes.length > 0 &&
+    (s.hashes.length === s.bytes.length * SHARD_HASH || s.hashes.length === s.bytes.length * OLD_SHARD_HASH) &&
     (!text || (Array.isArray(s.firstDocs) && s.firstDocs.length === s.bytes.length && s.firstDocs[0] === 0));
   const ok = m.index && Array.isArray(m.index.segmentIds) && Array.isArray(m.segments) && listing(m.texts, true) &&
     listing(m.terms, false) && m.core && m.ids && m.metas && m.engine && typeof m.engine.analyzer === 'string';

@@ -12,7 +12,7 @@ import { facetValues } from '../engine/query/facets.ts';
 import type { FilterFieldType } from '../protocol/types.ts';
 import { encodeValue } from './codec.ts';
 import {
-  BUNDLE_FORMAT, BUNDLE_VERSION, FACET_VALUES, shardsOf, termShardOf, type BundleShards,
+  BUNDLE_FORMAT, BUNDLE_VERSION, FACET_VALUES, SHARD_HASH, shardsOf, termShardOf, type BundleShards,
   type BundleEngineSettings, type BundleFacets, type BundleFile, type BundleManifest, type BundleModel, type BundleSegment,
   type BundleTextFile, type FineFile, type TextShard,
 } from './format.ts';
@@ -199,7 +199,7 @@ async function termShards(files: Files, sources: readonly Source[]): Promise<Bun
   const out: BundleFile[] = [];
   for (const [i, terms] of shards.entries()) {
     terms.sort();
-    out.push(await files.add(`terms/${i}`, encodeTermShard(terms, terms.map((t) => entries.get(t)!))));
+    out.push(await files.add(`terms/${i}`, encodeTermShard(terms, terms.map((t) => entries.get(t)!)), true, SHARD_HASH));
   }
   return shardsOf(out);
 }
@@ -224,7 +224,7 @@ async function textShards(files: Files, store: IndexStore, sources: readonly Sou
   let chars = 0;
   let chunks = 0;
   const flush = async (next: number): Promise<void> => {
-    if (shard.documents.length > 0 || texts.length === 0) texts.push({ ...(await files.add(`texts/${texts.length}`, shard)), firstDoc: first });
+    if (shard.documents.length > 0 || texts.length === 0) texts.push({ ...(await files.add(`texts/${texts.length}`, shard, true, SHARD_HASH)), firstDoc: first });
     shard = { documents: [], chunks: [] };
     first = next;
     chars = 0;

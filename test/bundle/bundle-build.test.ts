@@ -2,7 +2,8 @@
  * `rcp-in-page index` as a build step: bad files are named, rebuilds embed only what changed, an
  * unchanged rebuild keeps the bundle, and a damaged or foreign bundle is refused by name.
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -101,6 +102,38 @@ describe('rcp-in-page index', () => {
     await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(new RegExp(`bundle format version 99; this engine reads version ${BUNDLE_VERSION}`));
     rmSync(join(out, MANIFEST_FILE));
     await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/rcp-bundle\.json: HTTP 404/);
+  });
+
+  it('reads a bundle whose shards carry 16 hex digits of their hash (written before 2026-12-04), and refuses another length', async () => {
+    const { out, options } = setup(2);
+    await buildIndex(options());
+    const url = pathToFileURL(out).href;
+    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as BundleManifest;
+    const query = { query: 'whale', k: 3, includeText: true, mode: 'sparse' } as const;
+    const answer = async (): Promise<string[]> => {
+      const engine = new Engine({ store: await BundleStore.open(url, { fetch: fileFetch }), embedder: new HashEmbedder(), readOnly: true });
+      await engine.open();
+      return (await search(engine, query)).hits.map((h) => String(h.id));
+    };
+    const now = await answer();
+    expect(now.length).toBeGreaterThan(0);
+    expect(manifest.texts.hashes.length).toBe(manifest.texts.bytes.length * 8);
+    // The older form: each term and text shard named and listed by 16 digits.
+    const widen = (dir: 'terms' | 'texts', listing: BundleManifest['terms']): string => {
+      let hashes = '';
+      listing.bytes.forEach((_, i) => {
+        const short = listing.hashes.slice(i * 8, (i + 1) * 8);
+        const long = createHash('sha256').update(readFileSync(join(out, dir, `${i}-${short}.bin`))).digest('hex').slice(0, 16);
+        renameSync(join(out, dir, `${i}-${short}.bin`), join(out, dir, `${i}-${long}.bin`));
+        hashes += long;
+      });
+      return hashes;
+    };
+    const old = { ...manifest, terms: { ...manifest.terms, hashes: widen('terms', manifest.terms) }, texts: { ...manifest.texts, hashes: widen('texts', manifest.texts) } };
+    writeFileSync(join(out, MANIFEST_FILE), JSON.stringify(old));
+    expect(await answer()).toEqual(now);
+    writeFileSync(join(out, MANIFEST_FILE), JSON.stringify({ ...old, texts: { ...old.texts, hashes: old.texts.hashes.slice(0, old.texts.bytes.length * 12) } }));
+    await expect(BundleStore.open(url, { fetch: fileFetch })).rejects.toThrow(/is damaged/);
   });
 
   it('files the page fetched ahead are used instead of fetched, and checked like fetched ones', async () => {
