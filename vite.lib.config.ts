@@ -42,7 +42,8 @@ function workerBesideIndex(): Plugin {
  * ESM), `search.js` (the `<rcp-search>` element) and the chunks they share; mode `worker` writes
  * `worker.js` (the engine) with every module it imports statically inside it, so a worker's start is
  * one fetch rather than a script and then its chunks (≈ 35 ms of a site's first answer), at the cost
- * of a second copy of the few modules the page shares with it (the RCP client, federation). onnxruntime-web resolves to its build without an embedded wasm
+ * of a second copy of the few modules the page shares with it (the RCP client's transport and
+ * types). onnxruntime-web resolves to its build without an embedded wasm
  * (`onnxruntime-web-use-extern-wasm`): the runtime is fetched from `wasmPaths` at run time, so the
  * package carries no copy of it.
  */

@@ -196,7 +196,7 @@ function scanBits(
 ): Candidate[] {
   const unit = query.map((x) => (qNorm > 0 ? x / qNorm : 0));
   const maxD = Math.max(...blocks.map((b) => (b ? b.q.bitStride * 8 : 0)));
-  const hist = new Uint32Array(maxD + 1); // rows per distance, counted by the scan kernel
+  const hist = new Uint32Array(maxD + 1); // rows per distance, counted by each block's scan
   const dists = blocks.map((b) => b?.scanHamming(unit, t.kernel, hist));
   const want = Math.max(t.minShortlist, t.oversample * o.k, Math.ceil((t.perMillion * stored) / 1e6));
   let target = want;

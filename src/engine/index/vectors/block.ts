@@ -103,12 +103,15 @@ export class VectorBlock {
     const bits = new Uint8Array(q.bitStride);
     const center = q.center;
     for (let i = 0; i < this.dim; i++) if (unitQuery[i] - center[i] > 0) bits[i >> 3] |= 1 << (i & 7);
+    let out: Uint16Array;
     if (w && kernel === 'wasm') {
       new Uint8Array(w.mem.buffer, 0, q.bitStride).set(bits);
       w.k.hamming(0, w.bitsAt, n, q.bitStride, w.outAt);
+      out = new Uint16Array(w.mem.buffer, w.outAt, n);
+    } else {
+      out = this.jsDistances ??= new Uint16Array(n);
+      hammingJs(bits, q.bits, n, q.bitStride, out);
     }
-    const out = w && kernel === 'wasm' ? new Uint16Array(w.mem.buffer, w.outAt, n) : (this.jsDistances ??= new Uint16Array(n));
-    if (!(w && kernel === 'wasm')) hammingJs(bits, q.bits, n, q.bitStride, out);
     // Counted here, not in the kernel: an increment per row there made it slower than this loop.
     if (hist) for (let i = 0; i < n; i++) hist[out[i]]++;
     return out;
