@@ -36,7 +36,7 @@ import { compileModule } from '../src/util/wasm-module.ts';
 import { encoderModuleBytes, encoderKernels } from '../src/models/encoder-runtime/kernel-module.ts';
 import { columnSums, gemmName, packWeights, type DotKind } from '../src/models/encoder-runtime/kernels/gemm.ts';
 import { GELU, layerNormName, quantizeName } from '../src/models/encoder-runtime/kernels/rows.ts';
-import { attentionName } from '../src/models/encoder-runtime/kernels/attention.ts';
+import { attend, attentionScratchBytes, type AttentionScratch } from '../src/models/encoder-runtime/kernels/attention.ts';
 import { bertWeights } from '../src/models/encoder-runtime/bert-weights.ts';
 import { decodeWeights, WEIGHTS_FILE } from '../src/models/encoder-runtime/weights-file.ts';
 import { WasmBertEncoder } from '../src/models/encoder-runtime/wasm-encoder.ts';
@@ -125,11 +125,12 @@ const KERNELS: Kernel[] = [
   {
     name: 'attention core (QKᵀ/√d + mask, softmax, ·V)', inputs: [['q', [B, NH, S, HD]], ['k', [B, NH, S, HD]], ['v', [B, NH, S, HD]], ['mask', [B, 1, 1, S]]],
     build: (g) => g.op('MatMul', [g.op('Softmax', [g.op('Add', [g.op('Div', [g.op('MatMul', ['q', g.op('Transpose', ['k'], { perm: [0, 1, 3, 2] })]), g.scalar('d', Math.sqrt(HD))]), 'mask'])], { axis: -1 }), 'v']),
-    // Ours: the fused kernel per sequence over its [Q|K|V] rows (all heads).
+    // Ours: per sequence over its [Q|K|V] rows, every head (int8 scores, float32 softmax and P·V).
     ours: ({ k, put }) => {
-      const qkv = put(values((B * S + 8) * 3 * H, 1)), out = put(new Float32Array((B * S + 8) * H)), kt = put(new Float32Array(HD * (S + 8))), p = put(new Float32Array(4 * (S + 8))), vh = put(new Float32Array(HD * (S + 8)));
+      const qkv = put(values((B * S + 8) * 3 * H, 1)), out = put(new Float32Array((B * S + 8) * H));
+      const scratch = Object.fromEntries(Object.entries(attentionScratchBytes(H, NH, S + 8)).map(([name, bytes]) => [name, put(new Uint8Array(bytes))])) as AttentionScratch;
       return () => {
-        for (let b = 0; b < B; b++) k[attentionName(H, NH)](qkv + b * S * 3 * H * 4, S, out + b * S * H * 4, kt, p, vh);
+        for (let b = 0; b < B; b++) attend(k, H, NH, qkv + b * S * 3 * H * 4, S, out + b * S * H * 4, scratch);
       };
     },
   },

@@ -23,6 +23,7 @@ const V = {
   v128_or: 0x50,
   v128_xor: 0x51,
   v128_bitselect: 0x52,
+  i8x16_narrow_i16x8_s: 0x65,
   i8x16_narrow_i16x8_u: 0x66,
   i16x8_narrow_i32x4_s: 0x85,
   i16x8_narrow_i32x4_u: 0x86,
@@ -197,7 +198,7 @@ export class Code {
   }
   /** v128.store32_lane: stores lane `lane` of an i32x4 (address, vector on the stack). */
   vStore32Lane(lane: number, offset = 0): this {
-    return this.raw(...simd(0x5e), ...mem(2, offset), lane);
+    return this.raw(...simd(0x5a), ...mem(2, offset), lane);
   }
   vConst(bytes: ArrayLike<number>): this {
     if (bytes.length !== 16) throw new Error('v128.const takes 16 bytes');

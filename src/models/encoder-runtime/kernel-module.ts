@@ -8,7 +8,7 @@
  * none compiles (no SIMD, or a CSP without 'wasm-unsafe-eval'), and the caller falls back.
  */
 import { compileModule, moduleBytes } from '../../util/wasm-module.ts';
-import { attentionFunction } from './kernels/attention.ts';
+import { attentionPrepFunction, attentionPvFunction } from './kernels/attention.ts';
 import { columnSums, gemmFunction, gemmName, packWeights, type DotKind } from './kernels/gemm.ts';
 import { geluFunction, layerNormFunction, quantizeFunction } from './kernels/rows.ts';
 import type { EncoderShape } from './weights-file.ts';
@@ -29,12 +29,15 @@ export function describeKernels(k: Pick<EncoderKernels, 'dot'>): string {
 export function encoderModuleBytes(shape: EncoderShape, dot: DotKind): Uint8Array<ArrayBuffer> {
   const relaxed = dot !== 'simd';
   const widths = [...new Set([shape.hidden, shape.intermediate])];
+  // The attention scores are a GEMM of the head's width (kernels/attention.ts).
+  const gemmWidths = [...new Set([...widths, shape.hidden / shape.heads])];
   return moduleBytes([
-    ...widths.map((k) => gemmFunction(k, dot)),
+    ...gemmWidths.map((k) => gemmFunction(k, dot)),
     ...widths.map((k) => quantizeFunction(k)),
     layerNormFunction(shape.hidden),
     geluFunction(relaxed),
-    attentionFunction(shape.hidden, shape.heads, relaxed),
+    attentionPrepFunction(shape.hidden, shape.heads),
+    attentionPvFunction(shape.hidden, shape.heads, relaxed),
   ]);
 }
 

@@ -8,7 +8,7 @@
  * mask of a padded batch computes, so a text's hidden states do not depend on its batch.
  */
 import { addWordRow, type BertWeights, type Linear, type Norm } from './bert-weights.ts';
-import { gelu, quantizeRow } from './numerics.ts';
+import { gelu, quantizeRow, roundEven, type RowQuantization } from './numerics.ts';
 
 /** A tokenised text: word-piece ids (special tokens included) and, optionally, token types (default 0). */
 export interface EncoderInput {
@@ -73,20 +73,29 @@ export function addLayerNorm(x: Float32Array, residual: Float32Array | undefined
   }
 }
 
-/** softmax(QKᵀ/√d)·V per head, over all n tokens of one sequence; q, k, v and the result are [n × H]. */
-export function attention(q: Float32Array, k: Float32Array, v: Float32Array, n: number, H: number, heads: number): Float32Array {
+/**
+ * softmax(QKᵀ/√d)·V per head, over all n tokens of one sequence; q, k, v and the result are [n × H].
+ * `int8Scores` computes QKᵀ as the WASM kernels do for int8 models (kernels/attention.ts): each
+ * head's query row quantised to 7 bits with a zero point (quantizeRow), each key row to int8 with
+ * one scale (maxabs/127), integer dot products.
+ */
+export function attention(q: Float32Array, k: Float32Array, v: Float32Array, n: number, H: number, heads: number, int8Scores = false): Float32Array {
   const d = H / heads;
   const scale = 1 / Math.sqrt(d);
   const out = new Float32Array(n * H);
   const p = new Float64Array(n);
+  const scores = int8Scores ? quantizedScores(q, k, n, H, heads) : undefined;
   for (let h = 0; h < heads; h++) {
     const o = h * d;
     for (let i = 0; i < n; i++) {
       let max = -Infinity;
       for (let j = 0; j < n; j++) {
-        let dot = 0;
-        for (let c = 0; c < d; c++) dot += q[i * H + o + c] * k[j * H + o + c];
-        p[j] = dot * scale;
+        if (scores) p[j] = scores(h, i, j) * scale;
+        else {
+          let dot = 0;
+          for (let c = 0; c < d; c++) dot += q[i * H + o + c] * k[j * H + o + c];
+          p[j] = dot * scale;
+        }
         if (p[j] > max) max = p[j];
       }
       let sum = 0;
@@ -99,6 +108,36 @@ export function attention(q: Float32Array, k: Float32Array, v: Float32Array, n: 
     }
   }
   return out;
+}
+
+/** The int8 score of query i and key j in head h (before the 1/√d scale), per `attention`'s comment. */
+function quantizedScores(q: Float32Array, k: Float32Array, n: number, H: number, heads: number): (h: number, i: number, j: number) => number {
+  const d = H / heads;
+  const qCodes = new Uint8Array(n * H);
+  const qRows: RowQuantization[] = [];
+  const kCodes = new Int8Array(n * H);
+  const kScale = new Float32Array(n * heads);
+  const kSum = new Int32Array(n * heads);
+  for (let h = 0; h < heads; h++) {
+    for (let t = 0; t < n; t++) {
+      const at = t * H + h * d;
+      qRows[t * heads + h] = quantizeRow(q.subarray(at, at + d), qCodes.subarray(at, at + d));
+      let max = 0;
+      for (let c = 0; c < d; c++) max = Math.max(max, Math.abs(k[at + c]));
+      const s = Math.fround(max / 127);
+      const inv = s > 0 ? Math.fround(1 / s) : 0;
+      kScale[t * heads + h] = s;
+      for (let c = 0; c < d; c++) kSum[t * heads + h] += kCodes[at + c] = roundEven(Math.fround(k[at + c] * inv));
+    }
+  }
+  return (h, i, j) => {
+    const a = i * H + h * d;
+    const b = j * H + h * d;
+    let dot = 0;
+    for (let c = 0; c < d; c++) dot += qCodes[a + c] * kCodes[b + c];
+    const r = qRows[i * heads + h];
+    return (dot - r.zero * kSum[j * heads + h]) * r.scale * kScale[j * heads + h];
+  };
 }
 
 /** Word + position + type embeddings, then LayerNorm: [n × H]. */
@@ -125,7 +164,7 @@ export function referenceHidden(w: BertWeights, input: EncoderInput): Float32Arr
   const n = input.ids.length;
   let x = embed(w, input);
   for (const layer of w.layers) {
-    const context = attention(linearForward(layer.query, x, n), linearForward(layer.key, x, n), linearForward(layer.value, x, n), n, H, heads);
+    const context = attention(linearForward(layer.query, x, n), linearForward(layer.key, x, n), linearForward(layer.value, x, n), n, H, heads, w.dtype === 'q8');
     const a = linearForward(layer.attentionOutput, context, n);
     addLayerNorm(a, x, layer.attentionNorm, n, eps);
     const h = linearForward(layer.intermediate, a, n);

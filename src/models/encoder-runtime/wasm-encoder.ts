@@ -12,7 +12,7 @@
  */
 import { addWordRow, type BertWeights, type Int8Linear, type Linear } from './bert-weights.ts';
 import type { EncoderKernels } from './kernel-module.ts';
-import { attentionName } from './kernels/attention.ts';
+import { attend, attentionScratchBytes, type AttentionScratch } from './kernels/attention.ts';
 import { columnSums, gemmName, packWeights } from './kernels/gemm.ts';
 import { GELU, layerNormName, quantizeName } from './kernels/rows.ts';
 import type { EncoderInput } from './reference.ts';
@@ -61,7 +61,8 @@ export class WasmBertEncoder {
   private k: Record<string, Kernel>;
   private readonly layers: PlacedLayer[];
   private readonly embeddingNorm: [number, number];
-  private readonly buf: { x: number; a: number; ctx: number; qkv: number; h: number; codes: number; rowScale: number; rowZero: number; kt: number; p: number; vh: number };
+  private readonly buf: { x: number; a: number; ctx: number; qkv: number; h: number; codes: number; rowScale: number; rowZero: number };
+  private readonly scratch: AttentionScratch;
 
   constructor(
     readonly weights: BertWeights,
@@ -84,10 +85,9 @@ export class WasmBertEncoder {
       codes: layout.take(rows * Math.max(H, I)),
       rowScale: layout.take(rows * 4),
       rowZero: layout.take(rows * 4),
-      kt: layout.take((H / heads) * seq * 4),
-      p: layout.take(4 * seq * 4),
-      vh: layout.take(seq * (H / heads) * 4),
     };
+    const sizes = attentionScratchBytes(H, heads, seq);
+    this.scratch = Object.fromEntries(Object.entries(sizes).map(([name, bytes]) => [name, layout.take(bytes)])) as AttentionScratch; // fresh memory: `zeros` is zeros
     // Weights: placed now, written once the memory exists.
     const writes: [number, Int8Array | Int32Array | Float32Array][] = [];
     const ones = new Map<number, number>();
@@ -172,7 +172,7 @@ export class WasmBertEncoder {
     const total = inputs.reduce((n, s) => n + s.ids.length, 0);
     if (total > this.maxTokens) throw new RangeError(`${total} tokens exceed the batch capacity ${this.maxTokens}`);
     const M = Math.ceil(total / 4) * 4;
-    const { x, a, ctx, qkv, h, codes, rowScale, rowZero, kt, p, vh } = this.buf;
+    const { x, a, ctx, qkv, h, codes, rowScale, rowZero } = this.buf;
     const eps = this.weights.shape.layerNormEps;
     this.writeEmbeddings(inputs, M);
     const k = this.k;
@@ -181,12 +181,12 @@ export class WasmBertEncoder {
       k[quantizeName(l.K)](input, M, l.smoothing, codes, rowScale, rowZero);
       k[gemmName(l.K)](codes, M, l.weights, l.N, out, rowScale, rowZero, l.colSum, l.colScale, l.bias);
     };
-    const attention = k[attentionName(H, this.weights.shape.heads)];
+    const heads = this.weights.shape.heads;
     for (const layer of this.layers) {
       linear(layer.qkv, x, qkv);
       let row = 0;
       for (const s of inputs) {
-        attention(qkv + row * 3 * H * 4, s.ids.length, ctx + row * H * 4, kt, p, vh);
+        attend(k, H, heads, qkv + row * 3 * H * 4, s.ids.length, ctx + row * H * 4, this.scratch);
         row += s.ids.length;
       }
       linear(layer.attentionOutput, ctx, a);

@@ -5,7 +5,7 @@
 import { Code } from '../../../util/wasm-code.ts';
 import { F32, I32, type WasmFunction } from '../../../util/wasm-module.ts';
 import { ACT_MAX } from '../numerics.ts';
-import { erf } from './simd-math.ts';
+import { ConstPool, erf, erfConstants } from './simd-math.ts';
 
 export const quantizeName = (k: number) => `quantize_k${k}`;
 export const layerNormName = (h: number) => `add_layernorm_h${h}`;
@@ -31,6 +31,7 @@ export function quantizeFunction(K: number): WasmFunction {
   const q = c.locals('v128', 4);
   const [flo, fhi, scale, inv] = c.locals('f32', 4);
   /** Pushes x·smoothing for the 4 values at byte j + offset of the row. */
+  const k = new ConstPool(c).hold([], [ACT_MAX, 0]);
   const smoothed = (offset: number) => c.get(p).get(j).op('i32_add').vLoad(offset).get(SMOOTH).get(j).op('i32_add').vLoad(offset).v('f32x4_mul');
   c.forRange(m, () => c.i32(0), () => c.get(ROWS), 1, () => {
     c.get(X).get(m).i32(K * 4).op('i32_mul').op('i32_add').set(p);
@@ -62,7 +63,10 @@ export function quantizeFunction(K: number): WasmFunction {
       for (let i = 0; i < 4; i++) {
         smoothed(i * 16);
         c.get(vinv).v('f32x4_mul').v('f32x4_nearest').v('i32x4_trunc_sat_f32x4_s').get(vzero).v('i32x4_add');
-        c.i32x4Const(ACT_MAX).v('i32x4_min_s').i32x4Const(0).v('i32x4_max_s').set(q[i]);
+        k.i32(ACT_MAX);
+        c.v('i32x4_min_s');
+        k.i32(0);
+        c.v('i32x4_max_s').set(q[i]);
       }
       c.get(out);
       c.get(q[0]).get(q[1]).v('i16x8_narrow_i32x4_s').get(q[2]).get(q[3]).v('i16x8_narrow_i32x4_s').v('i8x16_narrow_i16x8_u');
@@ -122,11 +126,17 @@ export function geluFunction(relaxed: boolean): WasmFunction {
   const [X, N] = [0, 1];
   const [j, end] = c.locals('i32', 2);
   const [x, e, t0, t1] = c.locals('v128', 4);
+  const k = erfConstants(new ConstPool(c)).hold([Math.SQRT1_2, 1, 0.5]);
   c.get(X).get(N).i32(2).op('i32_shl').op('i32_add').set(end);
   c.forRange(j, () => c.get(X), () => c.get(end), 16, () => {
-    c.get(j).vLoad().tee(x).f32x4Const(Math.SQRT1_2).v('f32x4_mul').set(e);
-    erf(c, e, t0, t1, relaxed);
-    c.f32x4Const(1).v('f32x4_add').get(x).v('f32x4_mul').f32x4Const(0.5).v('f32x4_mul').set(e);
+    c.get(j).vLoad().tee(x);
+    k.f32(Math.SQRT1_2);
+    c.v('f32x4_mul').set(e);
+    erf(c, e, t0, t1, relaxed, k);
+    k.f32(1);
+    c.v('f32x4_add').get(x).v('f32x4_mul');
+    k.f32(0.5);
+    c.v('f32x4_mul').set(e);
     c.get(j).get(e).vStore();
   });
   return c.fn();
