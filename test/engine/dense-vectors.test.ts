@@ -270,7 +270,7 @@ describe('fine rescoring of a dense list', () => {
     denseTuning.refine = true;
   });
 
-  it('reads the fine codes of the list\'s depth and of the chunks within rounding of its last, not twice the depth', async () => {
+  it('reads the fine codes of the requested page and of the chunks within rounding of its last, not the whole list', async () => {
     const store = new MemoryStore();
     const engine = new Engine({ store, embedder: new SeedEmbedder() });
     await engine.open();
@@ -281,11 +281,58 @@ describe('fine rescoring of a dense list', () => {
     const got = await search(engine, 4242, 5);
     expect(got).toEqual(bruteForce(docs, query, 5));
     const keys = reads.mock.calls.reduce((n, [ks]) => n + ks.length, 0);
-    // The list is candidateK (100) deep, so its top 100 are rescored (pages of one list stay
-    // consistent); past the 100th only chunks within int8 rounding of it are read. Random 40-d
-    // unit vectors are far apart, so few are; before, twice the depth (200) was read every time.
-    expect(keys).toBeGreaterThanOrEqual(100);
-    expect(keys).toBeLessThan(120);
+    // The page is 5 deep, so its 5 are rescored; past the 5th only chunks within int8 rounding of
+    // it are read. Random 40-d unit vectors are far apart, so few are. Before, the whole list
+    // (candidateK 100) was read, one store read per chunk.
+    expect(keys).toBeGreaterThanOrEqual(5);
+    expect(keys).toBeLessThan(20);
+    // The next page of the list rescores down to its own end (10), its first 5 included.
+    const first = await retrieveInProcess(engine, { query: 'v:4242', k: 5, mode: 'dense', includeText: false });
+    reads.mockClear();
+    const second = await retrieveInProcess(engine, { query: 'v:4242', k: 5, mode: 'dense', includeText: false, cursor: first.nextCursor });
+    expect([...first.hits, ...second.hits].map((h) => String(h.id))).toEqual(bruteForce(docs, query, 10));
+    const keys2 = reads.mock.calls.reduce((n, [ks]) => n + ks.length, 0);
+    expect(keys2).toBeGreaterThanOrEqual(10);
+    expect(keys2).toBeLessThan(25);
+    // A stage that reorders past the page (MMR here) still gets the whole list rescored.
+    reads.mockClear();
+    await retrieveInProcess(engine, { query: 'v:4242', k: 5, mode: 'dense', includeText: false, mmr: { lambda: 0.7 } });
+    expect(reads.mock.calls.reduce((n, [ks]) => n + ks.length, 0)).toBeGreaterThanOrEqual(100);
+  });
+
+  it('pages of one dense list are cut from one order: page by page equals one deep page', async () => {
+    const store = new MemoryStore();
+    const engine = new Engine({ store, embedder: near });
+    await engine.open();
+    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `n${9000 + i}`, text: `v:${9000 + i}` }));
+    await engine.add(docs);
+    const q = 4711;
+    const exact30 = docs
+      .map((d) => d.id)
+      .map((id) => [id, nearTie(Number(id.slice(1)))] as const)
+      .map(([id, v]) => [id, v.reduce((s, x, i) => s + x * nearTie(q)[i], 0) / (Math.hypot(...v) * Math.hypot(...nearTie(q)))] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30)
+      .map(([id]) => id);
+    const params = { query: `v:${q}`, k: 10, mode: 'dense' as const, includeText: false };
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 3; page++) {
+      const r = await retrieveInProcess(engine, cursor ? { ...params, cursor } : params);
+      paged.push(...r.hits.map((h) => String(h.id)));
+      cursor = r.nextCursor;
+      expect(cursor).toBeDefined();
+    }
+    const deep = (await retrieveInProcess(engine, { ...params, k: 30 })).hits.map((h) => String(h.id));
+    expect(paged).toEqual(deep);
+    // Every page was rescored: the int8 cosines alone order these near-ties otherwise, on each page.
+    denseTuning.refine = false;
+    const int8 = (await retrieveInProcess(engine, { ...params, k: 30 })).hits.map((h) => String(h.id));
+    denseTuning.refine = true;
+    for (const at of [0, 10, 20]) expect(paged.slice(at, at + 10)).not.toEqual(int8.slice(at, at + 10));
+    // and closer to float cosine than int8 is: more of the exact top 30 in place.
+    const inPlace = (l: string[]) => l.filter((id, i) => exact30[i] === id).length;
+    expect(inPlace(paged)).toBeGreaterThan(inPlace(int8));
   });
 
   it('a segment embedded in the background is rescored as precisely (its chunks get fine codes with its vectors)', async () => {

@@ -24,6 +24,12 @@ export interface RecallInput {
   mode: 'sparse' | 'dense' | 'hybrid';
   unit: 'chunk' | 'document';
   depth: number;
+  /**
+   * How many leading hits of a dense-only list need their fine scores (the rest keep their int8
+   * cosines): the end of the page asked for, when nothing after recall reorders the list past it;
+   * `depth` otherwise (the default).
+   */
+  refineDepth?: number;
   accept?: (doc: DocEntry) => boolean;
   exclude: ReadonlySet<string>;
   fusion?: RetrieveParams['fusion'];
@@ -83,10 +89,13 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     const [q] = await e.embed([r.text], 'query', r.signal);
     checkAborted(r.signal);
     const read = refine && denseTuning.refine ? deps.readChunks : undefined;
-    const k = read ? refinePool(depth) : depth;
+    // Only the head that can reach the page is read back (one store read per chunk); the margin
+    // rule of refineDense keeps that head's order what a deeper refinement would give.
+    const head = Math.min(depth, (r.refineDepth ?? r.depth) + r.exclude.size);
+    const k = read ? Math.max(depth, refinePool(head)) : depth;
     let hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
     if (read) {
-      hits = await refineDense(hits, q, model, read, depth);
+      hits = await refineDense(hits, q, model, read, head);
       checkAborted(r.signal);
     }
     // Chunks embedded ahead of their segment (exact float cosines: nothing to refine).

@@ -279,6 +279,7 @@ async function recallStage(run: Run): Promise<void> {
     mode: run.mode,
     unit: run.unit,
     depth: run.plan.candidateK,
+    refineDepth: refineDepth(run),
     accept,
     exclude,
     fusion: params.fusion,
@@ -290,6 +291,17 @@ async function recallStage(run: Run): Promise<void> {
   run.list = rec.candidates;
   run.candidates = rec.candidates.length;
   run.floor = rec.floor;
+}
+
+/**
+ * How deep a dense-only list needs fine scores: to the end of the requested page when no stage
+ * after recall (recency, rerank, MMR, the fusion of query variants) can move a candidate from past
+ * it into it, so that every page of one list is cut from the same order; else the whole list.
+ */
+function refineDepth(run: Run): number {
+  const { params, plan } = run;
+  if (params.recency || plan.rerank || params.mmr || run.variants.length > 1) return plan.candidateK;
+  return Math.min(plan.candidateK, (run.cursor?.offset ?? 0) + plan.k);
 }
 
 /**
