@@ -255,6 +255,12 @@ const control: ControlApi = {
     const rt = await started();
     return { current: rt.models?.folder.name, available: await availableModels(rt.modelBase, rt.models?.config.dtype ?? 'q8') };
   },
+  async languages() {
+    const rt = await started();
+    if (!(await openState(rt.opened)).ready) return undefined;
+    const profile = rt.engine.languageProfile();
+    return { documents: profile.total, counts: Object.fromEntries(profile.counts) };
+  },
   async chooseModel(embedder) {
     // Takes effect when the worker restarts (the page reloads): capabilities never change under a session (§13).
     await writeModelChoice(embedder === undefined ? undefined : { embedder });

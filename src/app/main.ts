@@ -26,6 +26,7 @@ import { mountImport } from './import-panel.ts';
 import { mountIndexLoss } from './index-loss-view.ts';
 import { mountInspector } from './inspector.ts';
 import { mountModelPicker } from './model-picker.ts';
+import { mountModelAdvice } from './model-advice.ts';
 import { mountPortable } from './portable.ts';
 import { mountFeedback } from './feedback-actions.ts';
 import { mountProgress } from './progress-view.ts';
@@ -164,6 +165,9 @@ function describe(s: WorkerStatus): string {
 await nextTask();
 const picker = mountModelPicker(byId('model-picker'), client.control, (texts) => client.request('embed', { inputs: texts, kind: 'document' }));
 const indexLoss = mountIndexLoss(byId('index-loss'), { dismiss: () => client.control.dismissIndexLoss(), showImport: () => areas.show('import', true) });
+const advice = mountModelAdvice(byId('model-advice'), client.control, () => areas.show('models', true));
+let adviceVersion: string | undefined;
+let adviceAt = -Infinity;
 let seenVersion: string | undefined;
 async function updateStats(): Promise<WorkerStatus> {
   const s = await watch.status(() => client.status());
@@ -171,6 +175,13 @@ async function updateStats(): Promise<WorkerStatus> {
   picker.update(s);
   indexLoss.update(s.indexLoss, s.indexWarning);
   if (s.ready) search.setEmpty(s.documents === 0);
+  // The index's languages are counted per version, over every live document: at most every 10 s
+  // while an import commits batch after batch.
+  if (s.ready && s.indexVersion !== adviceVersion && performance.now() - adviceAt > 10_000) {
+    adviceVersion = s.indexVersion;
+    adviceAt = performance.now();
+    void advice.refresh().catch(() => undefined); // advice is optional
+  }
   // The index moved without this page writing (another tab): refresh what shows it.
   if (seenVersion !== undefined && s.indexVersion !== seenVersion) changed();
   seenVersion = s.indexVersion;

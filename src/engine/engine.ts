@@ -684,10 +684,20 @@ export class Engine {
   /** The query's language when no live document shares it (query/language-gate.ts); the profile is kept per index version. */
   private async absentLanguage(text: string, view: IndexView): Promise<{ query: string; index: string } | undefined> {
     const detect = await this.detectLanguage!();
+    const profile = this.languageProfile();
+    const query = absentQueryLanguage(text, detect, profile, () => termCoverage(this.analyzer.queryTerms(text), view));
+    return query === undefined ? undefined : { query, index: describeProfile(profile) };
+  }
+
+  /**
+   * How many live documents carry each `meta.lang` (detected at add when absent), counted once per
+   * index version. Over a store read on demand (a bundle), documents whose meta is not read yet count
+   * as unknown.
+   */
+  languageProfile(): LanguageProfile {
     const version = this.state.current().version;
     if (this.languages?.version !== version) this.languages = { version, profile: languageProfile(this.state.docs.values()) };
-    const query = absentQueryLanguage(text, detect, this.languages.profile, () => termCoverage(this.analyzer.queryTerms(text), view));
-    return query === undefined ? undefined : { query, index: describeProfile(this.languages.profile) };
+    return this.languages.profile;
   }
 
   /** The engine's part of the advertised capabilities (§6): dense/hybrid only with an embedder, scoreFloor only when known. */

@@ -100,6 +100,8 @@ export interface AvailableModel {
   dtype: 'fp32' | 'q8';
   minSimilarity?: number;
   backgroundEmbedding?: boolean;
+  /** Maps a text and its translation close together (a query finds passages in other languages). */
+  crossLingual?: boolean;
   /** Macro nDCG@10 over the dev collections, per mode, at the default fusion (docs/models.md). */
   quality?: { sparse: number; dense: number; hybrid: number };
 }
@@ -186,4 +188,14 @@ export interface ControlApi {
    * effect when the worker restarts, and other tabs are told to restart too.
    */
   chooseModel(embedder: string | undefined): Promise<void>;
+  /** The languages of the live documents (their `meta.lang`), once the engine is open; undefined before. */
+  languages(): Promise<CorpusLanguages | undefined>;
+}
+
+/** How many live documents carry each language tag (`meta.lang`, detected at add when absent). */
+export interface CorpusLanguages {
+  /** Live documents, with or without a known language. */
+  documents: number;
+  /** Documents per language tag (primary subtag, e.g. `de` for `de-CH`). */
+  counts: Record<string, number>;
 }
