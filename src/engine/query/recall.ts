@@ -91,8 +91,9 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     const read = refine && denseTuning.refine ? deps.readChunks : undefined;
     // Only the head that can reach the page is read back (one store read per chunk); the margin
     // rule of refineDense keeps that head's order what a deeper refinement would give.
+    // The int8 list stays as deep as before (its depth also sizes the Hamming shortlist).
     const head = Math.min(depth, (r.refineDepth ?? r.depth) + r.exclude.size);
-    const k = read ? Math.max(depth, refinePool(head)) : depth;
+    const k = read ? refinePool(depth) : depth;
     let hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
     if (read) {
       hits = await refineDense(hits, q, model, read, head);
