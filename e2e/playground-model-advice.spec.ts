@@ -4,9 +4,9 @@ import { expect, test } from '@playwright/test';
 import { guardOrigin, openPlayground, waitForSeed, wasmModel } from './support/playground.ts';
 
 /**
- * The model advice where people search: the sample corpus holds the Declaration of Human Rights
+ * The model advice below the search results: the sample corpus holds the Declaration of Human Rights
  * in eleven languages besides English (scripts/build-sample.ts, `meta.lang` set), so on the
- * English model the search area says how many documents are in other languages and offers the
+ * English model a note says how many documents are in other languages and offers the
  * multilingual model; "Not now" hides it for good in this browser, and "Use" switches (the page
  * reloads on the new model, as the model picker does).
  */

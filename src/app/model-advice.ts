@@ -1,5 +1,5 @@
 /**
- * Which built-in dense model suits the languages of the index, told where people search: the
+ * Which built-in dense model suits the languages of the index, told below the search results: the
  * languages of its documents (`meta.lang`, detected at add when absent) against the model in use.
  * The reasons are the measured ones (docs/multilingual.md): an English model maps other languages
  * to noise, so their documents are found by their words alone and a query never finds a passage
@@ -94,8 +94,10 @@ export interface ModelAdviceView {
 }
 
 /**
- * The advice line in `host` (hidden while there is none): the sentence, a button that switches
- * (stores the choice and reloads, as the model picker does) and "Not now".
+ * The advice in `host` (hidden while there is none; placed after the results, so that its arrival
+ * shifts nothing above it):
+ * the sentence, a button that switches (stores the choice and reloads, as the model picker does)
+ * and "Not now".
  */
 export function mountModelAdvice(host: HTMLElement, control: Pick<ControlApi, 'models' | 'languages' | 'chooseModel'>, compare: () => void): ModelAdviceView {
   host.hidden = true;
@@ -128,10 +130,7 @@ export function mountModelAdvice(host: HTMLElement, control: Pick<ControlApi, 'm
       },
     }, 'Not now');
     const more = el('button', { class: 'linklike', attrs: { type: 'button' }, on: { click: compare } }, 'compare the models');
-    host.replaceChildren(
-      el('p', {}, advice.text, ' Switching re-embeds the index in the background; keyword search works meanwhile (', more, ').'),
-      el('p', { class: 'actions' }, use, ' ', later),
-    );
+    host.replaceChildren(el('p', {}, advice.text, ' Switching re-embeds the index in the background; keyword search works meanwhile (', more, '). ', use, ' ', later));
     host.hidden = false;
   };
   return {
