@@ -25,6 +25,7 @@ import { Code } from '../../../util/wasm-code.ts';
 import { I32, type WasmFunction } from '../../../util/wasm-module.ts';
 import { ACT_MAX } from '../numerics.ts';
 import { gemmName } from './gemm.ts';
+import { reduceLanes, rowCodes, rowScaleAndZero } from './rows.ts';
 import { ConstPool, exp, expConstants, madd } from './simd-math.ts';
 
 export const attentionPrepName = (H: number, heads: number) => `attention_prep_h${H}_n${heads}`;
@@ -32,11 +33,6 @@ export const attentionPvName = (H: number, heads: number) => `attention_pv_h${H}
 
 /** Largest int8 key code (symmetric, so −127…127). */
 const KEY_MAX = 127;
-
-/** Pushes the f32 `op` of the four lanes of local `v`. */
-function reduceLanes(c: Code, v: number, op: 'f32_min' | 'f32_max' | 'f32_add'): void {
-  c.get(v).f32x4Extract(0).get(v).f32x4Extract(1).op(op).get(v).f32x4Extract(2).op(op).get(v).f32x4Extract(3).op(op);
-}
 
 /**
  * attention_prep_h<H>_n<heads>(qkv, n, head, qCodes, qScale, qZero, kCodes, kSum, kScale, vh):
@@ -66,30 +62,13 @@ export function attentionPrepFunction(H: number, heads: number): WasmFunction {
       c.get(p).vLoad(j * 16).tee(v).get(lo).v('f32x4_min').set(lo);
       c.get(v).get(hi).v('f32x4_max').set(hi);
     }
-    reduceLanes(c, lo, 'f32_min');
-    c.set(flo);
-    reduceLanes(c, hi, 'f32_max');
-    c.set(fhi);
-    c.get(fhi).get(flo).op('f32_sub').f32(ACT_MAX).op('f32_div').set(scale);
-    c.get(scale).f32(0).op('f32_gt').op('i32_eqz').if(() => c.f32(1).set(scale));
-    c.get(QS).get(i).i32(2).op('i32_shl').op('i32_add').get(scale).f32Store();
-    c.f32(1).get(scale).op('f32_div').set(inv);
-    c.get(flo).op('f32_neg').get(inv).op('f32_mul').op('f32_nearest').i32TruncSat().set(zero);
-    c.get(zero).i32(ACT_MAX).get(zero).i32(ACT_MAX).op('i32_lt_s').op('select').set(zero);
-    c.get(zero).i32(0).get(zero).i32(0).op('i32_gt_s').op('select').set(zero);
-    c.get(QZ).get(i).i32(2).op('i32_shl').op('i32_add').get(zero).i32Store();
-    c.get(inv).v('f32x4_splat').set(vinv);
-    c.get(zero).v('i32x4_splat').set(vzero);
+    const row = { vlo: lo, vhi: hi, lo: flo, hi: fhi, scale, inv, zero, vinv, vzero };
+    rowScaleAndZero(c, row, () => c.get(QS).get(i).i32(2).op('i32_shl').op('i32_add'), () => c.get(QZ).get(i).i32(2).op('i32_shl').op('i32_add'));
     c.get(QC).get(i).i32(d).op('i32_mul').op('i32_add').set(out);
     for (let g = 0; g < d / 16; g++) {
-      for (let j = 0; j < 4; j++) {
-        c.get(p).vLoad(g * 64 + j * 16).get(vinv).v('f32x4_mul').v('f32x4_nearest').v('i32x4_trunc_sat_f32x4_s').get(vzero).v('i32x4_add');
-        k.i32(ACT_MAX);
-        c.v('i32x4_min_s');
-        k.i32(0);
-        c.v('i32x4_max_s').set(q[j]);
-      }
-      c.get(out).get(q[0]).get(q[1]).v('i16x8_narrow_i32x4_s').get(q[2]).get(q[3]).v('i16x8_narrow_i32x4_s').v('i8x16_narrow_i16x8_u').vStore(g * 16);
+      c.get(out);
+      rowCodes(c, k, q, row, (offset) => c.get(p).vLoad(g * 64 + offset));
+      c.vStore(g * 16);
     }
   });
 

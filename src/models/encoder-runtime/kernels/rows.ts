@@ -11,8 +11,8 @@ export const quantizeName = (k: number) => `quantize_k${k}`;
 export const layerNormName = (h: number) => `add_layernorm_h${h}`;
 export const GELU = 'gelu';
 
-/** Pushes the f32 minimum (or maximum) of the four lanes of local `v`. */
-function reduceLanes(c: Code, v: number, op: 'f32_min' | 'f32_max' | 'f32_add'): void {
+/** Pushes the f32 minimum (or maximum, or sum) of the four lanes of local `v`. */
+export function reduceLanes(c: Code, v: number, op: 'f32_min' | 'f32_max' | 'f32_add'): void {
   c.get(v).f32x4Extract(0).get(v).f32x4Extract(1).op(op).get(v).f32x4Extract(2).op(op).get(v).f32x4Extract(3).op(op);
 }
 
@@ -41,40 +41,72 @@ export function quantizeFunction(K: number): WasmFunction {
       c.tee(v).get(lo).v('f32x4_min').set(lo);
       c.get(v).get(hi).v('f32x4_max').set(hi);
     });
-    reduceLanes(c, lo, 'f32_min');
-    c.set(flo);
-    reduceLanes(c, hi, 'f32_max');
-    c.set(fhi);
-    // scale = (hi − lo)/127, 1 for an all-zero row
-    c.get(fhi).get(flo).op('f32_sub').f32(ACT_MAX).op('f32_div').set(scale);
-    c.get(scale).f32(0).op('f32_gt').op('i32_eqz').if(() => c.f32(1).set(scale));
-    c.get(RSCALE).get(m).i32(2).op('i32_shl').op('i32_add').get(scale).f32Store();
-    c.f32(1).get(scale).op('f32_div').set(inv);
-    // zero = clamp(nearest(−lo·inv), 0, 127)
-    c.get(flo).op('f32_neg').get(inv).op('f32_mul').op('f32_nearest').i32TruncSat().set(zero);
-    c.get(zero).i32(ACT_MAX).get(zero).i32(ACT_MAX).op('i32_lt_s').op('select').set(zero);
-    c.get(zero).i32(0).get(zero).i32(0).op('i32_gt_s').op('select').set(zero);
-    c.get(RZERO).get(m).i32(2).op('i32_shl').op('i32_add').get(zero).i32Store();
-    c.get(inv).v('f32x4_splat').set(vinv);
-    c.get(zero).v('i32x4_splat').set(vzero);
+    const row = { vlo: lo, vhi: hi, lo: flo, hi: fhi, scale, inv, zero, vinv, vzero };
+    rowScaleAndZero(c, row, () => c.get(RSCALE).get(m).i32(2).op('i32_shl').op('i32_add'), () => c.get(RZERO).get(m).i32(2).op('i32_shl').op('i32_add'));
     c.get(CODES).get(m).i32(K).op('i32_mul').op('i32_add').set(out);
     // 16 values → 16 codes per step.
     c.forRange(j, () => c.i32(0), () => c.i32(K * 4), 64, () => {
-      for (let i = 0; i < 4; i++) {
-        smoothed(i * 16);
-        c.get(vinv).v('f32x4_mul').v('f32x4_nearest').v('i32x4_trunc_sat_f32x4_s').get(vzero).v('i32x4_add');
-        k.i32(ACT_MAX);
-        c.v('i32x4_min_s');
-        k.i32(0);
-        c.v('i32x4_max_s').set(q[i]);
-      }
       c.get(out);
-      c.get(q[0]).get(q[1]).v('i16x8_narrow_i32x4_s').get(q[2]).get(q[3]).v('i16x8_narrow_i32x4_s').v('i8x16_narrow_i16x8_u');
+      rowCodes(c, k, q, row, smoothed);
       c.vStore();
       c.addTo(out, 16);
     });
   });
   return c.fn();
+}
+
+/** The f32/i32/v128 locals of one row's quantisation (rowScaleAndZero, rowCodes). */
+export interface RowLocals {
+  /** v128: the row's lane-wise minima (≤ 0) and maxima (≥ 0). */
+  vlo: number;
+  vhi: number;
+  /** f32: their reductions. */
+  lo: number;
+  hi: number;
+  /** f32 scale and 1/scale, i32 zero point, and their splats for the codes. */
+  scale: number;
+  inv: number;
+  zero: number;
+  vinv: number;
+  vzero: number;
+}
+
+/**
+ * A row's scale and zero point from its lane-wise minima and maxima, as numerics.ts quantizeRow
+ * computes them: stored at the addresses `scaleAt` and `zeroAt` push, and splatted for rowCodes.
+ */
+export function rowScaleAndZero(c: Code, l: RowLocals, scaleAt: () => void, zeroAt: () => void): void {
+  reduceLanes(c, l.vlo, 'f32_min');
+  c.set(l.lo);
+  reduceLanes(c, l.vhi, 'f32_max');
+  c.set(l.hi);
+  // scale = (hi − lo)/127, 1 for an all-zero row
+  c.get(l.hi).get(l.lo).op('f32_sub').f32(ACT_MAX).op('f32_div').set(l.scale);
+  c.get(l.scale).f32(0).op('f32_gt').op('i32_eqz').if(() => c.f32(1).set(l.scale));
+  scaleAt();
+  c.get(l.scale).f32Store();
+  c.f32(1).get(l.scale).op('f32_div').set(l.inv);
+  // zero = clamp(nearest(−lo·inv), 0, 127)
+  c.get(l.lo).op('f32_neg').get(l.inv).op('f32_mul').op('f32_nearest').i32TruncSat().set(l.zero);
+  c.get(l.zero).i32(ACT_MAX).get(l.zero).i32(ACT_MAX).op('i32_lt_s').op('select').set(l.zero);
+  c.get(l.zero).i32(0).get(l.zero).i32(0).op('i32_gt_s').op('select').set(l.zero);
+  zeroAt();
+  c.get(l.zero).i32Store();
+  c.get(l.inv).v('f32x4_splat').set(l.vinv);
+  c.get(l.zero).v('i32x4_splat').set(l.vzero);
+}
+
+/** Pushes the 16 codes (0..127, one v128) of the 4 f32x4 values `value(i)` pushes (i = 0…3); `q`: 4 v128 scratch locals. */
+export function rowCodes(c: Code, k: ConstPool, q: readonly number[], l: RowLocals, value: (offset: number) => void): void {
+  for (let i = 0; i < 4; i++) {
+    value(i * 16);
+    c.get(l.vinv).v('f32x4_mul').v('f32x4_nearest').v('i32x4_trunc_sat_f32x4_s').get(l.vzero).v('i32x4_add');
+    k.i32(ACT_MAX);
+    c.v('i32x4_min_s');
+    k.i32(0);
+    c.v('i32x4_max_s').set(q[i]);
+  }
+  c.get(q[0]).get(q[1]).v('i16x8_narrow_i32x4_s').get(q[2]).get(q[3]).v('i16x8_narrow_i32x4_s').v('i8x16_narrow_i16x8_u');
 }
 
 /**
