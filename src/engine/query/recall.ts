@@ -89,9 +89,9 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     const [q] = await e.embed([r.text], 'query', r.signal);
     checkAborted(r.signal);
     const read = refine && denseTuning.refine ? deps.readChunks : undefined;
-    // Only the head that can reach the page is read back (one store read per chunk); the margin
-    // rule of refineDense keeps that head's order what a deeper refinement would give.
-    // The int8 list stays as deep as before (its depth also sizes the Hamming shortlist).
+    // Only the head that can reach the page is read back (one store read per chunk): the margin
+    // rule of refineDense keeps its order what a deeper refinement gives. The int8 list keeps its
+    // depth, which also sizes the Hamming shortlist.
     const head = Math.min(depth, (r.refineDepth ?? r.depth) + r.exclude.size);
     const k = read ? refinePool(depth) : depth;
     let hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
