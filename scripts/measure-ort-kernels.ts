@@ -36,7 +36,7 @@ import { compileModule } from '../src/util/wasm-module.ts';
 import { encoderModuleBytes, encoderKernels } from '../src/models/encoder-runtime/kernel-module.ts';
 import { columnSums, gemmName, packWeights, type DotKind } from '../src/models/encoder-runtime/kernels/gemm.ts';
 import { GELU, layerNormName, quantizeName } from '../src/models/encoder-runtime/kernels/rows.ts';
-import { attend, attentionScratchBytes, type AttentionScratch } from '../src/models/encoder-runtime/kernels/attention.ts';
+import { attend, placeAttentionScratch } from '../src/models/encoder-runtime/kernels/attention.ts';
 import { bertWeights } from '../src/models/encoder-runtime/bert-weights.ts';
 import { decodeWeights, WEIGHTS_FILE } from '../src/models/encoder-runtime/weights-file.ts';
 import { WasmBertEncoder } from '../src/models/encoder-runtime/wasm-encoder.ts';
@@ -128,7 +128,7 @@ const KERNELS: Kernel[] = [
     // Ours: per sequence over its [Q|K|V] rows, every head (int8 scores, float32 softmax and P·V).
     ours: ({ k, put }) => {
       const qkv = put(values((B * S + 8) * 3 * H, 1)), out = put(new Float32Array((B * S + 8) * H));
-      const scratch = Object.fromEntries(Object.entries(attentionScratchBytes(H, NH, S + 8)).map(([name, bytes]) => [name, put(new Uint8Array(bytes))])) as AttentionScratch;
+      const scratch = placeAttentionScratch(H, NH, S + 8, (bytes) => put(new Uint8Array(bytes)));
       return () => {
         for (let b = 0; b < B; b++) attend(k, H, NH, qkv + b * S * 3 * H * 4, S, out + b * S * H * 4, scratch);
       };

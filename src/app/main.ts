@@ -163,9 +163,12 @@ function describe(s: WorkerStatus): string {
 }
 
 await nextTask();
-const picker = mountModelPicker(byId('model-picker'), client.control, (texts) => client.request('embed', { inputs: texts, kind: 'document' }));
+// The built-in models are read once (a manifest and a HEAD request each) for the picker and the advice.
+const builtInModels = client.control.models();
+const modelControl = { models: () => builtInModels, chooseModel: (name: string | undefined) => client.control.chooseModel(name), languages: () => client.control.languages() };
+const picker = mountModelPicker(byId('model-picker'), modelControl, (texts) => client.request('embed', { inputs: texts, kind: 'document' }));
 const indexLoss = mountIndexLoss(byId('index-loss'), { dismiss: () => client.control.dismissIndexLoss(), showImport: () => areas.show('import', true) });
-const advice = mountModelAdvice(byId('model-advice'), client.control, () => areas.show('models', true));
+const advice = mountModelAdvice(byId('model-advice'), modelControl, () => areas.show('models', true));
 let adviceVersion: string | undefined;
 let adviceAt = -Infinity;
 let seenVersion: string | undefined;

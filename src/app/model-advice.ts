@@ -101,7 +101,6 @@ export interface ModelAdviceView {
  */
 export function mountModelAdvice(host: HTMLElement, control: Pick<ControlApi, 'models' | 'languages' | 'chooseModel'>, compare: () => void): ModelAdviceView {
   host.hidden = true;
-  let models: { current?: string; available: AvailableModel[] } | undefined;
   const draw = (advice: ModelAdvice | undefined) => {
     if (!advice || dismissedPairs().includes(`${advice.from}>${advice.to}`)) {
       host.hidden = true;
@@ -135,8 +134,8 @@ export function mountModelAdvice(host: HTMLElement, control: Pick<ControlApi, 'm
   };
   return {
     async refresh() {
-      models ??= await control.models();
-      draw(modelAdvice(models.current, models.available, await control.languages()));
+      const { current, available } = await control.models();
+      draw(modelAdvice(current, available, await control.languages()));
     },
   };
 }

@@ -247,18 +247,22 @@ describe('fine rescoring of a dense list', () => {
     normalized: false,
     embed: async (texts) => texts.map((t) => nearTie(Number(t.slice(2)))),
   };
-  const exact = (ids: string[], q: Float32Array): string[] => {
+  const exact = (ids: string[], q: Float32Array, n = 10): string[] => {
     const cos = (v: Float32Array) => v.reduce((s, x, i) => s + x * q[i], 0) / (Math.hypot(...v) * Math.hypot(...q));
-    return ids.map((id) => [id, cos(nearTie(Number(id.slice(1))))] as const).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([id]) => id);
+    return ids.map((id) => [id, cos(nearTie(Number(id.slice(1))))] as const).sort((a, b) => b[1] - a[1]).slice(0, n).map(([id]) => id);
   };
-
-  it('orders near-ties as exact float cosine does, where int8 codes alone cannot', async () => {
+  /** An engine over 200 near-tie vectors, ids n9000…n9199. */
+  const nearIndex = async () => {
     const store = new MemoryStore();
     const engine = new Engine({ store, embedder: near });
     await engine.open();
     const docs = Array.from({ length: 200 }, (_, i) => ({ id: `n${9000 + i}`, text: `v:${9000 + i}` }));
     await engine.add(docs);
-    const ids = docs.map((d) => d.id);
+    return { engine, ids: docs.map((d) => d.id) };
+  };
+
+  it('orders near-ties as exact float cosine does, where int8 codes alone cannot', async () => {
+    const { engine, ids } = await nearIndex();
     await engine.delete(['n9000']); // fine codes are read per chunk key: survivors of a rewrite keep theirs
     const live = ids.filter((id) => id !== 'n9000');
     const q = 12345;
@@ -301,19 +305,9 @@ describe('fine rescoring of a dense list', () => {
   });
 
   it('pages of one dense list are cut from one order: page by page equals one deep page', async () => {
-    const store = new MemoryStore();
-    const engine = new Engine({ store, embedder: near });
-    await engine.open();
-    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `n${9000 + i}`, text: `v:${9000 + i}` }));
-    await engine.add(docs);
+    const { engine, ids } = await nearIndex();
     const q = 4711;
-    const exact30 = docs
-      .map((d) => d.id)
-      .map((id) => [id, nearTie(Number(id.slice(1)))] as const)
-      .map(([id, v]) => [id, v.reduce((s, x, i) => s + x * nearTie(q)[i], 0) / (Math.hypot(...v) * Math.hypot(...nearTie(q)))] as const)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 30)
-      .map(([id]) => id);
+    const exact30 = exact(ids, nearTie(q), 30);
     const params = { query: `v:${q}`, k: 10, mode: 'dense' as const, includeText: false };
     const paged: string[] = [];
     let cursor: string | undefined;

@@ -10,7 +10,7 @@ import { erf, gelu, quantizeRow, roundEven } from '../../src/models/encoder-runt
 import { attention, addLayerNorm, linearForward } from '../../src/models/encoder-runtime/reference.ts';
 import { columnSums, gemmFunction, gemmName, packWeights } from '../../src/models/encoder-runtime/kernels/gemm.ts';
 import { geluFunction, layerNormFunction, layerNormName, quantizeFunction, quantizeName, GELU } from '../../src/models/encoder-runtime/kernels/rows.ts';
-import { attend, attentionPrepFunction, attentionPvFunction, attentionScratchBytes, type AttentionScratch } from '../../src/models/encoder-runtime/kernels/attention.ts';
+import { attend, attentionPrepFunction, attentionPvFunction, placeAttentionScratch } from '../../src/models/encoder-runtime/kernels/attention.ts';
 import { encoderKernels, encoderModuleBytes } from '../../src/models/encoder-runtime/kernel-module.ts';
 import { moduleBytes, type WasmFunction } from '../../src/util/wasm-module.ts';
 import type { Int8Linear } from '../../src/models/encoder-runtime/bert-weights.ts';
@@ -170,9 +170,8 @@ describe('WebAssembly kernels (fixed-width SIMD) against the JS reference', () =
     const qkv = values((total + slack) * 3 * H, 1.5, 21);
     const { exports, put, f32 } = instance([gemmFunction(d, 'simd'), attentionPrepFunction(H, heads), attentionPvFunction(H, heads, false)]);
     const Q = put(qkv), out = put(new Float32Array((total + slack) * H));
-    const sizes = attentionScratchBytes(H, heads, 24 + slack);
     // Scratch filled with NaN (zeros excepted): whatever the areas held before must not leak in.
-    const scratch = Object.fromEntries(Object.entries(sizes).map(([name, bytes]) => [name, put(new Float32Array(bytes / 4).fill(name === 'zeros' ? 0 : NaN))])) as AttentionScratch;
+    const scratch = placeAttentionScratch(H, heads, 24 + slack, (bytes, area) => put(new Float32Array(Math.ceil(bytes / 4)).fill(area === 'zeros' ? 0 : NaN)));
     let row = 0;
     for (const n of lengths) {
       attend(exports, H, heads, Q + row * 3 * H * 4, n, out + row * H * 4, scratch);

@@ -84,18 +84,13 @@ export function attention(q: Float32Array, k: Float32Array, v: Float32Array, n: 
   const scale = 1 / Math.sqrt(d);
   const out = new Float32Array(n * H);
   const p = new Float64Array(n);
-  const scores = int8Scores ? quantizedScores(q, k, n, H, heads) : undefined;
+  const score = int8Scores ? quantizedScores(q, k, n, H, heads) : floatScores(q, k, H, heads);
   for (let h = 0; h < heads; h++) {
     const o = h * d;
     for (let i = 0; i < n; i++) {
       let max = -Infinity;
       for (let j = 0; j < n; j++) {
-        if (scores) p[j] = scores(h, i, j) * scale;
-        else {
-          let dot = 0;
-          for (let c = 0; c < d; c++) dot += q[i * H + o + c] * k[j * H + o + c];
-          p[j] = dot * scale;
-        }
+        p[j] = score(h, i, j) * scale;
         if (p[j] > max) max = p[j];
       }
       let sum = 0;
@@ -108,6 +103,16 @@ export function attention(q: Float32Array, k: Float32Array, v: Float32Array, n: 
     }
   }
   return out;
+}
+
+/** The float score of query i and key j in head h (before the 1/√d scale). */
+function floatScores(q: Float32Array, k: Float32Array, H: number, heads: number): (h: number, i: number, j: number) => number {
+  const d = H / heads;
+  return (h, i, j) => {
+    let dot = 0;
+    for (let c = 0, a = i * H + h * d, b = j * H + h * d; c < d; c++) dot += q[a + c] * k[b + c];
+    return dot;
+  };
 }
 
 /** The int8 score of query i and key j in head h (before the 1/√d scale), per `attention`'s comment. */

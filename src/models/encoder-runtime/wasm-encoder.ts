@@ -12,7 +12,7 @@
  */
 import { addWordRow, type BertWeights, type Int8Linear, type Linear } from './bert-weights.ts';
 import type { EncoderKernels } from './kernel-module.ts';
-import { attend, attentionScratchBytes, type AttentionScratch } from './kernels/attention.ts';
+import { attend, placeAttentionScratch, type AttentionScratch } from './kernels/attention.ts';
 import { columnSums, gemmName, packWeights } from './kernels/gemm.ts';
 import { GELU, layerNormName, quantizeName } from './kernels/rows.ts';
 import type { EncoderInput } from './reference.ts';
@@ -86,8 +86,7 @@ export class WasmBertEncoder {
       rowScale: layout.take(rows * 4),
       rowZero: layout.take(rows * 4),
     };
-    const sizes = attentionScratchBytes(H, heads, seq);
-    this.scratch = Object.fromEntries(Object.entries(sizes).map(([name, bytes]) => [name, layout.take(bytes)])) as AttentionScratch; // fresh memory: `zeros` is zeros
+    this.scratch = placeAttentionScratch(H, heads, seq, (bytes) => layout.take(bytes)); // fresh memory: `zeros` is zeros
     // Weights: placed now, written once the memory exists.
     const writes: [number, Int8Array | Int32Array | Float32Array][] = [];
     const ones = new Map<number, number>();

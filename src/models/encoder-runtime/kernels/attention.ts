@@ -128,7 +128,7 @@ export function attentionPvFunction(H: number, heads: number, relaxed: boolean):
   c.forRange(i, () => c.i32(0), () => c.get(N), 4, () => {
     // Softmax of each row over the n real keys (pad scores −∞ → exp ≈ 0, never read by P·V).
     for (let r = 0; r < 4; r++) {
-      c.get(rows).get(stride).i32(r).op('i32_mul').op('i32_add').tee(pp).set(prow[r]);
+      c.get(rows).get(stride).i32(r).op('i32_mul').op('i32_add').set(pp);
       c.forRange(j, () => c.get(N), () => c.get(n8), 1, () => c.get(pp).get(j).i32(2).op('i32_shl').op('i32_add').f32(-Infinity).f32Store());
       k.f32(-Infinity).set(vmax);
       c.forRange(j, () => c.i32(0), () => c.get(stride), 16, () => c.get(pp).get(j).op('i32_add').vLoad().get(vmax).v('f32x4_max').set(vmax));
@@ -173,14 +173,8 @@ export function attentionPvFunction(H: number, heads: number, relaxed: boolean):
   return c.fn();
 }
 
-/** Scratch byte sizes of `attend` for sequences of at most `maxSeq` tokens. */
-export function attentionScratchBytes(H: number, heads: number, maxSeq: number): AttentionScratchSizes {
-  const d = H / heads;
-  const n8 = Math.ceil(maxSeq / 8) * 8;
-  return { qCodes: n8 * d, qScale: n8 * 4, qZero: n8 * 4, kCodes: n8 * d, kSum: n8 * 4, kScale: n8 * 4, zeros: n8 * 4, vh: n8 * d * 4, p: n8 * n8 * 4 };
-}
-
-export interface AttentionScratchSizes {
+/** The scratch areas of `attend`. */
+interface AttentionScratchSizes {
   qCodes: number;
   qScale: number;
   qZero: number;
@@ -194,6 +188,19 @@ export interface AttentionScratchSizes {
 }
 /** Byte offsets of the scratch areas in the kernels' memory (`zeros` must hold zeros). */
 export type AttentionScratch = { [K in keyof AttentionScratchSizes]: number };
+
+/**
+ * Places the scratch of `attend` for sequences of at most `maxSeq` tokens: `take` reserves `bytes`
+ * for the named area and returns its byte offset.
+ */
+export function placeAttentionScratch(H: number, heads: number, maxSeq: number, take: (bytes: number, area: keyof AttentionScratch) => number): AttentionScratch {
+  const d = H / heads;
+  const n8 = Math.ceil(maxSeq / 8) * 8;
+  const sizes: AttentionScratchSizes = { qCodes: n8 * d, qScale: n8 * 4, qZero: n8 * 4, kCodes: n8 * d, kSum: n8 * 4, kScale: n8 * 4, zeros: n8 * 4, vh: n8 * d * 4, p: n8 * n8 * 4 };
+  const at = {} as AttentionScratch;
+  for (const area of Object.keys(sizes) as (keyof AttentionScratch)[]) at[area] = take(sizes[area], area);
+  return at;
+}
 
 type Kernel = (...args: number[]) => void;
 

@@ -30,8 +30,8 @@ export function quantizeFunction(K: number): WasmFunction {
   const [lo, hi, v, vinv, vzero] = c.locals('v128', 5);
   const q = c.locals('v128', 4);
   const [flo, fhi, scale, inv] = c.locals('f32', 4);
-  /** Pushes x·smoothing for the 4 values at byte j + offset of the row. */
   const k = new ConstPool(c).hold([], [ACT_MAX, 0]);
+  /** Pushes x·smoothing for the 4 values at byte j + offset of the row. */
   const smoothed = (offset: number) => c.get(p).get(j).op('i32_add').vLoad(offset).get(SMOOTH).get(j).op('i32_add').vLoad(offset).v('f32x4_mul');
   c.forRange(m, () => c.i32(0), () => c.get(ROWS), 1, () => {
     c.get(X).get(m).i32(K * 4).op('i32_mul').op('i32_add').set(p);

@@ -25,6 +25,9 @@ export function madd(c: Code, relaxed: boolean, a: () => void, b: () => void, ac
  * (several instructions per constant on x64); a local set once before a loop stays in a register,
  * or one load away when registers run out. `hold` emits the sets, so call it before the loop.
  */
+/** A held constant's key: its kind and value (−0 apart from 0, as its bits differ). */
+const constKey = (kind: 'f' | 'i', v: number): string => `${kind}${Object.is(v, -0) ? '-0' : v}`;
+
 export class ConstPool {
   private readonly held = new Map<string, number>();
   constructor(private readonly c: Code) {}
@@ -33,7 +36,7 @@ export class ConstPool {
   hold(f32: readonly number[], i32: readonly number[] = []): this {
     for (const [kind, values] of [['f', f32], ['i', i32]] as const) {
       for (const v of values) {
-        const key = `${kind}${Object.is(v, -0) ? '-0' : v}`;
+        const key = constKey(kind, v);
         if (this.held.has(key)) continue;
         const local = this.c.local('v128');
         (kind === 'f' ? this.c.f32x4Const(v) : this.c.i32x4Const(v)).set(local);
@@ -45,13 +48,13 @@ export class ConstPool {
 
   /** Pushes the f32x4 splat of v: its local when held, inline otherwise. */
   f32(v: number): Code {
-    const local = this.held.get(`f${Object.is(v, -0) ? '-0' : v}`);
+    const local = this.held.get(constKey('f', v));
     return local === undefined ? this.c.f32x4Const(v) : this.c.get(local);
   }
 
   /** Pushes the i32x4 splat of v. */
   i32(v: number): Code {
-    const local = this.held.get(`i${v}`);
+    const local = this.held.get(constKey('i', v));
     return local === undefined ? this.c.i32x4Const(v) : this.c.get(local);
   }
 }
