@@ -12,6 +12,7 @@ const mem = (align: number, offset: number) => [align, ...leb(offset)];
 /** SIMD instructions without immediates, by name. */
 const V = {
   i8x16_swizzle: 0x0e,
+  i16x8_splat: 0x10,
   i32x4_splat: 0x11,
   f32x4_splat: 0x13,
   f32x4_eq: 0x41,
@@ -23,6 +24,12 @@ const V = {
   v128_or: 0x50,
   v128_xor: 0x51,
   v128_bitselect: 0x52,
+  i16x8_le_s: 0x33,
+  i8x16_popcnt: 0x62,
+  i8x16_add: 0x6e,
+  i16x8_extadd_pairwise_i8x16_u: 0x7d,
+  i32x4_extadd_pairwise_i16x8_u: 0x7f,
+  i16x8_bitmask: 0x84,
   i8x16_narrow_i16x8_s: 0x65,
   i8x16_narrow_i16x8_u: 0x66,
   i16x8_narrow_i32x4_s: 0x85,
@@ -175,11 +182,17 @@ export class Code {
   i32Load8u(offset = 0): this {
     return this.raw(0x2d, ...mem(0, offset));
   }
+  i32Load16u(offset = 0): this {
+    return this.raw(0x2f, ...mem(1, offset));
+  }
   i32Store(offset = 0): this {
     return this.raw(0x36, ...mem(2, offset));
   }
   f32Store(offset = 0): this {
     return this.raw(0x38, ...mem(2, offset));
+  }
+  i32Store16(offset = 0): this {
+    return this.raw(0x3b, ...mem(1, offset));
   }
   i32Store8(offset = 0): this {
     return this.raw(0x3a, ...mem(0, offset));
@@ -199,6 +212,10 @@ export class Code {
   /** v128.store32_lane: stores lane `lane` of an i32x4 (address, vector on the stack). */
   vStore32Lane(lane: number, offset = 0): this {
     return this.raw(...simd(0x5a), ...mem(2, offset), lane);
+  }
+  /** v128.store64_lane: stores lane `lane` of an i64x2 (address, vector on the stack). */
+  vStore64Lane(lane: number, offset = 0): this {
+    return this.raw(...simd(0x5b), ...mem(3, offset), lane);
   }
   vConst(bytes: ArrayLike<number>): this {
     if (bytes.length !== 16) throw new Error('v128.const takes 16 bytes');

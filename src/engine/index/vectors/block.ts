@@ -4,14 +4,14 @@
  * scratch, so the kernels read them in place; the stored record's arrays are then replaced by
  * views of that memory, so each vector is held once. The memory is freed with the block.
  *
- * Layout (16-byte aligned): [query scratch][codes n×stride][bits n×bitStride][output n×4].
- * A Hamming scan writes its u16 distances into the output's first half;
- * the rows within a cut are then listed (u32) in its second half.
+ * Layout (16-byte aligned): [query scratch][codes n×stride][bits n×bitStride][distance histogram]
+ * [output n×4]. A Hamming scan writes its u16 distances into the output's first half (and counts
+ * them in the histogram); the rows within a cut are then listed (u32) in its second half.
  */
 import type { QuantizedVectors } from '../../contracts.ts';
 import { dotsJs, hammingJs } from './kernels-js.ts';
 import { dequantize } from './quantize.ts';
-import { instantiateKernels, type KernelInstance } from './wasm-kernels.ts';
+import { histogramBytes, instantiateKernels, type KernelInstance } from './wasm-kernels.ts';
 
 /** Which scan kernel runs: WebAssembly SIMD or plain JS (see docs/bench.md, "kernels"). */
 export type KernelChoice = 'wasm' | 'js';
@@ -24,7 +24,7 @@ export class VectorBlock {
   readonly dim: number;
   /** The stored form; its typed arrays are views of this block's memory when it has one. */
   readonly q: QuantizedVectors;
-  private readonly wasm?: { k: KernelInstance; mem: WebAssembly.Memory; codesAt: number; bitsAt: number; outAt: number };
+  private readonly wasm?: { k: KernelInstance; mem: WebAssembly.Memory; codesAt: number; bitsAt: number; histAt: number; outAt: number };
   private jsScores?: Float32Array;
   private jsDistances?: Uint16Array;
 
@@ -34,15 +34,16 @@ export class VectorBlock {
     const qBytes = align16(Math.max(2 * q.stride, q.bitStride));
     const codesAt = qBytes;
     const bitsAt = align16(codesAt + this.n * q.stride);
-    const outAt = align16(bitsAt + this.n * q.bitStride);
+    const histAt = align16(bitsAt + this.n * q.bitStride);
+    const outAt = align16(histAt + histogramBytes(q.bitStride));
     const total = outAt + this.n * 4;
     let placed: VectorBlock['wasm'];
     // The popcount kernel sums per-byte counts in 8 bits: rows of ≤ 496 bytes (3,968 dimensions).
     if (useWasm && q.bitStride <= 496 && this.n > 0) {
       try {
         const mem = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE) });
-        const k = instantiateKernels(mem);
-        if (k) placed = { k, mem, codesAt, bitsAt, outAt };
+        const k = instantiateKernels(mem, q.bitStride);
+        if (k) placed = { k, mem, codesAt, bitsAt, histAt, outAt };
       } catch {
         placed = undefined; // no memory for it (or no WebAssembly): the JS kernels on the JS arrays
       }
@@ -103,16 +104,19 @@ export class VectorBlock {
     const bits = new Uint8Array(q.bitStride);
     const center = q.center;
     for (let i = 0; i < this.dim; i++) if (unitQuery[i] - center[i] > 0) bits[i >> 3] |= 1 << (i & 7);
-    let out: Uint16Array;
     if (w && kernel === 'wasm') {
       new Uint8Array(w.mem.buffer, 0, q.bitStride).set(bits);
-      w.k.hamming(0, w.bitsAt, n, q.bitStride, w.outAt);
-      out = new Uint16Array(w.mem.buffer, w.outAt, n);
-    } else {
-      out = this.jsDistances ??= new Uint16Array(n);
-      hammingJs(bits, q.bits, n, q.bitStride, out);
+      const lanes = new Uint32Array(w.mem.buffer, w.histAt, histogramBytes(q.bitStride) / 4);
+      lanes.fill(0);
+      w.k.hamming(0, w.bitsAt, n, w.outAt, w.histAt);
+      if (hist) {
+        const d = lanes.length / 4;
+        for (let i = 0; i < d; i++) hist[i] += lanes[i] + lanes[d + i] + lanes[2 * d + i] + lanes[3 * d + i];
+      }
+      return new Uint16Array(w.mem.buffer, w.outAt, n);
     }
-    // Counted here, not in the kernel: an increment per row there made it slower than this loop.
+    const out = (this.jsDistances ??= new Uint16Array(n));
+    hammingJs(bits, q.bits, n, q.bitStride, out);
     if (hist) for (let i = 0; i < n; i++) hist[out[i]]++;
     return out;
   }
@@ -127,7 +131,7 @@ export class VectorBlock {
       // The output's second half (past the u16 distances) holds up to `room` rows.
       const at = align16(w.outAt + 2 * this.n);
       const room = Math.max(0, Math.floor((w.outAt + 4 * this.n - at) / 4));
-      const m = w.k.within(w.outAt, this.n, cut, at, room);
+      const m = w.k.within(w.outAt, this.n, Math.max(-1, Math.min(cut, 32767)), at, room);
       if (m <= room) return new Uint32Array(w.mem.buffer, at, m);
     }
     let m = 0;

@@ -1,8 +1,10 @@
 /**
- * The scan kernels as a WebAssembly SIMD module, emitted byte by byte here (a few hundred bytes),
- * so no compiler or .wasm asset is needed at build or run time: the bytes are the program.
+ * The scan kernels as a WebAssembly SIMD module, emitted instruction by instruction here (a few
+ * hundred bytes, util/wasm-code.ts), so no compiler or .wasm asset is needed at build or run time:
+ * the bytes are the program. One module per sign-bit row width (the Hamming scan is unrolled for it).
  *
- *   hamming(q, base, n, bitStride, out)  out[i] (u16) = popcount(q XOR bits_i), bitStride bytes each
+ *   hamming(q, base, n, out, hist)      out[i] (u16) = popcount(q XOR bits_i), bitStride bytes each;
+ *                                       hist counts the rows per distance (`histogramBytes`)
  *   dots(q, base, n, stride, out)        out[i] (i32) = Σ q16[j] · codes_i[j], stride int8 codes each
  *   within(out, n, cut, dst, max) → m    the rows i with out[i] (u16) ≤ cut, ascending, as u32 in
  *                                        dst (the first `max` of them); m = how many there are
@@ -10,125 +12,175 @@
  * `q` of `dots` is the query quantized to int16 (stride lanes); both strides are multiples of 16.
  * The module imports its memory ("e" "m"), so every vector block gets a memory of its own and
  * nothing needs an allocator. Requires fixed-width SIMD (Chromium 91+, Firefox 89+, Safari 16.4+,
- * Node 16.4+); `wasmKernels()` is undefined where it does not validate (then the JS kernels run).
+ * Node 16.4+); `kernelModule()` is undefined where it does not validate (then the JS kernels run).
  */
 
-import { compileModule, I32, leb, moduleBytes, V128, type WasmFunction } from '../../../util/wasm-module.ts';
+import { Code } from '../../../util/wasm-code.ts';
+import { compileModule, I32, moduleBytes, type WasmFunction } from '../../../util/wasm-module.ts';
 
-// Instructions used below.
-const get = (i: number) => [0x20, i];
-const set = (i: number) => [0x21, i];
-const tee = (i: number) => [0x22, i];
-const i32c = (v: number) => [0x41, ...leb(v)]; // small non-negative constants only
-const ADD = 0x6a;
-const SHL = 0x74;
-const LT_U = 0x49;
-const GE_U = 0x4f;
-const simd = (op: number, ...imm: number[]) => [0xfd, ...leb(op), ...imm];
-const V_LOAD = (offset = 0) => simd(0x00, 0x04, ...leb(offset)); // align 2^4
-const V_XOR = simd(0x51);
-const I8_POPCNT = simd(0x62);
-const I8_ADD = simd(0x6e);
-const I16_EXTADD_U8 = simd(0x7d);
-const I32_EXTADD_U16 = simd(0x7f);
-const I32_SPLAT = simd(0x11);
-const I32_LANE = (l: number) => simd(0x1b, l);
-const I32X4_ADD = simd(0xae);
-const I16_EXT_LO_S8 = simd(0x87);
-const I16_EXT_HI_S8 = simd(0x88);
-const I32_DOT_I16 = simd(0xba);
-const LE_U = 0x4d;
-const I32_STORE = [0x36, 0x02, 0x00];
-const I32_STORE16 = [0x3b, 0x01, 0x00];
-const I32_LOAD16_U = [0x2f, 0x01, 0x00];
-
-/** Sum of the four i32 lanes of local `v`. */
-const laneSum = (v: number) => [...get(v), ...I32_LANE(0), ...get(v), ...I32_LANE(1), ADD, ...get(v), ...I32_LANE(2), ADD, ...get(v), ...I32_LANE(3), ADD];
-
-// Parameters: 0 q, 1 base, 2 n, 3 stride, 4 out. Locals: 5 i, 6 j, 7 p, 8 acc (v128), 9 tmp (v128).
-const [Q, BASE, N, STRIDE, OUT, I, J, P, ACC, TMP] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
-
-/** Outer loop over the n vectors; `inner` leaves the per-vector result, `store` writes it. */
-function overVectors(inner: number[], store: number[]): number[] {
-  return [
-    ...get(BASE), ...set(P),
-    0x02, 0x40, 0x03, 0x40, // block, loop
-    ...get(I), ...get(N), GE_U, 0x0d, 1, // i >= n: exit
-    ...i32c(0), ...I32_SPLAT, ...set(ACC),
-    ...i32c(0), ...set(J),
-    0x03, 0x40, ...inner, ...get(J), ...i32c(16), ADD, ...tee(J), ...get(STRIDE), LT_U, 0x0d, 0, 0x0b,
-    ...store,
-    ...get(P), ...get(STRIDE), ADD, ...set(P),
-    ...get(I), ...i32c(1), ADD, ...set(I),
-    0x0c, 0, 0x0b, 0x0b, // br loop; end loop; end block
-  ];
+/**
+ * dots(q, base, n, stride, out): out[i] = Σ_j q16[j]·codes_i[j] (int16 query × int8 codes, summed
+ * in int32), 16 codes per step.
+ */
+function dotsFunction(): WasmFunction {
+  const c = new Code('dots', [I32, I32, I32, I32, I32]);
+  const [Q, BASE, N, STRIDE, OUT] = [0, 1, 2, 3, 4];
+  const [i, j, p] = c.locals('i32', 3);
+  const [acc, codes] = c.locals('v128', 2);
+  c.get(BASE).set(p);
+  c.forRange(i, () => c.i32(0), () => c.get(N), 1, () => {
+    c.i32x4Const(0).set(acc);
+    c.forRange(j, () => c.i32(0), () => c.get(STRIDE), 16, () => {
+      c.get(p).get(j).op('i32_add').vLoad().set(codes);
+      c.get(acc);
+      c.get(codes).v('i16x8_extend_low_i8x16_s').get(Q).get(j).i32(1).op('i32_shl').op('i32_add').vLoad().v('i32x4_dot_i16x8_s').v('i32x4_add');
+      c.get(codes).v('i16x8_extend_high_i8x16_s').get(Q).get(j).i32(1).op('i32_shl').op('i32_add').vLoad(16).v('i32x4_dot_i16x8_s').v('i32x4_add');
+      c.set(acc);
+    });
+    c.get(OUT).get(i).i32(2).op('i32_shl').op('i32_add');
+    c.get(acc).i32x4Extract(0).get(acc).i32x4Extract(1).op('i32_add').get(acc).i32x4Extract(2).op('i32_add').get(acc).i32x4Extract(3).op('i32_add');
+    c.i32Store();
+    c.get(p).get(STRIDE).op('i32_add').set(p);
+  });
+  return c.fn();
 }
 
-const hammingBody = overVectors(
-  // acc += popcnt(q[j..] ^ p[j..]) per byte lane (at most 8 per 16 bytes: safe for strides ≤ 496).
-  [...get(ACC), ...get(Q), ...get(J), ADD, ...V_LOAD(), ...get(P), ...get(J), ADD, ...V_LOAD(), ...V_XOR, ...I8_POPCNT, ...I8_ADD, ...set(ACC)],
-  [
-    ...get(ACC), ...I16_EXTADD_U8, ...I32_EXTADD_U16, ...set(TMP),
-    ...get(OUT), ...get(I), ...i32c(1), SHL, ADD, ...laneSum(TMP), ...I32_STORE16,
-  ],
-);
+/** Byte lanes of an i8x16.shuffle that pick 32-bit lanes `l` of (a ‖ b). */
+const lanes32 = (l: readonly number[]): number[] => l.flatMap((x) => [x * 4, x * 4 + 1, x * 4 + 2, x * 4 + 3]);
 
-// within(out, n, cut, dst, max): parameters 0–4 as named; locals 5 i, 6 m.
-const [W_OUT, W_N, W_CUT, W_DST, W_MAX, W_I, W_M] = [0, 1, 2, 3, 4, 5, 6];
-const withinBody = [
-  0x02, 0x40, 0x03, 0x40, // block, loop
-  ...get(W_I), ...get(W_N), GE_U, 0x0d, 1, // i >= n: exit
-  ...get(W_OUT), ...get(W_I), ...i32c(1), SHL, ADD, ...I32_LOAD16_U, ...get(W_CUT), LE_U,
-  0x04, 0x40, // if out[i] <= cut
-  ...get(W_M), ...get(W_MAX), LT_U,
-  0x04, 0x40, // if m < max: dst[m] = i
-  ...get(W_DST), ...get(W_M), ...i32c(2), SHL, ADD, ...get(W_I), ...I32_STORE,
-  0x0b,
-  ...get(W_M), ...i32c(1), ADD, ...set(W_M),
-  0x0b,
-  ...get(W_I), ...i32c(1), ADD, ...set(W_I),
-  0x0c, 0, 0x0b, 0x0b, // br loop; end loop; end block
-  ...get(W_M),
-];
+/** Bytes of `hamming`'s distance histogram for rows of `bitStride` bytes: 4 lanes × (bits + 1) u32. */
+export const histogramBytes = (bitStride: number): number => 4 * 4 * (bitStride * 8 + 1);
 
-const dotsBody = overVectors(
-  [
-    ...get(P), ...get(J), ADD, ...V_LOAD(), ...set(TMP),
-    ...get(ACC),
-    ...get(TMP), ...I16_EXT_LO_S8, ...get(Q), ...get(J), ...i32c(1), SHL, ADD, ...V_LOAD(), ...I32_DOT_I16, ...I32X4_ADD,
-    ...get(TMP), ...I16_EXT_HI_S8, ...get(Q), ...get(J), ...i32c(1), SHL, ADD, ...V_LOAD(16), ...I32_DOT_I16, ...I32X4_ADD,
-    ...set(ACC),
-  ],
-  [...get(OUT), ...get(I), ...i32c(2), SHL, ADD, ...laneSum(ACC), 0x36, 0x02, 0x00], // i32.store
-);
+/**
+ * hamming(q, base, n, out, hist) for rows of `bitStride` bytes: out[i] (u16) = popcount(q XOR
+ * bits_i), and hist[lane][d] (u32, `histogramBytes` in all) += 1 for each row at distance d, lane =
+ * the row's index mod 4 (four counters per distance, so that neighbouring rows at one distance do
+ * not wait on each other's increment; the caller zeroes them and sums the lanes).
+ * The query stays in registers and four rows are counted per step, their per-lane totals reduced
+ * together (one shuffle tree instead of four horizontal sums), so the scan is nearly bound by
+ * reading the bits (docs/bench.md, "The sign-bit scan").
+ */
+function hammingFunction(bitStride: number): WasmFunction {
+  const c = new Code('hamming', [I32, I32, I32, I32, I32]);
+  const [Q, BASE, N, OUT, HIST] = [0, 1, 2, 3, 4];
+  const [i, p, o, at, fours] = c.locals('i32', 5);
+  const qv = c.locals('v128', bitStride / 16);
+  const rows = c.locals('v128', 4);
+  const [u, w] = c.locals('v128', 2);
+  const lane = histogramBytes(bitStride) / 4;
+  /** Pushes the row at byte `offset` from p as 4 partial counts (i32x4). */
+  const rowCounts = (offset: number): void => {
+    qv.forEach((q, j) => {
+      c.get(p).vLoad(offset + 16 * j).get(q).v('v128_xor').v('i8x16_popcnt');
+      if (j > 0) c.v('i8x16_add'); // ≤ 8 per byte per 16 bytes: no overflow below 496-byte rows
+    });
+    c.v('i16x8_extadd_pairwise_i8x16_u').v('i32x4_extadd_pairwise_i16x8_u');
+  };
+  /** Pushes the lane-wise sums of a's and b's pairs of lanes: [a0+a1, a2+a3, b0+b1, b2+b3]. */
+  const pairSums = (a: number, b: number): void => {
+    c.get(a).get(b).shuffle(lanes32([0, 2, 4, 6])).get(a).get(b).shuffle(lanes32([1, 3, 5, 7])).v('i32x4_add');
+  };
+  /** hist[l][d] += 1, with d on the stack. */
+  const count = (l: number): void => {
+    c.i32(2).op('i32_shl').get(HIST).op('i32_add').tee(at).get(at).i32Load(l * lane).i32(1).op('i32_add').i32Store(l * lane);
+  };
+  qv.forEach((q, j) => c.get(Q).vLoad(16 * j).set(q));
+  c.get(BASE).set(p);
+  c.get(OUT).set(o);
+  c.get(N).i32(-4).op('i32_and').set(fours);
+  c.forRange(i, () => c.i32(0), () => c.get(fours), 4, () => {
+    rows.forEach((r, k) => {
+      rowCounts(k * bitStride);
+      c.set(r);
+    });
+    pairSums(rows[0], rows[1]);
+    c.set(u);
+    pairSums(rows[2], rows[3]);
+    c.set(w);
+    pairSums(u, w); // [d0 d1 d2 d3]
+    c.set(u);
+    c.get(o).get(u).get(u).v('i16x8_narrow_i32x4_u').vStore64Lane(0);
+    for (let l = 0; l < 4; l++) {
+      c.get(u).i32x4Extract(l);
+      count(l);
+    }
+    c.addTo(p, 4 * bitStride);
+    c.addTo(o, 8);
+  });
+  // The last n mod 4 rows, one at a time (lane 0 of the histogram).
+  c.forRange(i, () => c.get(fours), () => c.get(N), 1, () => {
+    rowCounts(0);
+    c.set(u);
+    c.get(u).i32x4Extract(0).get(u).i32x4Extract(1).op('i32_add').get(u).i32x4Extract(2).op('i32_add').get(u).i32x4Extract(3).op('i32_add').set(at);
+    c.get(o).get(at).i32Store16();
+    c.get(at);
+    count(0);
+    c.addTo(p, bitStride);
+    c.addTo(o, 2);
+  });
+  return c.fn();
+}
 
-/** The module's bytes. */
-export function kernelModuleBytes(): Uint8Array<ArrayBuffer> {
-  const fn = (name: string, body: number[]): WasmFunction => ({ name, params: [I32, I32, I32, I32, I32], results: [], locals: [I32, I32, I32, V128, V128], body });
-  const within: WasmFunction = { name: 'within', params: [I32, I32, I32, I32, I32], results: [I32], locals: [I32, I32], body: withinBody };
-  return moduleBytes([fn('hamming', hammingBody), fn('dots', dotsBody), within]);
+/**
+ * within(out, n, cut, dst, max) → m: the rows i with out[i] (u16, ≤ 32767) ≤ cut (−1 ≤ cut ≤
+ * 32767), ascending, as u32 in dst (the first `max` of them); m = how many there are. Eight rows are
+ * compared at once and only a group with a row within the cut is looked at row by row: a cut keeps
+ * a few thousand of a million.
+ */
+function withinFunction(): WasmFunction {
+  const c = new Code('within', [I32, I32, I32, I32, I32], [I32]);
+  const [OUT, N, CUT, DST, MAX] = [0, 1, 2, 3, 4];
+  const [i, m, mask, eights, row] = c.locals('i32', 5);
+  const cut = c.local('v128');
+  /** Records row `row` when it is within the cut (its distance already compared: `test` pushes the outcome). */
+  const keep = (test: () => void): void => {
+    test();
+    c.if(() => {
+      c.get(m).get(MAX).op('i32_lt_u').if(() => c.get(DST).get(m).i32(2).op('i32_shl').op('i32_add').get(row).i32Store());
+      c.addTo(m, 1);
+    });
+  };
+  c.get(CUT).v('i16x8_splat').set(cut);
+  c.get(N).i32(-8).op('i32_and').set(eights);
+  c.forRange(i, () => c.i32(0), () => c.get(eights), 8, () => {
+    c.get(OUT).get(i).i32(1).op('i32_shl').op('i32_add').vLoad().get(cut).v('i16x8_le_s').v('i16x8_bitmask').tee(mask);
+    c.if(() => {
+      for (let j = 0; j < 8; j++) {
+        c.get(i).i32(j).op('i32_add').set(row);
+        keep(() => c.get(mask).i32(1 << j).op('i32_and'));
+      }
+    });
+  });
+  c.forRange(row, () => c.get(eights), () => c.get(N), 1, () => keep(() => c.get(OUT).get(row).i32(1).op('i32_shl').op('i32_add').i32Load16u().get(CUT).op('i32_le_s')));
+  c.get(m);
+  return c.fn();
+}
+
+/** The module's bytes, for rows of `bitStride` sign-bit bytes (a multiple of 16, at most 496). */
+export function kernelModuleBytes(bitStride: number): Uint8Array<ArrayBuffer> {
+  return moduleBytes([hammingFunction(bitStride), dotsFunction(), withinFunction()]);
 }
 
 /** The exported kernels of one instance (bound to one memory). */
 export interface KernelInstance {
-  hamming(q: number, base: number, n: number, bitStride: number, out: number): void;
+  hamming(q: number, base: number, n: number, out: number, hist: number): void;
   dots(q: number, base: number, n: number, stride: number, out: number): void;
   within(out: number, n: number, cut: number, dst: number, max: number): number;
 }
 
-let compiled: WebAssembly.Module | null | undefined;
+/** Compiled modules by bit stride; null where WebAssembly SIMD is unavailable. */
+const compiled = new Map<number, WebAssembly.Module | null>();
 
-/** The compiled module, or undefined where WebAssembly SIMD is unavailable (compiled once). */
-export function kernelModule(): WebAssembly.Module | undefined {
-  if (compiled === undefined) {
-    compiled = compileModule(kernelModuleBytes()) ?? null; // null also under a CSP without 'wasm-unsafe-eval'
-  }
-  return compiled ?? undefined;
+/** The compiled module for rows of `bitStride` sign-bit bytes, or undefined where WebAssembly SIMD is unavailable (compiled once per stride). */
+export function kernelModule(bitStride: number): WebAssembly.Module | undefined {
+  if (bitStride % 16 || bitStride <= 0 || bitStride > 496) return undefined;
+  if (!compiled.has(bitStride)) compiled.set(bitStride, compileModule(kernelModuleBytes(bitStride)) ?? null); // null also under a CSP without 'wasm-unsafe-eval'
+  return compiled.get(bitStride) ?? undefined;
 }
 
-/** Instantiates the kernels over `memory` (synchronously: the module is tiny). */
-export function instantiateKernels(memory: WebAssembly.Memory): KernelInstance | undefined {
-  const m = kernelModule();
+/** Instantiates the kernels over `memory` (synchronously: the module is small). */
+export function instantiateKernels(memory: WebAssembly.Memory, bitStride: number): KernelInstance | undefined {
+  const m = kernelModule(bitStride);
   if (!m) return undefined;
   return new WebAssembly.Instance(m, { e: { m: memory } }).exports as unknown as KernelInstance;
 }
