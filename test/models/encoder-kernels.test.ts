@@ -2,26 +2,18 @@
  * Our encoder runtime's parts on synthetic data: the weight file format, the shared numerics, and
  * each generated WebAssembly kernel against the plain-JS reference (integer GEMM exactly, the float
  * kernels to float32 rounding). Node 20 validates relaxed SIMD only behind a flag, so the fixed-width
- * SIMD variant runs here and Chromium runs the relaxed one (e2e/encoder-runtime.spec.ts).
+ * SIMD variant runs here and Chromium runs all three GEMM variants (e2e/encoder-kernels.spec.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { decodeWeights, encodeWeights, WEIGHTS_MAGIC } from '../../src/models/encoder-runtime/weights-file.ts';
 import { erf, gelu, quantizeRow, roundEven } from '../../src/models/encoder-runtime/numerics.ts';
-import { attention, addLayerNorm, linearForward } from '../../src/models/encoder-runtime/reference.ts';
-import { columnSums, gemmFunction, gemmName, packWeights } from '../../src/models/encoder-runtime/kernels/gemm.ts';
+import { attention, addLayerNorm } from '../../src/models/encoder-runtime/reference.ts';
+import { gemmFunction } from '../../src/models/encoder-runtime/kernels/gemm.ts';
 import { geluFunction, layerNormFunction, layerNormName, quantizeFunction, quantizeName, GELU } from '../../src/models/encoder-runtime/kernels/rows.ts';
 import { attend, attentionPrepFunction, attentionPvFunction, placeAttentionScratch } from '../../src/models/encoder-runtime/kernels/attention.ts';
 import { encoderKernels, encoderModuleBytes } from '../../src/models/encoder-runtime/kernel-module.ts';
 import { moduleBytes, type WasmFunction } from '../../src/util/wasm-module.ts';
-import type { Int8Linear } from '../../src/models/encoder-runtime/bert-weights.ts';
-
-/** Deterministic values in [-s, s]. */
-function values(n: number, s: number, seed = 1): Float32Array {
-  const a = new Float32Array(n);
-  let x = seed;
-  for (let i = 0; i < n; i++) (x = (x * 16807) % 2147483647), (a[i] = ((x / 2147483647) * 2 - 1) * s);
-  return a;
-}
+import { gemmDisagreement, values } from '../support/gemm-agreement.ts';
 
 /** A module with the given functions over a fresh memory, and a bump allocator into it. */
 function instance(fns: WasmFunction[], pages = 64) {
@@ -113,21 +105,7 @@ describe('WebAssembly kernels (fixed-width SIMD) against the JS reference', () =
   });
 
   it('the int8 GEMM equals the reference linear layer (integer sums exact), every tile and panel', () => {
-    for (const [K, N, rows] of [[32, 8, 4], [48, 24, 12], [64, 40, 36]]) {
-      const w = Int8Array.from(values(K * N, 127.4, K), Math.round);
-      const scale = values(N, 0.01, 3).map(Math.abs);
-      const bias = values(N, 0.5, 5);
-      const x = values(rows * K, 2, 7);
-      const layer: Int8Linear = { kind: 'i8', inDim: K, outDim: N, weight: w, scale, bias };
-      const want = linearForward(layer, x, rows);
-      const { exports, put, f32 } = instance([gemmFunction(K, 'simd'), quantizeFunction(K)]);
-      const X = put(x), ones = put(new Float32Array(K).fill(1)), codes = put(new Uint8Array(rows * K)), rs = put(new Float32Array(rows)), rz = put(new Int32Array(rows));
-      exports[quantizeName(K)](X, rows, ones, codes, rs, rz);
-      const W = put(packWeights(w, K, N)), cs = put(columnSums(w, K, N)), csc = put(scale), b = put(bias), out = put(new Float32Array(rows * N));
-      exports[gemmName(K)](codes, rows, W, N, out, rs, rz, cs, csc, b);
-      const got = f32(out, rows * N);
-      for (let i = 0; i < want.length; i++) expect(Math.abs(got[i] - want[i]), `K${K} N${N} [${i}]`).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(want[i])));
-    }
+    expect(gemmDisagreement('simd')).toBeUndefined();
   });
 
   it('quantisation with smoothing equals quantizeRow on the smoothed row', () => {

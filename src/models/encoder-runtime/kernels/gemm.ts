@@ -10,10 +10,11 @@
  *
  * Three variants, identical integer results (the runtime times them at load and keeps the fastest):
  *   - relaxed: `i32x4.relaxed_dot_i8x16_i7x16_add_s` (weights signed, activations 0..127 — the range
- *     in which it is deterministic), tile 4 rows × 8 columns = 8 accumulators; one instruction where
- *     the CPU has VNNI (x86) or SDOT (Arm);
+ *     in which it is deterministic), tile 5 rows × 8 columns = 10 accumulators (4 rows for the
+ *     rows past the last multiple of 20); one instruction where the CPU has VNNI (x86) or SDOT (Arm);
  *   - relaxed16: `i16x8.relaxed_dot_i8x16_i7x16_s` then `i32x4.dot_i16x8_s` by ones (the pairwise
- *     int16 sums cannot overflow: |2·127·127| < 2¹⁵), the same tile; on x86 without VNNI this is
+ *     int16 sums cannot overflow: |2·127·127| < 2¹⁵), tile 4 rows × 8 columns (its temporaries
+ *     leave no registers for a fifth row); on x86 without VNNI this is
  *     pmaddubsw + pmaddwd, where V8 lowers the fused form to the same plus rebuilding a constant;
  *   - simd: the weights widened to int16 (`extend_low/high`) and `i32x4.dot_i16x8_s`, tile 4 rows ×
  *     4 columns, whose pairwise sums are folded into columns at the end (no relaxed SIMD needed).
@@ -23,8 +24,8 @@
 import { Code } from '../../../util/wasm-code.ts';
 import { I32, type WasmFunction } from '../../../util/wasm-module.ts';
 
-/** Rows per cache block. */
-const MC = 32;
+/** Rows per cache block (a multiple of 4 and of 5: whole tiles of either height). */
+const MC = 40;
 /** k-steps of 4 per unrolled iteration. */
 const UNROLL = 4;
 
@@ -68,17 +69,23 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
   const xp = c.local('i32');
   const kk = c.local('i32');
   const wPanel = c.local('i32');
+  // relaxed: 5-row tiles where the rows allow (10 accumulator chains instead of 8: the fused dot's
+  // latency, not its throughput, bounds a 4-row tile; 13 live vectors still fit x64's 16 registers).
+  const tall = dot === 'relaxed' ? 5 : 4;
   // Accumulators: [row][group] (relaxed: 2 groups of 4 columns; simd: low/high halves of one group).
-  const acc = Array.from({ length: 4 }, () => c.locals('v128', 2));
+  const accs = Array.from({ length: tall }, () => c.locals('v128', 2));
   const wv = c.locals('v128', 2);
   const xv = c.local('v128');
   const tmp = c.local('v128');
   const ones = c.local('v128');
+  const col = c.local('i32');
+  const tallEnd = c.local('i32');
   const wide = dot !== 'simd'; // 8 columns per tile
   if (dot === 'relaxed16') c.vConst(new Uint8Array(new Int16Array(8).fill(1).buffer)).set(ones);
 
-  const tile = (group: number) => {
+  const tile = (group: number, height: number) => {
     // group: which 4-column group of the panel the simd variant computes (relaxed: both).
+    const acc = accs.slice(0, height);
     for (const row of acc) for (const a of row) c.i32x4Const(0).set(a);
     c.get(wPanel).i32(group * 16).op('i32_add').set(wp);
     c.get(X).get(r).i32(K).op('i32_mul').op('i32_add').set(xp);
@@ -87,7 +94,7 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
         if (wide) {
           c.get(wp).vLoad(u * 32).set(wv[0]);
           c.get(wp).vLoad(u * 32 + 16).set(wv[1]);
-          for (let row = 0; row < 4; row++) {
+          for (let row = 0; row < height; row++) {
             c.get(xp).vLoad32Splat(row * K + u * 4).set(xv);
             for (let g = 0; g < 2; g++) {
               if (dot === 'relaxed') c.get(wv[g]).get(xv).get(acc[row][g]).v('i32x4_relaxed_dot_i8x16_i7x16_add_s').set(acc[row][g]);
@@ -97,7 +104,7 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
         } else {
           c.get(wp).vLoad(u * 32).tee(tmp).v('i16x8_extend_low_i8x16_s').set(wv[0]);
           c.get(tmp).v('i16x8_extend_high_i8x16_s').set(wv[1]);
-          for (let row = 0; row < 4; row++) {
+          for (let row = 0; row < height; row++) {
             c.get(xp).vLoad32Splat(row * K + u * 4).v('i16x8_extend_low_i8x16_u').set(xv);
             for (let h = 0; h < 2; h++) c.get(acc[row][h]).get(wv[h]).get(xv).v('i32x4_dot_i16x8_s').v('i32x4_add').set(acc[row][h]);
           }
@@ -107,8 +114,7 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
       c.get(xp).i32(UNROLL * 4).op('i32_add').set(xp);
     });
     // Epilogue: 4 columns at a time.
-    const col = c.local('i32');
-    for (let row = 0; row < 4; row++) {
+    for (let row = 0; row < height; row++) {
       const groups = wide ? [0, 1] : [group];
       for (const g of groups) {
         if (wide) c.get(acc[row][g]).set(tmp);
@@ -133,13 +139,17 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
 
   c.forRange(m0, () => c.i32(0), () => c.get(ROWS), MC, () => {
     c.get(m0).i32(MC).op('i32_add').tee(mEnd).get(ROWS).get(mEnd).get(ROWS).op('i32_lt_s').op('select').set(mEnd);
+    // Tall tiles over the leading multiple of 20 rows (of 4 and of 5), 4-row tiles over the rest.
+    c.get(mEnd).get(m0).op('i32_sub').i32(20).op('i32_div_s').i32(20).op('i32_mul').get(m0).op('i32_add').set(tallEnd);
+    if (tall === 4) c.get(m0).set(tallEnd);
     c.forRange(panel, () => c.i32(0), () => c.get(N), 8, () => {
       c.get(W).get(panel).i32(K).op('i32_mul').op('i32_add').set(wPanel); // panel p starts at p·8·K bytes = panel·K
-      c.forRange(r, () => c.get(m0), () => c.get(mEnd), 4, () => {
-        if (wide) tile(0);
+      if (tall > 4) c.forRange(r, () => c.get(m0), () => c.get(tallEnd), tall, () => tile(0, tall));
+      c.forRange(r, () => c.get(tallEnd), () => c.get(mEnd), 4, () => {
+        if (wide) tile(0, 4);
         else {
-          tile(0);
-          tile(1);
+          tile(0, 4);
+          tile(1, 4);
         }
       });
     });
