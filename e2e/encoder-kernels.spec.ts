@@ -1,6 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { build } from 'vite';
+import { pageBundle } from './support/page-bundle.ts';
 
 /**
  * Our encoder's int8 GEMM in every dot variant, in Chromium's V8 (Node 20 validates relaxed SIMD only
@@ -13,14 +12,7 @@ let bundle = '';
 test.use({ bypassCSP: true });
 
 test.beforeAll(async () => {
-  const entry = fileURLToPath(new URL('./support/encoder-kernels-entry.ts', import.meta.url));
-  const out = await build({
-    configFile: false,
-    logLevel: 'silent',
-    build: { write: false, minify: false, lib: { entry, formats: ['iife'], name: 'encoderKernelsBundle', fileName: 'kernels' } },
-  });
-  const outputs = (Array.isArray(out) ? out : [out]) as { output: { type: string; code?: string }[] }[];
-  bundle = outputs.flatMap((o) => o.output).find((f) => f.type === 'chunk')!.code!;
+  bundle = await pageBundle(new URL('./support/encoder-kernels-entry.ts', import.meta.url), 'encoderKernelsBundle');
 });
 
 for (const dot of ['relaxed', 'relaxed16', 'simd'] as const) {

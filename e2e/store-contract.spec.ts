@@ -1,6 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { build } from 'vite';
+import { pageBundle } from './support/page-bundle.ts';
 import { STORE_CONTRACT } from '../test/support/store-contract.ts';
 
 /**
@@ -13,14 +12,7 @@ let bundle = '';
 test.use({ bypassCSP: true });
 
 test.beforeAll(async () => {
-  const entry = fileURLToPath(new URL('./support/store-contract-entry.ts', import.meta.url));
-  const out = await build({
-    configFile: false,
-    logLevel: 'silent',
-    build: { write: false, minify: false, lib: { entry, formats: ['iife'], name: 'storeContractBundle', fileName: 'contract' } },
-  });
-  const outputs = (Array.isArray(out) ? out : [out]) as { output: { type: string; code?: string }[] }[];
-  bundle = outputs.flatMap((o) => o.output).find((f) => f.type === 'chunk')!.code!;
+  bundle = await pageBundle(new URL('./support/store-contract-entry.ts', import.meta.url), 'storeContractBundle');
 });
 
 test.describe('IndexStore contract: IndexedDB store in Chromium', () => {
