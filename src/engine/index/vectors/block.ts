@@ -61,10 +61,10 @@ export class VectorBlock {
     }
   }
 
-  /** Bytes this block holds (codes, bits, scales, norms, center, scratch). */
+  /** Bytes this block holds (codes, bits, scales, norms, center, scratch, the kernels' histogram). */
   get bytes(): number {
     const q = this.q;
-    return q.codes.byteLength + q.bits.byteLength + 8 * this.n + 4 * this.dim + 4 * this.n;
+    return q.codes.byteLength + q.bits.byteLength + 8 * this.n + 4 * this.dim + 4 * this.n + (this.wasm ? histogramBytes(q.bitStride) : 0);
   }
 
   get hasWasm(): boolean {
