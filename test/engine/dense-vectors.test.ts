@@ -320,44 +320,6 @@ describe('fine rescoring of a dense list', () => {
     expect(reads.mock.calls.reduce((n, [ks]) => n + ks.length, 0)).toBeGreaterThanOrEqual(100);
   });
 
-  it("reads the page's texts while the fine codes are read, and each of them once", async () => {
-    const store = new MemoryStore();
-    const writer = new Engine({ store, embedder: new SeedEmbedder() });
-    await writer.open();
-    const docs = new Map<string, number>(Array.from({ length: 300 }, (_, i) => [`s${i}`, 500 + i]));
-    await writer.add([...docs].map(([id, seed]) => doc(id, seed)));
-    const engine = new Engine({ store, embedder: new SeedEmbedder() }); // nothing in its text cache yet
-    await engine.open();
-    const events: string[] = [];
-    const read: string[] = [];
-    const getChunks = store.getChunks.bind(store);
-    vi.spyOn(store, 'getChunks').mockImplementation(async (keys) => {
-      events.push('fine codes asked');
-      await new Promise((r) => setTimeout(r, 20));
-      events.push('fine codes read');
-      return getChunks(keys);
-    });
-    const getDocuments = store.getDocuments.bind(store);
-    vi.spyOn(store, 'getDocuments').mockImplementation(async (ids, ...rest) => {
-      events.push('texts asked');
-      read.push(...ids);
-      return getDocuments(ids, ...rest);
-    });
-    const r = await retrieveInProcess(engine, { query: 'v:4242', k: 5, mode: 'dense' });
-    expect(r.hits.map((h) => String(h.id))).toEqual(bruteForce(docs, randomUnit(4242), 5));
-    expect(r.hits.every((h) => h.text === `v:${docs.get(String(h.id))}`)).toBe(true);
-    // The texts were asked for before the fine codes came back: the two reads overlapped.
-    expect(events.indexOf('texts asked')).toBeGreaterThan(-1);
-    expect(events.indexOf('texts asked')).toBeLessThan(events.indexOf('fine codes read'));
-    // Each hit's document was read once, and little past the page was (the head within rounding).
-    for (const h of r.hits) expect(read.filter((id) => id === h.id)).toHaveLength(1);
-    expect(read.length).toBeLessThan(20);
-    // A stage that reorders past the page (MMR) reads no texts ahead: its pool is read as before.
-    events.length = 0;
-    await retrieveInProcess(engine, { query: 'v:4243', k: 5, mode: 'dense', mmr: { lambda: 0.7 } });
-    expect(events.indexOf('texts asked')).toBeGreaterThan(events.lastIndexOf('fine codes read'));
-  });
-
   it('pages of one dense list are cut from one order: page by page equals one deep page', async () => {
     const { engine, ids } = await nearIndex();
     const q = 4711;

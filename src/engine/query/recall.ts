@@ -30,11 +30,6 @@ export interface RecallInput {
    * `depth` otherwise (the default).
    */
   refineDepth?: number;
-  /**
-   * Called with the head of a dense-only list before its fine codes are read (one store read), so
-   * that the caller can start reading the texts its page will need (another) and the two overlap.
-   */
-  readAhead?: (head: readonly Candidate[]) => void;
   accept?: (doc: DocEntry) => boolean;
   exclude: ReadonlySet<string>;
   fusion?: RetrieveParams['fusion'];
@@ -101,7 +96,6 @@ export async function recall(deps: RecallDeps, r: RecallInput): Promise<RecallOu
     const k = read ? refinePool(depth) : depth;
     let hits = denseSearch(r.view, q, model, { k, unit: r.unit, accept: r.accept, stamp: nextStamp() });
     if (read) {
-      r.readAhead?.(hits.slice(0, head));
       hits = await refineDense(hits, q, model, read, head);
       checkAborted(r.signal);
     }

@@ -280,7 +280,6 @@ async function recallStage(run: Run): Promise<void> {
     unit: run.unit,
     depth: run.plan.candidateK,
     refineDepth: refineDepth(run),
-    readAhead: textsAhead(run),
     accept,
     exclude,
     fusion: params.fusion,
@@ -295,35 +294,14 @@ async function recallStage(run: Run): Promise<void> {
 }
 
 /**
- * Whether the page is cut from recall's list as it stands: no stage after recall (recency, rerank,
- * MMR, the fusion of query variants) can move a candidate from past the page into it.
- */
-function pageFixedAtRecall(run: Run): boolean {
-  const { params, plan } = run;
-  return !(params.recency || plan.rerank || params.mmr || run.variants.length > 1);
-}
-
-/**
- * How deep a dense-only list needs fine scores: to the end of the requested page when the page is
- * fixed at recall, so that every page of one list is cut from the same order; else the whole list.
+ * How deep a dense-only list needs fine scores: to the end of the requested page when no stage
+ * after recall (recency, rerank, MMR, the fusion of query variants) can move a candidate from past
+ * it into it, so that every page of one list is cut from the same order; else the whole list.
  */
 function refineDepth(run: Run): number {
-  const { plan } = run;
-  return pageFixedAtRecall(run) ? Math.min(plan.candidateK, (run.cursor?.offset ?? 0) + plan.k) : plan.candidateK;
-}
-
-/**
- * When the page is fixed at recall: starts reading the texts of a dense list's head from the page's
- * offset while recall reads their fine codes. The page's texts are read anyway (`hits`, which the
- * injection screen needs even without `includeText`), through the same once-per-query reader.
- */
-function textsAhead(run: Run): ((head: readonly Candidate[]) => void) | undefined {
-  if (!pageFixedAtRecall(run)) return undefined;
-  const offset = run.cursor?.offset ?? 0;
-  return (head) => {
-    const ahead = head.slice(offset);
-    if (ahead.length > 0) void run.reader.getDocuments(ahead.map((c) => c.doc.id), ahead.map((c) => c.doc.version)).catch(() => {});
-  };
+  const { params, plan } = run;
+  if (params.recency || plan.rerank || params.mmr || run.variants.length > 1) return plan.candidateK;
+  return Math.min(plan.candidateK, (run.cursor?.offset ?? 0) + plan.k);
 }
 
 /**

@@ -128,8 +128,7 @@ export class TextCache implements DocumentReader {
 
 /**
  * A reader for one query: each document is read (from the cache or the store) at most once, so
- * the rerank pool, the similarity fallback of MMR, the page and a dense list's read ahead (recall.ts
- * `readAhead`) share one read.
+ * the rerank pool, the similarity fallback of MMR and the page share one read.
  */
 export function readOncePerQuery(reader: DocumentReader): DocumentReader {
   const seen = new Map<string, Promise<StoredDocument | undefined>>();
@@ -140,11 +139,7 @@ export function readOncePerQuery(reader: DocumentReader): DocumentReader {
       if (missing.size > 0) {
         const list = [...missing.keys()];
         const read = reader.getDocuments(list, versions && [...missing.values()]);
-        list.forEach((id, i) => {
-          const doc = read.then((docs) => docs[i]);
-          doc.catch(() => {}); // a read ahead nobody awaits (recall's readAhead) must not be an unhandled rejection
-          seen.set(id, doc);
-        });
+        list.forEach((id, i) => seen.set(id, read.then((docs) => docs[i])));
       }
       return Promise.all(ids.map((id) => seen.get(id)!));
     },
