@@ -9,6 +9,11 @@ const simd = (op: number) => [0xfd, ...leb(op)];
 /** memarg: alignment exponent, offset. */
 const mem = (align: number, offset: number) => [align, ...leb(offset)];
 
+/** Byte lanes of an i8x16.shuffle that pick 32-bit lanes `l` of (a ‖ b). */
+const lanes32 = (l: readonly number[]): number[] => l.flatMap((x) => [x * 4, x * 4 + 1, x * 4 + 2, x * 4 + 3]);
+const LANES_EVEN = lanes32([0, 2, 4, 6]);
+const LANES_ODD = lanes32([1, 3, 5, 7]);
+
 /** SIMD instructions without immediates, by name. */
 const V = {
   i8x16_swizzle: 0x0e,
@@ -233,6 +238,14 @@ export class Code {
   }
   i32x4Extract(lane: number): this {
     return this.raw(...simd(0x1b), lane);
+  }
+  /** Pushes the sum of the four i32 lanes of local `v`. */
+  i32x4LaneSum(v: number): this {
+    return this.get(v).i32x4Extract(0).get(v).i32x4Extract(1).op('i32_add').get(v).i32x4Extract(2).op('i32_add').get(v).i32x4Extract(3).op('i32_add');
+  }
+  /** Pushes the sums of neighbouring i32 lanes of locals a and b: [a0+a1, a2+a3, b0+b1, b2+b3]. */
+  i32x4PairSums(a: number, b: number): this {
+    return this.get(a).get(b).shuffle(LANES_EVEN).get(a).get(b).shuffle(LANES_ODD).v('i32x4_add');
   }
   f32x4Extract(lane: number): this {
     return this.raw(...simd(0x1f), lane);

@@ -37,16 +37,11 @@ function dotsFunction(): WasmFunction {
       c.get(codes).v('i16x8_extend_high_i8x16_s').get(Q).get(j).i32(1).op('i32_shl').op('i32_add').vLoad(16).v('i32x4_dot_i16x8_s').v('i32x4_add');
       c.set(acc);
     });
-    c.get(OUT).get(i).i32(2).op('i32_shl').op('i32_add');
-    c.get(acc).i32x4Extract(0).get(acc).i32x4Extract(1).op('i32_add').get(acc).i32x4Extract(2).op('i32_add').get(acc).i32x4Extract(3).op('i32_add');
-    c.i32Store();
+    c.get(OUT).get(i).i32(2).op('i32_shl').op('i32_add').i32x4LaneSum(acc).i32Store();
     c.get(p).get(STRIDE).op('i32_add').set(p);
   });
   return c.fn();
 }
-
-/** Byte lanes of an i8x16.shuffle that pick 32-bit lanes `l` of (a ‖ b). */
-const lanes32 = (l: readonly number[]): number[] => l.flatMap((x) => [x * 4, x * 4 + 1, x * 4 + 2, x * 4 + 3]);
 
 /** Bytes of `hamming`'s distance histogram for rows of `bitStride` bytes: 4 lanes × (bits + 1) u32. */
 export const histogramBytes = (bitStride: number): number => 4 * 4 * (bitStride * 8 + 1);
@@ -58,7 +53,7 @@ export const histogramBytes = (bitStride: number): number => 4 * 4 * (bitStride 
  * not wait on each other's increment; the caller zeroes them and sums the lanes).
  * The query stays in registers and four rows are counted per step, their per-lane totals reduced
  * together (one shuffle tree instead of four horizontal sums), so the scan is nearly bound by
- * reading the bits (docs/bench.md, "The sign-bit scan").
+ * reading the bits (docs/bench.md, "Dense frontier (issue 24)").
  */
 function hammingFunction(bitStride: number): WasmFunction {
   const c = new Code('hamming', [I32, I32, I32, I32, I32]);
@@ -76,10 +71,6 @@ function hammingFunction(bitStride: number): WasmFunction {
     });
     c.v('i16x8_extadd_pairwise_i8x16_u').v('i32x4_extadd_pairwise_i16x8_u');
   };
-  /** Pushes the lane-wise sums of a's and b's pairs of lanes: [a0+a1, a2+a3, b0+b1, b2+b3]. */
-  const pairSums = (a: number, b: number): void => {
-    c.get(a).get(b).shuffle(lanes32([0, 2, 4, 6])).get(a).get(b).shuffle(lanes32([1, 3, 5, 7])).v('i32x4_add');
-  };
   /** hist[l][d] += 1, with d on the stack. */
   const count = (l: number): void => {
     c.i32(2).op('i32_shl').get(HIST).op('i32_add').tee(at).get(at).i32Load(l * lane).i32(1).op('i32_add').i32Store(l * lane);
@@ -93,12 +84,9 @@ function hammingFunction(bitStride: number): WasmFunction {
       rowCounts(k * bitStride);
       c.set(r);
     });
-    pairSums(rows[0], rows[1]);
-    c.set(u);
-    pairSums(rows[2], rows[3]);
-    c.set(w);
-    pairSums(u, w); // [d0 d1 d2 d3]
-    c.set(u);
+    c.i32x4PairSums(rows[0], rows[1]).set(u);
+    c.i32x4PairSums(rows[2], rows[3]).set(w);
+    c.i32x4PairSums(u, w).set(u); // [d0 d1 d2 d3]
     c.get(o).get(u).get(u).v('i16x8_narrow_i32x4_u').vStore64Lane(0);
     for (let l = 0; l < 4; l++) {
       c.get(u).i32x4Extract(l);
@@ -111,7 +99,7 @@ function hammingFunction(bitStride: number): WasmFunction {
   c.forRange(i, () => c.get(fours), () => c.get(N), 1, () => {
     rowCounts(0);
     c.set(u);
-    c.get(u).i32x4Extract(0).get(u).i32x4Extract(1).op('i32_add').get(u).i32x4Extract(2).op('i32_add').get(u).i32x4Extract(3).op('i32_add').set(at);
+    c.i32x4LaneSum(u).set(at);
     c.get(o).get(at).i32Store16();
     c.get(at);
     count(0);

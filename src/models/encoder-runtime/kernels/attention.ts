@@ -96,7 +96,7 @@ export function attentionPrepFunction(H: number, heads: number): WasmFunction {
       c.get(out).get(v).get(v).v('i16x8_narrow_i32x4_s').tee(v).get(v).v('i8x16_narrow_i16x8_s').vStore32Lane(0, j * 32);
     }
     c.get(KSUM).get(i).i32(2).op('i32_shl').op('i32_add');
-    c.get(sum).i32x4Extract(0).get(sum).i32x4Extract(1).op('i32_add').get(sum).i32x4Extract(2).op('i32_add').get(sum).i32x4Extract(3).op('i32_add');
+    c.i32x4LaneSum(sum);
     c.i32Store();
     // vh[i] = V[i][h·d …]
     c.get(VH).get(i).i32(d * 4).op('i32_mul').op('i32_add').set(out);

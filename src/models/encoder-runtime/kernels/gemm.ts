@@ -121,7 +121,7 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
         else {
           // [n0a n0b n1a n1b] + [n2a n2b n3a n3b] → [n0 n1 n2 n3]
           const [lo, hi] = acc[row];
-          c.get(lo).get(hi).shuffle(lanes32([0, 2, 4, 6])).get(lo).get(hi).shuffle(lanes32([1, 3, 5, 7])).v('i32x4_add').set(tmp);
+          c.i32x4PairSums(lo, hi).set(tmp);
         }
         c.get(panel).i32(g * 4).op('i32_add').i32(2).op('i32_shl').set(col); // byte offset of the 4 columns
         // out[r+row, col..] = (acc − zero·colSum)·(rowScale·colScale) + bias
@@ -140,8 +140,8 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
   c.forRange(m0, () => c.i32(0), () => c.get(ROWS), MC, () => {
     c.get(m0).i32(MC).op('i32_add').tee(mEnd).get(ROWS).get(mEnd).get(ROWS).op('i32_lt_s').op('select').set(mEnd);
     // Tall tiles over the leading multiple of 20 rows (of 4 and of 5), 4-row tiles over the rest.
-    c.get(mEnd).get(m0).op('i32_sub').i32(20).op('i32_div_s').i32(20).op('i32_mul').get(m0).op('i32_add').set(tallEnd);
-    if (tall === 4) c.get(m0).set(tallEnd);
+    if (tall > 4) c.get(mEnd).get(m0).op('i32_sub').i32(20).op('i32_div_s').i32(20).op('i32_mul').get(m0).op('i32_add').set(tallEnd);
+    else c.get(m0).set(tallEnd);
     c.forRange(panel, () => c.i32(0), () => c.get(N), 8, () => {
       c.get(W).get(panel).i32(K).op('i32_mul').op('i32_add').set(wPanel); // panel p starts at p·8·K bytes = panel·K
       if (tall > 4) c.forRange(r, () => c.get(m0), () => c.get(tallEnd), tall, () => tile(0, tall));
@@ -155,9 +155,4 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
     });
   });
   return c.fn();
-}
-
-/** Byte lanes of an i8x16.shuffle that pick 32-bit lanes `l` of (a ‖ b). */
-function lanes32(l: readonly number[]): number[] {
-  return l.flatMap((x) => [x * 4, x * 4 + 1, x * 4 + 2, x * 4 + 3]);
 }

@@ -20,14 +20,14 @@ export function madd(c: Code, relaxed: boolean, a: () => void, b: () => void, ac
   }
 }
 
+/** A held constant's key: its kind and value (−0 apart from 0, as its bits differ). */
+const constKey = (kind: 'f' | 'i', v: number): string => `${kind}${Object.is(v, -0) ? '-0' : v}`;
+
 /**
  * v128 constants held in locals. V8 builds an inline `v128.const` from immediates at every use
  * (several instructions per constant on x64); a local set once before a loop stays in a register,
  * or one load away when registers run out. `hold` emits the sets, so call it before the loop.
  */
-/** A held constant's key: its kind and value (−0 apart from 0, as its bits differ). */
-const constKey = (kind: 'f' | 'i', v: number): string => `${kind}${Object.is(v, -0) ? '-0' : v}`;
-
 export class ConstPool {
   private readonly held = new Map<string, number>();
   constructor(private readonly c: Code) {}
