@@ -81,6 +81,10 @@ test.describe('playground: defects a new user met (issue 12)', () => {
       w.__renders = 0;
       new MutationObserver(() => w.__renders++).observe(n, { childList: true });
     });
+    // Asking again with nothing changed announces the answer but keeps the shown results' DOM.
+    await page.locator('#search-status').evaluate((n) => n.replaceChildren());
+    await page.locator('#q').press('Enter');
+    await expect(page.locator('#search-status')).toContainText('1 result');
     const docs = Array.from({ length: 400 }, (_, i) => ({ id: `w-${i}`, title: `Whale log ${i}`, text: `Whale sighting number ${i}. `.repeat(60) }));
     await importFile(page, 'many.json', JSON.stringify(docs), 'Imported 400 documents');
     await expect(page.locator('#new-results')).toBeVisible();
