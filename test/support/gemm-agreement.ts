@@ -1,7 +1,7 @@
 /**
  * The int8 GEMM kernel of one dot variant against the plain-JS linear layer, over row counts around
- * its tiles (4 rows; 5 for the relaxed variant, which switches to 4-row tiles past the last multiple
- * of 20) and widths around its panels and unrolling. Run by test/models/encoder-kernels.test.ts in
+ * its tiles (4 rows; 6 for the relaxed variant, which switches to 4-row tiles past the last multiple
+ * of 12 in each block of 48 rows) and widths around its panels and unrolling. Run by test/models/encoder-kernels.test.ts in
  * Node (the variants Node 20 validates) and by e2e/encoder-kernels.spec.ts in Chromium (all three).
  */
 import { linearForward } from '../../src/models/encoder-runtime/reference.ts';
@@ -22,7 +22,7 @@ export const GEMM_CASES: readonly (readonly [K: number, N: number, rows: number]
   [32, 8, 4],
   [48, 24, 12],
   [64, 40, 36],
-  ...[8, 16, 20, 24, 40, 44, 60, 84, 100].map((rows) => [64, 16, rows] as const),
+  ...[8, 12, 16, 20, 24, 40, 44, 48, 52, 60, 84, 100].map((rows) => [64, 16, rows] as const),
   [384, 16, 28],
 ];
 

@@ -10,8 +10,8 @@
  *
  * Three variants, identical integer results (the runtime times them at load and keeps the fastest):
  *   - relaxed: `i32x4.relaxed_dot_i8x16_i7x16_add_s` (weights signed, activations 0..127 — the range
- *     in which it is deterministic), tile 5 rows × 8 columns = 10 accumulators (4 rows for the
- *     rows past the last multiple of 20); one instruction where the CPU has VNNI (x86) or SDOT (Arm);
+ *     in which it is deterministic), tile 6 rows × 8 columns = 12 accumulators (4 rows for the
+ *     rows past the last multiple of 12); one instruction where the CPU has VNNI (x86) or SDOT (Arm);
  *   - relaxed16: `i16x8.relaxed_dot_i8x16_i7x16_s` then `i32x4.dot_i16x8_s` by ones (the pairwise
  *     int16 sums cannot overflow: |2·127·127| < 2¹⁵), tile 4 rows × 8 columns (its temporaries
  *     leave no registers for a fifth row); on x86 without VNNI this is
@@ -24,8 +24,8 @@
 import { Code } from '../../../util/wasm-code.ts';
 import { I32, type WasmFunction } from '../../../util/wasm-module.ts';
 
-/** Rows per cache block (a multiple of 4 and of 5: whole tiles of either height). */
-const MC = 40;
+/** Rows per cache block (a multiple of 4 and of 6: whole tiles of either height). */
+const MC = 48;
 /** k-steps of 4 per unrolled iteration. */
 const UNROLL = 4;
 
@@ -69,9 +69,11 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
   const xp = c.local('i32');
   const kk = c.local('i32');
   const wPanel = c.local('i32');
-  // relaxed: 5-row tiles where the rows allow (10 accumulator chains instead of 8: the fused dot's
-  // latency, not its throughput, bounds a 4-row tile; 13 live vectors still fit x64's 16 registers).
-  const tall = dot === 'relaxed' ? 5 : 4;
+  // relaxed: 6-row tiles where the rows allow (12 accumulator chains instead of 8: the fused dot's
+  // latency, not its throughput, bounds a 4-row tile; 15 live vectors still fit x64's 16 registers).
+  // Against 5-row tiles over multiples of 20, a 14-token query (16 rows: 6 + 6 + 4 instead of four
+  // 4-row tiles) runs 12–15% faster, document batches 0–4% (docs/models.md).
+  const tall = dot === 'relaxed' ? 6 : 4;
   // Accumulators: [row][group] (relaxed: 2 groups of 4 columns; simd: low/high halves of one group).
   const accs = Array.from({ length: tall }, () => c.locals('v128', 2));
   const wv = c.locals('v128', 2);
@@ -139,8 +141,8 @@ export function gemmFunction(K: number, dot: DotKind): WasmFunction {
 
   c.forRange(m0, () => c.i32(0), () => c.get(ROWS), MC, () => {
     c.get(m0).i32(MC).op('i32_add').tee(mEnd).get(ROWS).get(mEnd).get(ROWS).op('i32_lt_s').op('select').set(mEnd);
-    // Tall tiles over the leading multiple of 20 rows (of 4 and of 5), 4-row tiles over the rest.
-    if (tall > 4) c.get(mEnd).get(m0).op('i32_sub').i32(20).op('i32_div_s').i32(20).op('i32_mul').get(m0).op('i32_add').set(tallEnd);
+    // Tall tiles over the leading multiple of 12 rows (of 4 and of 6), 4-row tiles over the rest.
+    if (tall > 4) c.get(mEnd).get(m0).op('i32_sub').i32(12).op('i32_div_s').i32(12).op('i32_mul').get(m0).op('i32_add').set(tallEnd);
     else c.get(m0).set(tallEnd);
     c.forRange(panel, () => c.i32(0), () => c.get(N), 8, () => {
       c.get(W).get(panel).i32(K).op('i32_mul').op('i32_add').set(wPanel); // panel p starts at p·8·K bytes = panel·K
