@@ -116,7 +116,7 @@ export function attentionPvFunction(H: number, heads: number, relaxed: boolean):
   const [P, N, HEAD, VH, OUT] = [0, 1, 2, 3, 4];
   const [i, j, ch, n8, stride, pp, vp, r4, rows] = c.locals('i32', 9);
   const acc = Array.from({ length: 4 }, () => c.locals('v128', 2));
-  const [k0, k1, x, sum, t0, t1, vmax] = c.locals('v128', 7);
+  const [k0, k1, x, sum, t0, t1, vmax, vmax2] = c.locals('v128', 8);
   const inv = c.locals('f32', 4);
   const fmax = c.local('f32');
   const prow = c.locals('i32', 4);
@@ -130,8 +130,15 @@ export function attentionPvFunction(H: number, heads: number, relaxed: boolean):
     for (let r = 0; r < 4; r++) {
       c.get(rows).get(stride).i32(r).op('i32_mul').op('i32_add').set(pp);
       c.forRange(j, () => c.get(N), () => c.get(n8), 1, () => c.get(pp).get(j).i32(2).op('i32_shl').op('i32_add').f32(-Infinity).f32Store());
+      // Two running maxima (a row is a whole number of 8 floats): one chain waits on f32x4.max's
+      // latency every 4 values, two halve the pass.
       k.f32(-Infinity).set(vmax);
-      c.forRange(j, () => c.i32(0), () => c.get(stride), 16, () => c.get(pp).get(j).op('i32_add').vLoad().get(vmax).v('f32x4_max').set(vmax));
+      k.f32(-Infinity).set(vmax2);
+      c.forRange(j, () => c.i32(0), () => c.get(stride), 32, () => {
+        c.get(pp).get(j).op('i32_add').vLoad().get(vmax).v('f32x4_max').set(vmax);
+        c.get(pp).get(j).op('i32_add').vLoad(16).get(vmax2).v('f32x4_max').set(vmax2);
+      });
+      c.get(vmax).get(vmax2).v('f32x4_max').set(vmax);
       reduceLanes(c, vmax, 'f32_max');
       c.set(fmax);
       c.get(fmax).v('f32x4_splat').set(vmax);
