@@ -27,7 +27,7 @@ export function quantizeFunction(K: number): WasmFunction {
   const c = new Code(quantizeName(K), [I32, I32, I32, I32, I32, I32]);
   const [X, ROWS, SMOOTH, CODES, RSCALE, RZERO] = [0, 1, 2, 3, 4, 5];
   const [m, j, p, out, zero] = c.locals('i32', 5);
-  const [lo, hi, v, vinv, vzero] = c.locals('v128', 5);
+  const [lo, hi, v, vinv, vzero, lo2, hi2] = c.locals('v128', 7);
   const q = c.locals('v128', 4);
   const [flo, fhi, scale, inv] = c.locals('f32', 4);
   const k = new ConstPool(c).hold([], [ACT_MAX, 0]);
@@ -35,12 +35,19 @@ export function quantizeFunction(K: number): WasmFunction {
   const smoothed = (offset: number) => c.get(p).get(j).op('i32_add').vLoad(offset).get(SMOOTH).get(j).op('i32_add').vLoad(offset).v('f32x4_mul');
   c.forRange(m, () => c.i32(0), () => c.get(ROWS), 1, () => {
     c.get(X).get(m).i32(K * 4).op('i32_mul').op('i32_add').set(p);
-    c.f32x4Const(0).tee(lo).set(hi);
-    c.forRange(j, () => c.i32(0), () => c.i32(K * 4), 16, () => {
+    // Two chains each for the minima and maxima (K is a multiple of 16): one chain waits on
+    // f32x4.min/max's latency every 4 values.
+    c.f32x4Const(0).tee(lo).tee(hi).tee(lo2).set(hi2);
+    c.forRange(j, () => c.i32(0), () => c.i32(K * 4), 32, () => {
       smoothed(0);
       c.tee(v).get(lo).v('f32x4_min').set(lo);
       c.get(v).get(hi).v('f32x4_max').set(hi);
+      smoothed(16);
+      c.tee(v).get(lo2).v('f32x4_min').set(lo2);
+      c.get(v).get(hi2).v('f32x4_max').set(hi2);
     });
+    c.get(lo).get(lo2).v('f32x4_min').set(lo);
+    c.get(hi).get(hi2).v('f32x4_max').set(hi);
     const row = { vlo: lo, vhi: hi, lo: flo, hi: fhi, scale, inv, zero, vinv, vzero };
     rowScaleAndZero(c, row, () => c.get(RSCALE).get(m).i32(2).op('i32_shl').op('i32_add'), () => c.get(RZERO).get(m).i32(2).op('i32_shl').op('i32_add'));
     c.get(CODES).get(m).i32(K).op('i32_mul').op('i32_add').set(out);
