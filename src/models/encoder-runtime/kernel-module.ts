@@ -42,11 +42,10 @@ export function encoderModuleBytes(shape: EncoderShape, dot: DotKind): Uint8Arra
 }
 
 /**
- * Whether the compiled GEMM of `module` computes a small product exactly (see the file comment),
- * and how long a larger one takes (best of several runs: the first ones may run before the
- * optimising compiler has finished), or undefined when it is wrong.
+ * The compiled GEMM of `module` on a small product: a function that runs it once, or undefined when
+ * it computes the product wrongly (see the file comment).
  */
-function selfTest(module: WebAssembly.Module, K: number): number | undefined {
+function checkedProduct(module: WebAssembly.Module, K: number): (() => void) | undefined {
   const N = 64;
   const rows = 64;
   const memory = new WebAssembly.Memory({ initial: 1 });
@@ -77,16 +76,33 @@ function selfTest(module: WebAssembly.Module, K: number): number | undefined {
       if (out[m * N + n] !== s) return undefined;
     }
   }
+  return gemm;
+}
+
+/**
+ * Milliseconds per call of each product, best of several samples taken in turn: a load spike then
+ * slows every variant's sample of that round rather than only the one being timed (timed one after
+ * the other, the fastest variant lost to relaxed16 under a loaded test run), and the first samples
+ * may run before the optimising compiler has finished.
+ */
+function timeInTurn<T extends string>(products: ReadonlyMap<T, () => void>): Map<T, number> {
   // Each sample repeats the product for at least 2 ms: without cross-origin isolation the page's
   // clock ticks in 100 µs steps, about the length of one product, and a single call read off it
   // picked the slower variant (13 against 19.6 passages/s in one run).
-  let reps = 1;
-  for (let t0 = performance.now(); performance.now() - t0 < 2; reps++) gemm();
-  let best = Infinity;
-  for (let i = 0; i < 5; i++) {
-    const t0 = performance.now();
-    for (let r = 0; r < reps; r++) gemm();
-    best = Math.min(best, (performance.now() - t0) / reps);
+  const reps = new Map<T, number>();
+  for (const [name, run] of products) {
+    let n = 1;
+    for (let t0 = performance.now(); performance.now() - t0 < 2; n++) run();
+    reps.set(name, n);
+  }
+  const best = new Map<T, number>([...products.keys()].map((name) => [name, Infinity]));
+  for (let round = 0; round < 5; round++) {
+    for (const [name, run] of products) {
+      const n = reps.get(name)!;
+      const t0 = performance.now();
+      for (let r = 0; r < n; r++) run();
+      best.set(name, Math.min(best.get(name)!, (performance.now() - t0) / n));
+    }
   }
   return best;
 }
@@ -98,17 +114,19 @@ export function encoderKernels(shape: EncoderShape, only?: DotKind): EncoderKern
   cache ??= new Map();
   const key = `${JSON.stringify(shape)}|${only ?? ''}`;
   if (!cache.has(key)) {
-    let found: EncoderKernels | null = null;
-    const timings: Partial<Record<DotKind, number>> = {};
+    const modules = new Map<DotKind, WebAssembly.Module>();
+    const products = new Map<DotKind, () => void>();
     for (const dot of only ? [only] : (['relaxed', 'relaxed16', 'simd'] as const)) {
       const module = compileModule(encoderModuleBytes(shape, dot));
-      const ms = module ? selfTest(module, shape.hidden) : undefined;
-      if (module && ms !== undefined) {
-        timings[dot] = ms;
-        if (!found || ms < timings[found.dot]!) found = { module, dot, timings };
+      const product = module && checkedProduct(module, shape.hidden);
+      if (module && product) {
+        modules.set(dot, module);
+        products.set(dot, product);
       }
     }
-    cache.set(key, found);
+    const timings: Partial<Record<DotKind, number>> = Object.fromEntries(timeInTurn(products));
+    const fastest = [...modules.keys()].sort((a, b) => timings[a]! - timings[b]!)[0];
+    cache.set(key, fastest ? { module: modules.get(fastest)!, dot: fastest, timings } : null);
   }
   return cache.get(key) ?? undefined;
 }
