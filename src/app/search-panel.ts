@@ -134,18 +134,14 @@ export function mountSearch(
 
   /** Shows `res` as the answer to `p`; `announce` puts its summary in the live region. */
   let shown: { params: RetrieveParams; result: RetrieveResult } | undefined;
-  let shownHits = ''; // the shown hits as JSON: an identical answer keeps its DOM (and what the reader did there)
   const show = (p: RetrieveParams, res: RetrieveResult, ms: number, announce: boolean) => {
     pending = undefined;
     fresh.hidden = true;
-    const hitsJson = JSON.stringify(res.hits);
     const request = JSON.stringify(p);
     // The typed query often repeats what a commit's refresh already showed: re-rendering the same
     // hits would flicker and wipe a feedback mark or an open detail the reader just made.
-    if (list.dataset.request !== request || hitsJson !== shownHits || list.childElementCount === 0) {
-      renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined, actions });
-      shownHits = hitsJson;
-    }
+    const unchanged = shown !== undefined && list.childElementCount > 0 && list.dataset.request === request && JSON.stringify(shown.result.hits) === JSON.stringify(res.hits);
+    if (!unchanged) renderHits(list, res.hits, open, { rerankMethod: p.rerank ? p.rerank.method : undefined, actions });
     shown = { params: p, result: res };
     hasResults(res.hits.length > 0);
     list.dataset.request = request; // what these results answer (tests and curious people)

@@ -1,8 +1,9 @@
 /**
  * The int8 GEMM kernel of one dot variant against the plain-JS linear layer, over row counts around
  * its tiles (4 rows; 6 for the relaxed variant, which switches to 4-row tiles past the last multiple
- * of 12 in each block of 48 rows) and widths around its panels and unrolling. Run by test/models/encoder-kernels.test.ts in
- * Node (the variants Node 20 validates) and by e2e/encoder-kernels.spec.ts in Chromium (all three).
+ * of 12 in each block of 48 rows) and widths around its panels and unrolling. Run by
+ * test/models/encoder-kernels.test.ts in Node (the variants Node 20 validates) and by
+ * e2e/encoder-kernels.spec.ts in Chromium (all three).
  */
 import { linearForward } from '../../src/models/encoder-runtime/reference.ts';
 import type { Int8Linear } from '../../src/models/encoder-runtime/bert-weights.ts';

@@ -75,10 +75,10 @@ export const expConstants = (k: ConstPool): ConstPool => k.hold([-87, Math.LOG2E
  * with n = round(x·log2 e), r in ±ln2/2 (ln2 split in two for exactness), e^r = 1 + r + r²·p(r)
  * with p Taylor's next four terms (relative error ≤ 2.4e-6 on ±ln2/2: softmax's probabilities feed
  * int8-rounded products, so Cephes' two further terms bought nothing but time), 2^n by building the
- * exponent bits. n is rounded by adding 1.5·2²³ (its bits then
- * hold n + 0x4b400000), which gives 2^n's bits by one integer subtraction and a shift, where
- * `nearest` plus a saturating conversion cost V8 a dozen instructions. Inputs below −87 give
- * ≈ 0 (softmax subtracts the maximum first, so inputs are ≤ 0).
+ * exponent bits. n is rounded by adding 1.5·2²³ (its bits then hold n + 0x4b400000), which gives
+ * 2^n's bits by one integer subtraction and a shift, where `nearest` plus a saturating conversion
+ * cost V8 a dozen instructions. Inputs below −87 give ≈ 0 (softmax subtracts the maximum first, so
+ * inputs are ≤ 0).
  */
 export function exp(c: Code, x: number, t0: number, t1: number, relaxed: boolean, k: ConstPool): void {
   // x = max(x, -87); t0 = x·log2e + MAGIC (n in the low bits)
