@@ -26,7 +26,7 @@ import { I32, type WasmFunction } from '../../../util/wasm-module.ts';
 import { ACT_MAX } from '../numerics.ts';
 import { gemmName } from './gemm.ts';
 import { reduceLanes, rowCodes, rowScaleAndZero } from './rows.ts';
-import { ConstPool, exp, expConstants, madd } from './simd-math.ts';
+import { ConstPool, exp, expConstants, madd, MAGIC } from './simd-math.ts';
 
 export const attentionPrepName = (H: number, heads: number) => `attention_prep_h${H}_n${heads}`;
 export const attentionPvName = (H: number, heads: number) => `attention_pv_h${H}_n${heads}`;
@@ -51,7 +51,7 @@ export function attentionPrepFunction(H: number, heads: number): WasmFunction {
   const q = c.locals('v128', 4);
   const [flo, fhi, scale, inv] = c.locals('f32', 4);
   const base = c.local('i32');
-  const k = new ConstPool(c).hold([0], [ACT_MAX, 0]);
+  const k = new ConstPool(c).hold([0, MAGIC], [ACT_MAX, 0]);
   c.get(QKV).get(HEAD).i32(d * 4).op('i32_mul').op('i32_add').set(base);
 
   // Q: 7-bit codes per row, as numerics.ts quantizeRow (the range includes 0).
@@ -59,8 +59,8 @@ export function attentionPrepFunction(H: number, heads: number): WasmFunction {
     c.get(base).get(i).i32(ROW).op('i32_mul').op('i32_add').set(p);
     k.f32(0).tee(lo).set(hi);
     for (let j = 0; j < d / 4; j++) {
-      c.get(p).vLoad(j * 16).tee(v).get(lo).v('f32x4_min').set(lo);
-      c.get(v).get(hi).v('f32x4_max').set(hi);
+      c.get(p).vLoad(j * 16).tee(v).get(lo).v('f32x4_pmin').set(lo);
+      c.get(v).get(hi).v('f32x4_pmax').set(hi);
     }
     const row = { vlo: lo, vhi: hi, lo: flo, hi: fhi, scale, inv, zero, vinv, vzero };
     rowScaleAndZero(c, row, () => c.get(QS).get(i).i32(2).op('i32_shl').op('i32_add'), () => c.get(QZ).get(i).i32(2).op('i32_shl').op('i32_add'));
@@ -77,7 +77,7 @@ export function attentionPrepFunction(H: number, heads: number): WasmFunction {
   c.forRange(i, () => c.i32(0), () => c.get(end), 1, () => {
     c.get(base).get(i).i32(ROW).op('i32_mul').op('i32_add').i32(H * 4).op('i32_add').set(p);
     k.f32(0).set(hi);
-    for (let j = 0; j < d / 4; j++) c.get(p).vLoad(j * 16).v('f32x4_abs').get(hi).v('f32x4_max').set(hi);
+    for (let j = 0; j < d / 4; j++) c.get(p).vLoad(j * 16).v('f32x4_abs').get(hi).v('f32x4_pmax').set(hi);
     reduceLanes(c, hi, 'f32_max');
     c.set(fhi);
     // Keys past n: scale 0, codes 0 (NaN·0 truncates to 0 too, whatever the rows there hold).
@@ -135,10 +135,10 @@ export function attentionPvFunction(H: number, heads: number, relaxed: boolean):
       k.f32(-Infinity).set(vmax);
       k.f32(-Infinity).set(vmax2);
       c.forRange(j, () => c.i32(0), () => c.get(stride), 32, () => {
-        c.get(pp).get(j).op('i32_add').vLoad().get(vmax).v('f32x4_max').set(vmax);
-        c.get(pp).get(j).op('i32_add').vLoad(16).get(vmax2).v('f32x4_max').set(vmax2);
+        c.get(pp).get(j).op('i32_add').vLoad().get(vmax).v('f32x4_pmax').set(vmax);
+        c.get(pp).get(j).op('i32_add').vLoad(16).get(vmax2).v('f32x4_pmax').set(vmax2);
       });
-      c.get(vmax).get(vmax2).v('f32x4_max').set(vmax);
+      c.get(vmax).get(vmax2).v('f32x4_pmax').set(vmax);
       reduceLanes(c, vmax, 'f32_max');
       c.set(fmax);
       c.get(fmax).v('f32x4_splat').set(vmax);

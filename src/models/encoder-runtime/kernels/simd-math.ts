@@ -1,6 +1,10 @@
 /**
  * Vector math the kernels inline: exp (softmax), erf (GELU) and a fused multiply-add that is
  * `f32x4.relaxed_madd` where relaxed SIMD is on and a multiply then an add elsewhere.
+ *
+ * Every kernel takes minima and maxima with `f32x4.pmin`/`pmax` (b < a ? b : a), one minps/maxps
+ * on x64, not `f32x4.min`/`max`, whose NaN and ±0 rules V8 builds from about eight instructions:
+ * the kernels' values are never NaN, and a zero's sign changes no code or result.
  */
 import type { Code } from '../../../util/wasm-code.ts';
 import { ERF_CLAMP, ERF_DENOMINATOR, ERF_NUMERATOR } from '../numerics.ts';
@@ -60,9 +64,11 @@ export class ConstPool {
 }
 
 /** 1.5·2²³: x + MAGIC rounds x to an integer held in the sum's low mantissa bits (|x| < 2²²). */
-const MAGIC = 12582912;
+export const MAGIC = 12582912;
+/** The float bits of MAGIC: bits(x + MAGIC) − this = round(x). */
+export const MAGIC_BITS = 0x4b400000;
 /** The float bits of MAGIC less the exponent bias: bits(x + MAGIC) − this = n + 127. */
-const MAGIC_BITS_LESS_BIAS = 0x4b400000 - 127;
+const MAGIC_BITS_LESS_BIAS = MAGIC_BITS - 127;
 const EXP_POLY = [1 / 120, 1 / 24, 1 / 6, 1 / 2];
 const LN2_HI = 0.693359375;
 const LN2_LO = -2.12194440e-4;
@@ -84,7 +90,7 @@ export function exp(c: Code, x: number, t0: number, t1: number, relaxed: boolean
   // x = max(x, -87); t0 = x·log2e + MAGIC (n in the low bits)
   c.get(x);
   k.f32(-87);
-  c.v('f32x4_max').set(x);
+  c.v('f32x4_pmax').set(x);
   madd(c, relaxed, () => c.get(x), () => k.f32(Math.LOG2E), () => k.f32(MAGIC));
   c.set(t0);
   // t1 = n = t0 − MAGIC; r = x − n·C1 − n·C2
@@ -117,9 +123,9 @@ export const erfConstants = (k: ConstPool): ConstPool => k.hold([ERF_CLAMP, -ERF
 export function erf(c: Code, x: number, t0: number, t1: number, relaxed: boolean, k: ConstPool): void {
   c.get(x);
   k.f32(ERF_CLAMP);
-  c.v('f32x4_min');
+  c.v('f32x4_pmin');
   k.f32(-ERF_CLAMP);
-  c.v('f32x4_max').set(x);
+  c.v('f32x4_pmax').set(x);
   c.get(x).get(x).v('f32x4_mul').set(t0); // x²
   k.f32(ERF_NUMERATOR[6]);
   c.set(t1);
