@@ -10,7 +10,7 @@ const simd = (op: number) => [0xfd, ...leb(op)];
 const mem = (align: number, offset: number) => [align, ...leb(offset)];
 
 /** Byte lanes of an i8x16.shuffle that pick 32-bit lanes `l` of (a ‖ b). */
-const lanes32 = (l: readonly number[]): number[] => l.flatMap((x) => [x * 4, x * 4 + 1, x * 4 + 2, x * 4 + 3]);
+export const lanes32 = (l: readonly number[]): number[] => l.flatMap((x) => [x * 4, x * 4 + 1, x * 4 + 2, x * 4 + 3]);
 const LANES_EVEN = lanes32([0, 2, 4, 6]);
 const LANES_ODD = lanes32([1, 3, 5, 7]);
 

@@ -2,7 +2,7 @@
  * Row-wise kernels, generated for one row width: activation quantisation (numerics.ts
  * `quantizeRow`, input smoothing folded in), residual add + LayerNorm, and GELU in place.
  */
-import { Code } from '../../../util/wasm-code.ts';
+import { Code, lanes32 } from '../../../util/wasm-code.ts';
 import { F32, I32, type WasmFunction } from '../../../util/wasm-module.ts';
 import { ACT_MAX } from '../numerics.ts';
 import { ConstPool, erf, erfConstants, MAGIC, MAGIC_BITS } from './simd-math.ts';
@@ -11,9 +11,19 @@ export const quantizeName = (k: number) => `quantize_k${k}`;
 export const layerNormName = (h: number) => `add_layernorm_h${h}`;
 export const GELU = 'gelu';
 
-/** Pushes the f32 minimum (or maximum, or sum) of the four lanes of local `v`. */
+/**
+ * Pushes the f32 minimum (or maximum, or sum) of the four lanes of local `v` (min and max clobber
+ * `v`). Minima and maxima fold halves with pmin/pmax (two shuffles, two minps): scalar `f32.min`
+ * has wasm's NaN and ±0 rules too, which V8 builds from compares and branches. Sums keep the
+ * lane order, so their rounding is unchanged.
+ */
 export function reduceLanes(c: Code, v: number, op: 'f32_min' | 'f32_max' | 'f32_add'): void {
-  c.get(v).f32x4Extract(0).get(v).f32x4Extract(1).op(op).get(v).f32x4Extract(2).op(op).get(v).f32x4Extract(3).op(op);
+  if (op === 'f32_add') {
+    c.get(v).f32x4Extract(0).get(v).f32x4Extract(1).op(op).get(v).f32x4Extract(2).op(op).get(v).f32x4Extract(3).op(op);
+    return;
+  }
+  for (const lanes of [[2, 3, 0, 1], [1, 0, 3, 2]]) c.get(v).get(v).shuffle(lanes32(lanes)).get(v).v(op === 'f32_min' ? 'f32x4_pmin' : 'f32x4_pmax').set(v);
+  c.get(v).f32x4Extract(0);
 }
 
 /**
