@@ -374,6 +374,11 @@ export interface Embedder {
    * served sparse meanwhile. Optional; never rejects.
    */
   whenReady?(): Promise<boolean>;
+  /**
+   * How many batches it embeds at once (its encoder workers; 1 when absent): a background pass hands
+   * it that many times as many texts per call, so no worker waits for the others' end of a call.
+   */
+  parallelism?(): number;
   embed(texts: string[], kind: 'query' | 'document', signal?: AbortSignal): Promise<Float32Array[]>;
 }
 

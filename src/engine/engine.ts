@@ -62,7 +62,7 @@ import { makeView, type IndexView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
 import { unchangedIds, withoutDocs } from './index/unchanged.ts';
 
-/** Texts per embedder call in background passes: about one WASM batch, so a request waits for one at most. */
+/** Texts per embedder call in background passes, per batch the embedder runs at once: about one WASM batch each, so a request waits for one at most. */
 const BACKGROUND_BATCH = 8;
 /** The longest a background batch defers to foreground requests (a steady stream must not stop it). */
 const FOREGROUND_MAX_WAIT_MS = 2_000;

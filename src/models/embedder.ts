@@ -48,6 +48,11 @@ export class TransformersEmbedder implements Embedder {
     return `transformers.js (${this.device})`;
   }
 
+  /** One call at a time (onnxruntime spreads a call over its own threads). */
+  parallelism(): number {
+    return 1;
+  }
+
   /** The build manifest, when the folder has one (`npm run models` output). */
   get manifest(): ModelManifest | undefined {
     return this.folder.manifest;

@@ -94,6 +94,8 @@ export class ModelRuntime {
   private precomputed: Promise<PrecomputedTable | undefined> | undefined;
   private readonly precomputedUrl: string | undefined;
   private everLoaded = false;
+  /** The model once loaded (for what the engine asks of it synchronously). */
+  private current: LoadedEncoder | undefined;
   private readonly demand: () => void;
   private lastLoadFailed = false;
 
@@ -122,6 +124,7 @@ export class ModelRuntime {
       ready: () => this.everLoaded,
       prepare: () => void this.loaded().catch(() => undefined),
       whenReady: () => this.loaded().then(() => true, () => false),
+      parallelism: () => this.current?.parallelism() ?? 1,
       embed: (texts, kind, signal) =>
         kind === 'document' && this.precomputedUrl ? this.embedDocuments(texts, signal) : this.loaded().then((m) => m.embed(texts, kind, signal)),
     };
@@ -293,7 +296,7 @@ export class ModelRuntime {
 
   private watch(loading: Promise<LoadedEncoder>): Promise<LoadedEncoder> {
     loading.then(
-      () => ((this.everLoaded = true), (this.lastLoadFailed = false)),
+      (model) => ((this.current = model), (this.everLoaded = true), (this.lastLoadFailed = false)),
       () => {
         this.failedAt = Date.now();
         this.lastLoadFailed = true;

@@ -19,7 +19,7 @@ export interface BackgroundReembedOptions {
   embedder: Embedder;
   store: IndexStore;
   state: IndexState;
-  /** Texts per embedder call. */
+  /** Texts per embedder call, per batch the embedder runs at once (`Embedder.parallelism`). */
   batch: number;
   /** Awaited before each embedder call (the engine lets foreground requests go first). */
   beforeBatch?: () => Promise<void>;
@@ -63,7 +63,7 @@ export class BackgroundReembed {
    * vectors; for a write (`afterWrite`), not while backing off after a failed pass.
    */
   schedule(afterWrite = false): void {
-    const { embedder, store, state, coordination, warnings } = this.opts;
+    const { embedder, store, state, coordination, warnings, batch } = this.opts;
     const signal = this.stop.signal;
     const now = this.opts.now ?? Date.now;
     if (this.running || signal.aborted || (afterWrite && now() < this.retryAt)) return;
@@ -74,7 +74,11 @@ export class BackgroundReembed {
       return runReembedPass({
         embedder,
         store,
-        batch: this.opts.batch,
+        // Per call: the embedder's workers each get about a batch (read before every call: the
+        // model may load, or change, while the pass runs).
+        get batch() {
+          return batch * Math.max(1, Math.floor(embedder.parallelism?.() ?? 1));
+        },
         signal,
         early: this.opts.early,
         order: this.opts.order,

@@ -48,6 +48,11 @@ export class KernelEmbedder implements Embedder {
     return this.folder.recipe;
   }
 
+  /** Batches in flight at once: one per encoder worker. */
+  parallelism(): number {
+    return this.backend.parallelism;
+  }
+
   /** The runtime, for logs and status: e.g. `rcp-kernels (WASM relaxed SIMD, 2 workers)`. */
   get runtime(): string {
     return `rcp-kernels (${this.backend.description})`;
@@ -90,7 +95,7 @@ export class KernelEmbedder implements Embedder {
 
   /** `tokenBatches` of the texts, `parallelism` of them in flight. */
   private async runBatches(ids: Int32Array[], budget: number, urgent: boolean, signal: AbortSignal | undefined, run: (batch: number[], urgent: boolean) => Promise<void>): Promise<void> {
-    const batches = tokenBatches(ids.map((s) => s.length), budget, this.backend.parallelism);
+    const batches = tokenBatches(ids.map((s) => s.length), budget, this.parallelism());
     let next = 0;
     const lane = async () => {
       while (next < batches.length) {
