@@ -231,7 +231,7 @@ const control: ControlApi = {
   async status(): Promise<WorkerStatus> {
     const rt = await started();
     const { ready, error } = await openState(rt.opened);
-    const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
+    const stats = ready ? { ...rt.engine.stats(), pendingVectors: rt.engine.pendingVectors(), unstoredVectors: rt.engine.unstoredVectors() } : { documents: 0, chunks: 0, indexVersion: undefined };
     // Once open, the comparison with the record follows at once: wait for it, so a lost index is never shown as merely empty.
     const loss = ready ? await rt.indexLoss : rt.witness.loss;
     const warning = rt.witness.warning;

@@ -143,14 +143,16 @@ export function makeDocx(paragraphs: string[], title = 'A tiny Word document'): 
   return makeZip(files, { deflate: true });
 }
 
-/** Waits until the dense model has embedded every passage (an encoder embeds in the background). */
+/** Waits until the dense model has embedded every passage and each vector is stored (an encoder embeds in the background). */
 export async function waitForVectors(page: Page, timeout = 180_000): Promise<void> {
   await page.waitForFunction(
     async () => {
-      const c = (window as unknown as { rcpClient?: { status(): Promise<{ ready: boolean; pendingVectors?: number }> } }).rcpClient;
+      const c = (window as unknown as { rcpClient?: { status(): Promise<{ ready: boolean; pendingVectors?: number; unstoredVectors?: number }> } }).rcpClient;
       if (!c) return false;
       const s = await c.status();
-      return s.ready && (s.pendingVectors ?? 0) === 0;
+      // Stored too: a segment's commit replaces its vectors embedded ahead (exact float cosines)
+      // with int8 ones, so an answer's scores change once more when it lands.
+      return s.ready && (s.pendingVectors ?? 0) === 0 && (s.unstoredVectors ?? 0) === 0;
     },
     null,
     { timeout, polling: 250 },

@@ -718,6 +718,11 @@ export class Engine {
     return this.embedder ? missingVectors(this.state.current(), denseModel(this.embedder), this.early) : 0;
   }
 
+  /** Chunks embedded ahead of their segment's commit (searchable, not yet stored). */
+  unstoredVectors(): number {
+    return this.early.size;
+  }
+
   /** Makes a committed write current; a segment a failed re-embedding pass left behind is retried. */
   private publish(plan: PlannedWrite): void {
     this.state.publish(plan.change.manifest, plan.view, plan.applyDocs);

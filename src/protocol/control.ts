@@ -66,6 +66,8 @@ export interface WorkerStatus {
   indexVersion?: string;
   /** Live chunks not yet embedded by the current model (background embedding or re-embedding after a switch). */
   pendingVectors?: number;
+  /** Chunks embedded ahead of their segment's commit: dense search sees them, the database not yet. */
+  unstoredVectors?: number;
   /** Dense model state, when a model is configured. */
   model?: ModelStatus;
   /** Documents the index lost since its record was written (src/storage/witness.ts), until dismissed. */

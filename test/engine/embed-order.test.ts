@@ -80,6 +80,7 @@ describe('search-aware embedding order', () => {
     embedder.release();
     await embedder.started(3); // batch 2's vectors are stored (early), batch 3 waits
     expect(engine.pendingVectors()).toBe(chunks - 16);
+    expect(engine.unstoredVectors()).toBe(16); // embedded ahead, their segment not committed yet
     // 'topic30' is in chunk 30 only, which waits for its vector: one candidate without one.
     const hybrid = await search(engine, { query: 'narwhal topic30', mode: 'hybrid', k: 5 });
     const narwhal = hybrid.hits.find((h) => String(h.text).includes('narwhal'));
@@ -99,6 +100,7 @@ describe('search-aware embedding order', () => {
     embedder.releaseAll();
     await engine.whenReembedded();
     expect(engine.pendingVectors()).toBe(0);
+    expect(engine.unstoredVectors()).toBe(0);
     // Every chunk was embedded exactly once (the early ones were not embedded again at the commit).
     expect(embedder.batches.flat()).toHaveLength(chunks);
     const after = await search(engine, { query: 'narwhal topic30', mode: 'hybrid', k: 5 });
