@@ -93,8 +93,7 @@ export class ModelRuntime {
   /** The precomputed table, fetched on the first document embedding (undefined: none usable). */
   private precomputed: Promise<PrecomputedTable | undefined> | undefined;
   private readonly precomputedUrl: string | undefined;
-  private everLoaded = false;
-  /** The model once loaded (for what the engine asks of it synchronously). */
+  /** The model once it has loaded (what the engine asks of it synchronously; undefined before). */
   private current: LoadedEncoder | undefined;
   private readonly demand: () => void;
   private lastLoadFailed = false;
@@ -121,7 +120,7 @@ export class ModelRuntime {
       minSimilarity: this.catalog?.minSimilarity,
       fusionWeights: this.catalog?.fusionWeights,
       crossLingual: this.catalog?.crossLingual,
-      ready: () => this.everLoaded,
+      ready: () => this.current !== undefined,
       prepare: () => void this.loaded().catch(() => undefined),
       whenReady: () => this.loaded().then(() => true, () => false),
       parallelism: () => this.current?.parallelism() ?? 1,
@@ -291,12 +290,12 @@ export class ModelRuntime {
 
   /** True while the model has never loaded and its last load failed: what a new session is told (worker.ts). */
   get loadFailed(): boolean {
-    return this.lastLoadFailed && !this.everLoaded;
+    return this.lastLoadFailed && this.current === undefined;
   }
 
   private watch(loading: Promise<LoadedEncoder>): Promise<LoadedEncoder> {
     loading.then(
-      (model) => ((this.current = model), (this.everLoaded = true), (this.lastLoadFailed = false)),
+      (model) => ((this.current = model), (this.lastLoadFailed = false)),
       () => {
         this.failedAt = Date.now();
         this.lastLoadFailed = true;
