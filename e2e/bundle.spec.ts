@@ -160,7 +160,10 @@ test.describe('a static bundle opened over HTTP', () => {
     await expect(page.locator('#hits li').first()).toContainText(/whale/i);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     // The worker stores its copies once its fetching pauses (src/bundle/http-cache.ts): a next visit comes later than that.
-    await page.waitForFunction(async (name) => (await (await caches.open(name)).keys()).some((r) => r.url.includes('/texts/')), `rcp-bundle:${ORIGIN}/site-search/`);
+    // Polled from here: page.waitForFunction takes an async predicate's promise as truthy at once.
+    await expect
+      .poll(() => page.evaluate(async (name) => (await (await caches.open(name)).keys()).some((r) => r.url.includes('/texts/')), `rcp-bundle:${ORIGIN}/site-search/`))
+      .toBe(true);
 
     // Nothing serves the bundle any more (the preview server has none): only the service worker's cache can.
     await context.unroute(`${ORIGIN}/site-search/**`);

@@ -145,16 +145,20 @@ export function makeDocx(paragraphs: string[], title = 'A tiny Word document'): 
 
 /** Waits until the dense model has embedded every passage and each vector is stored (an encoder embeds in the background). */
 export async function waitForVectors(page: Page, timeout = 180_000): Promise<void> {
-  await page.waitForFunction(
-    async () => {
-      const c = (window as unknown as { rcpClient?: { status(): Promise<{ ready: boolean; pendingVectors?: number; unstoredVectors?: number }> } }).rcpClient;
-      if (!c) return false;
-      const s = await c.status();
-      // Stored too: a segment's commit replaces its vectors embedded ahead (exact float cosines)
-      // with int8 ones, so an answer's scores change once more when it lands.
-      return s.ready && (s.pendingVectors ?? 0) === 0 && (s.unstoredVectors ?? 0) === 0;
-    },
-    null,
-    { timeout, polling: 250 },
-  );
+  // Polled from here: `page.waitForFunction` does not await an async predicate (its promise counts
+  // as truthy at once), so an async check there returned before any vector existed.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          const c = (window as unknown as { rcpClient?: { status(): Promise<{ ready: boolean; pendingVectors?: number; unstoredVectors?: number }> } }).rcpClient;
+          if (!c) return false;
+          const s = await c.status();
+          // Stored too: a segment's commit replaces its vectors embedded ahead (exact float cosines)
+          // with int8 ones, so an answer's scores change once more when it lands.
+          return s.ready && (s.pendingVectors ?? 0) === 0 && (s.unstoredVectors ?? 0) === 0;
+        }),
+      { timeout, intervals: [250] },
+    )
+    .toBe(true);
 }
