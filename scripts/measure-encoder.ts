@@ -17,8 +17,21 @@
  * is aborted. The 1-minute load average is printed with every row: on a shared machine the figures
  * are only comparable within one run.
  *
+ *   - parity: the minimum cosine, over the 20 reference texts, to upstream sentence-transformers
+ *     (test/models/fixtures/reference-embeddings.json; MiniLM only).
+ *
+ * WebGPU (`--device webgpu`, or `webgpu,wasm` to measure it against WASM in the same run) runs
+ * transformers.js on the GPU, fp32 and q8 (`npm run models` writes no fp16 graph), forced (no fallback
+ * to WASM), and names the adapter it got: on a machine without a GPU that is a software fallback
+ * (SwiftShader: minutes per call, so the embed deadline is raised). The prepared GPU run, one short
+ * command on a machine with a GPU (Chromium may need `--chromium-arg` flags for it, e.g.
+ * `--chromium-arg --use-angle=vulkan --chromium-arg --enable-features=Vulkan` on Linux):
+ *
+ *   npm run measure:webgpu   (= npm run build && node --import tsx scripts/measure-encoder.ts --device webgpu,wasm --isolated yes --passages 64 --queries 20)
+ *
  * Usage: npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30]
- *   [--dtype q8|fp32] [--runtime kernels|transformers.js] [--isolated yes|no] [--node no] [--model minilm-l6-v2] [--port 4189]
+ *   [--dtype q8|fp32] [--runtime kernels|transformers.js] [--isolated yes|no] [--device wasm|webgpu|webgpu,wasm]
+ *   [--node no] [--model minilm-l6-v2] [--port 4189] [--chromium-arg FLAG ...]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
@@ -41,22 +54,34 @@ const QUERIES = Number(opt('queries', '30'));
 const MODEL = opt('model', 'minilm-l6-v2');
 type Dtype = 'fp32' | 'q8';
 type Runtime = 'kernels' | 'transformers.js';
-interface Case { dtype: Dtype; runtime: Runtime; isolated: boolean }
-/** Every case, filtered by the flags given. Our kernels run int8 weights only. */
+type Device = 'wasm' | 'webgpu';
+interface Case { dtype: Dtype; runtime: Runtime; isolated: boolean; device: Device }
+const DEVICES = opt('device', 'wasm').split(',') as Device[];
+/** Every case, filtered by the flags given. Our kernels run int8 weights on WASM only; WebGPU is transformers.js's. */
 const CASES: Case[] = (
   [
-    { dtype: 'q8', runtime: 'kernels', isolated: false },
-    { dtype: 'q8', runtime: 'kernels', isolated: true },
-    { dtype: 'q8', runtime: 'transformers.js', isolated: true },
-    { dtype: 'q8', runtime: 'transformers.js', isolated: false },
-    { dtype: 'fp32', runtime: 'transformers.js', isolated: true },
+    { dtype: 'q8', runtime: 'kernels', isolated: false, device: 'wasm' },
+    { dtype: 'q8', runtime: 'kernels', isolated: true, device: 'wasm' },
+    { dtype: 'q8', runtime: 'transformers.js', isolated: true, device: 'wasm' },
+    { dtype: 'q8', runtime: 'transformers.js', isolated: false, device: 'wasm' },
+    { dtype: 'fp32', runtime: 'transformers.js', isolated: true, device: 'wasm' },
+    { dtype: 'fp32', runtime: 'transformers.js', isolated: true, device: 'webgpu' },
+    { dtype: 'q8', runtime: 'transformers.js', isolated: true, device: 'webgpu' },
   ] as Case[]
 ).filter(
   (c) =>
+    DEVICES.includes(c.device) &&
     (!argv.includes('--dtype') || c.dtype === opt('dtype', '')) &&
     (!argv.includes('--runtime') || c.runtime === opt('runtime', '')) &&
     (!argv.includes('--isolated') || c.isolated === (opt('isolated', 'yes') === 'yes')),
 );
+/** Extra Chromium flags (`--chromium-arg FLAG`, repeatable): what a GPU machine's Chromium may need for WebGPU. */
+const EXTRA_ARGS = argv.flatMap((a, i) => (a === '--chromium-arg' && argv[i + 1] ? [argv[i + 1]] : []));
+/** The sentence-transformers vectors of the parity texts (MiniLM's; none for another model). */
+const REFERENCE =
+  MODEL === 'minilm-l6-v2'
+    ? (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as { texts: { text: string; embedding: number[] }[] }).texts
+    : [];
 const DTYPES = [...new Set(CASES.map((c) => c.dtype))];
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
@@ -89,7 +114,7 @@ function passages(n: number): string[] {
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 /** `loadMs`: the worker's cold load of the model (fetch, session creation, warm-up inference), from its ready log. */
-interface Figures { ingest: number; p50: number; p90: number; busyP50?: number; threads?: number; runtime?: string; perCpuSecond?: number; loadMs?: number }
+interface Figures { ingest: number; p50: number; p90: number; busyP50?: number; threads?: number; runtime?: string; perCpuSecond?: number; loadMs?: number; minCosine?: number; adapter?: string }
 
 /** The Chromium browser process started with this profile (its children are found from it). */
 function browserPid(profile: string): number | undefined {
@@ -121,15 +146,46 @@ async function measureNode(dtype: 'fp32' | 'q8', texts: string[]): Promise<Figur
 }
 
 /** Opens the bridge page with one initialized RCP session, logs on; `window.rcp(method, params)` calls it. */
-async function openSession(page: Page): Promise<void> {
-  const init = await openTab(page, 'measure-encoder', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
+async function openSession(page: Page, device: Device): Promise<void> {
+  // Software WebGPU (SwiftShader) takes minutes per call: the worker's 30 s embed deadline is raised there.
+  const init = await openTab(page, 'measure-encoder', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } }, device === 'webgpu' ? '?deadline.embed=600000' : '');
   if (init.error) throw new Error(`initialize: ${JSON.stringify(init.error)}`);
 }
 
-async function measureWasm(c: Case, texts: string[]): Promise<Figures> {
+/** What `navigator.gpu.requestAdapter()` gives this page: vendor, architecture, and whether it is a software fallback. */
+async function adapterOf(page: Page): Promise<string> {
+  return page.evaluate(`(async () => {
+    const a = await navigator.gpu?.requestAdapter();
+    if (!a) return 'none';
+    const i = a.info ?? {};
+    return [i.vendor, i.architecture, i.device, i.description].filter(Boolean).join(' ') + ((i.isFallbackAdapter ?? a.isFallbackAdapter) ? ' (software fallback)' : '');
+  })()`);
+}
+
+/** Minimum cosine of the case's vectors of the reference texts to sentence-transformers' (4 texts per call). */
+async function parity(page: Page): Promise<number | undefined> {
+  if (!REFERENCE.length) return undefined;
+  const vectors = (await page.evaluate(`(async (texts) => {
+    const out = [];
+    for (let i = 0; i < texts.length; i += 4) {
+      const r = await window.rcp('embed', { inputs: texts.slice(i, i + 4), encoding: 'json' });
+      if (r.error) throw new Error(JSON.stringify(r.error));
+      out.push(...r.result.vectors);
+    }
+    return out;
+  })(${JSON.stringify(REFERENCE.map((t) => t.text))})`)) as number[][];
+  const cosine = (a: number[], b: number[]) => {
+    let dot = 0, na = 0, nb = 0;
+    for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
+    return dot / Math.sqrt(na * nb);
+  };
+  return Math.min(...vectors.map((v, i) => cosine(v, REFERENCE[i].embedding)));
+}
+
+async function measureInBrowser(c: Case, texts: string[]): Promise<Figures> {
   const profile = mkdtempSync(join(tmpdir(), 'rcp-measure-encoder-'));
-  const server = await serve(() => ({ embedder: MODEL, dtype: c.dtype, device: 'wasm', runtime: c.runtime }), c.isolated);
-  const context = await chromium.launchPersistentContext(profile, { baseURL: ORIGIN, executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block' });
+  const server = await serve(() => ({ embedder: MODEL, dtype: c.dtype, device: c.device, runtime: c.runtime }), c.isolated);
+  const context = await chromium.launchPersistentContext(profile, { baseURL: ORIGIN, executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...EXTRA_ARGS], serviceWorkers: 'block' });
   const pid = browserPid(profile);
   try {
     await context.route((url) => url.origin !== ORIGIN && !/^(data|blob):/.test(url.protocol), (route) => route.abort('blockedbyclient'));
@@ -139,10 +195,11 @@ async function measureWasm(c: Case, texts: string[]): Promise<Figures> {
     page.on('console', (m) => m.type() === 'error' && console.error(`[page console] ${m.text()}`));
     const marks = { start: 0, end: 0 };
     await page.exposeFunction('__cpuMark', (which: 'start' | 'end') => void (marks[which] = pid ? treeCpuSeconds(pid) : 0));
-    await openSession(page);
+    await openSession(page, c.device);
+    const adapter = c.device === 'webgpu' ? await adapterOf(page) : undefined;
     const ready = await page
       .waitForFunction(
-        (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`)),
+        (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`) || l.message.startsWith(`model ${m} failed to load`)),
         MODEL,
         { timeout: Number(opt('ready-timeout', '300')) * 1000 },
       )
@@ -150,8 +207,9 @@ async function measureWasm(c: Case, texts: string[]): Promise<Figures> {
         const logs = await page.evaluate(() => (window as unknown as { __logs: { message: string }[] }).__logs.map((l) => l.message)).catch(() => []);
         throw new Error(`${e.message}; worker log so far: ${JSON.stringify(logs)}`);
       });
-    const info = (await ready.jsonValue()) as { data?: { device?: string; threads?: number; runtime?: string; loadMs?: number } };
-    if (info.data?.device !== 'wasm') throw new Error(`expected the model on wasm, got ${JSON.stringify(info.data)}`);
+    const info = (await ready.jsonValue()) as { message: string; data?: { device?: string; threads?: number; runtime?: string; loadMs?: number } };
+    if (!info.message.includes(' ready on ')) throw new Error(info.message);
+    if (info.data?.device !== c.device) throw new Error(`expected the model on ${c.device}, got ${JSON.stringify(info.data)}`);
     if (!info.data.runtime?.startsWith(c.runtime === 'kernels' ? 'rcp-kernels' : 'transformers.js')) throw new Error(`expected runtime ${c.runtime}, got ${info.data.runtime}`);
     // A string, not a function: tsx's name helpers (__name) do not exist in the page.
     const figures = (await page.evaluate(`(async (texts, query, queries) => {
@@ -188,7 +246,8 @@ async function measureWasm(c: Case, texts: string[]): Promise<Figures> {
       return { ingest, p50: q[Math.floor(q.length / 2)], p90: q[Math.min(q.length - 1, Math.floor(q.length * 0.9))], busyP50: b[Math.floor(b.length / 2)] };
     })(${JSON.stringify(texts)}, ${JSON.stringify(QUERY)}, ${QUERIES})`)) as Figures;
     const cpu = marks.end - marks.start;
-    return { ...figures, threads: info.data?.threads, runtime: info.data?.runtime, loadMs: info.data?.loadMs, perCpuSecond: cpu > 0 ? texts.length / cpu : undefined };
+    const minCosine = await parity(page);
+    return { ...figures, threads: info.data?.threads, runtime: info.data?.runtime, loadMs: info.data?.loadMs, perCpuSecond: cpu > 0 ? texts.length / cpu : undefined, minCosine, adapter };
   } finally {
     await context.close().catch(() => {});
     server.close();
@@ -207,20 +266,27 @@ async function main(): Promise<void> {
       console.log(`# ${dtype} onnxruntime-node: ${node.get(dtype)!.ingest.toFixed(1)} passages/s, query p50 ${node.get(dtype)!.p50.toFixed(1)} ms; load average ${load()}`);
     }
   }
-  const header = '| dtype | runtime | isolated | cold load (ms) | ingest (passages/s) | passages per CPU-s | vs onnxruntime-node | query p50 / p90 (ms, RCP round trip) | query p50 while documents embed (ms) | load average |';
+  if (DEVICES.includes('webgpu')) console.log('# fp16: not offered (npm run models writes fp32 and q8 graphs only)');
+  const header = '| dtype | device | runtime | isolated | cold load (ms) | ingest (passages/s) | passages per CPU-s | vs onnxruntime-node | query p50 / p90 (ms, RCP round trip) | query p50 while documents embed (ms) | min cosine to sentence-transformers | load average |';
   const rows: string[] = [];
   for (const c of CASES) {
-    const w = await measureWasm(c, texts);
+    // A case that cannot run here (no WebGPU adapter, a model that does not load) is reported and the rest go on.
+    const w = await measureInBrowser(c, texts).catch((e: Error) => {
+      console.log(`# ${c.dtype} on ${c.device} (${c.runtime}${c.isolated ? ', isolated' : ''}): failed: ${e.message.split('\n')[0]}`);
+      return undefined;
+    });
+    if (!w) continue;
+    if (w.adapter) console.log(`# ${c.dtype} on webgpu: adapter ${w.adapter}`);
     const n = node.get(c.dtype);
     rows.push(
-      `| ${c.dtype} | ${w.runtime ?? c.runtime}${w.threads ? ` (${w.threads} threads)` : ''} | ${c.isolated ? 'yes' : 'no'} | ${w.loadMs ?? '?'} | ${w.ingest.toFixed(1)} | ${w.perCpuSecond?.toFixed(1) ?? '?'} | ${n ? `${((w.ingest / n.ingest) * 100).toFixed(0)}%` : '—'} | ${w.p50.toFixed(1)} / ${w.p90.toFixed(1)} | ${w.busyP50?.toFixed(1) ?? '?'} | ${load()} |`,
+      `| ${c.dtype} | ${c.device} | ${w.runtime ?? c.runtime}${w.threads ? ` (${w.threads} threads)` : ''} | ${c.isolated ? 'yes' : 'no'} | ${w.loadMs ?? '?'} | ${w.ingest.toFixed(1)} | ${w.perCpuSecond?.toFixed(1) ?? '?'} | ${n ? `${((w.ingest / n.ingest) * 100).toFixed(0)}%` : '—'} | ${w.p50.toFixed(1)} / ${w.p90.toFixed(1)} | ${w.busyP50?.toFixed(1) ?? '?'} | ${w.minCosine?.toFixed(5) ?? '–'} | ${load()} |`,
     );
     console.log(rows.at(-1));
   }
   console.log(`\n# load average ${load()} at end`);
   for (const [dtype, n] of node) console.log(`# onnxruntime-node ${dtype}: ${n.ingest.toFixed(1)} passages/s, query p50 / p90 ${n.p50.toFixed(1)} / ${n.p90.toFixed(1)} ms`);
   console.log(header);
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }
 
