@@ -9,16 +9,15 @@
  *     process tree (/proc), which a loaded machine moves far less than wall time;
  *   - query: p50 (and p90) of embedding one 10-word query, in the worker (an RCP round trip from
  *     the page, so it includes the postMessage hop) and in onnxruntime-node; and its p50 while the
- *     worker embeds documents (a query every 50 ms during a second pass over the passages).
+ *     worker embeds documents (a query every 50 ms during a second pass over the passages);
+ *   - parity: the minimum cosine, over the 20 reference texts, to upstream sentence-transformers
+ *     (test/models/fixtures/reference-embeddings.json; MiniLM only).
  * The built app (dist/) is served by a small HTTP server on localhost (--port, default 4189), with
  * COOP/COEP headers for the isolated cases, not by request interception: onnxruntime-web's threaded
  * WASM starts nested workers whose requests interception does not see. /models/config.json is
- * answered per case (`device: wasm`, the case's dtype and runtime); every request outside the origin
+ * answered per case (the case's device, dtype and runtime); every request outside the origin
  * is aborted. The 1-minute load average is printed with every row: on a shared machine the figures
  * are only comparable within one run.
- *
- *   - parity: the minimum cosine, over the 20 reference texts, to upstream sentence-transformers
- *     (test/models/fixtures/reference-embeddings.json; MiniLM only).
  *
  * WebGPU (`--device webgpu`, or `webgpu,wasm` to measure it against WASM in the same run) runs
  * transformers.js on the GPU, fp32 and q8 (`npm run models` writes no fp16 graph), forced (no fallback
@@ -44,6 +43,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { resolveStatic } from '../bridges/static-server.ts';
 import { loadEmbedder } from '../src/models/index.ts';
+import { cosine } from '../src/engine/index/dense.ts';
 import { openTab } from '../e2e/support/rcp-page.ts';
 import { treeCpuSeconds } from './lib/cpu-time.ts';
 
@@ -77,13 +77,13 @@ const CASES: Case[] = (
 );
 /** Extra Chromium flags (`--chromium-arg FLAG`, repeatable): what a GPU machine's Chromium may need for WebGPU. */
 const EXTRA_ARGS = argv.flatMap((a, i) => (a === '--chromium-arg' && argv[i + 1] ? [argv[i + 1]] : []));
+const DTYPES = [...new Set(CASES.map((c) => c.dtype))];
+const ROOT = join(import.meta.dirname, '..');
 /** The sentence-transformers vectors of the parity texts (MiniLM's; none for another model). */
 const REFERENCE =
   MODEL === 'minilm-l6-v2'
-    ? (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as { texts: { text: string; embedding: number[] }[] }).texts
+    ? (JSON.parse(readFileSync(join(ROOT, 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as { texts: { text: string; embedding: number[] }[] }).texts
     : [];
-const DTYPES = [...new Set(CASES.map((c) => c.dtype))];
-const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
 const PORT = Number(opt('port', '4189'));
 const ORIGIN = `http://localhost:${PORT}`;
@@ -174,12 +174,7 @@ async function parity(page: Page): Promise<number | undefined> {
     }
     return out;
   })(${JSON.stringify(REFERENCE.map((t) => t.text))})`)) as number[][];
-  const cosine = (a: number[], b: number[]) => {
-    let dot = 0, na = 0, nb = 0;
-    for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
-    return dot / Math.sqrt(na * nb);
-  };
-  return Math.min(...vectors.map((v, i) => cosine(v, REFERENCE[i].embedding)));
+  return Math.min(...vectors.map((v, i) => cosine(Float32Array.from(v), Float32Array.from(REFERENCE[i].embedding))));
 }
 
 async function measureInBrowser(c: Case, texts: string[]): Promise<Figures> {
