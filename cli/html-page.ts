@@ -6,7 +6,7 @@
  * `<article>`, else `<body>`: site chrome (navigation, footers) repeated on every page would
  * otherwise match every query. Elements marked `data-rcp-ignore` are left out.
  */
-import { visibleText } from '../src/app/import/html-text.ts';
+import { visibleText } from '../src/import/html-text.ts';
 
 export interface HtmlPage {
   title?: string;

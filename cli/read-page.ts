@@ -1,14 +1,14 @@
 /**
  * One file of the site → its document, with the page's own import code wherever it is pure
- * (src/app/import: byte sniffing, front-matter, PDF text layer, .docx): HTML (html-page.ts),
+ * (src/import: byte sniffing, front-matter, PDF text layer, .docx): HTML (html-page.ts),
  * Markdown with front-matter, PDF, .docx and plain text. Every file gets an outcome naming what
  * happened, so the CLI can report a malformed or binary file by name instead of indexing junk.
  */
 import { readFile } from 'node:fs/promises';
-import { docxToText } from '../src/app/import/docx-text.ts';
-import { frontMatter, markdownTitle } from '../src/app/import/parse.ts';
-import { pdfTextWith } from '../src/app/import/pdf-text.ts';
-import { sniff } from '../src/app/import/sniff.ts';
+import { docxToText } from '../src/import/docx-text.ts';
+import { frontMatter, markdownTitle } from '../src/import/parse.ts';
+import { pdfTextWith } from '../src/import/pdf-text.ts';
+import { sniff } from '../src/import/sniff.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
 import { htmlPage } from './html-page.ts';
 import type { NodeDom } from './node-deps.ts';

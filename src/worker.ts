@@ -28,7 +28,7 @@ import { openIndexedDbStore } from './storage/index.ts';
 import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { readAhead } from './storage/read-ahead.ts';
-import { bundleInpageCapabilities, withoutWrites } from './bundle/serve-bundle.ts';
+import { bundleInpageCapabilities, withoutWrites } from './server/serve-bundle.ts';
 import { PortTransport } from './transport/port-transport.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';

@@ -20,7 +20,7 @@ import { buildQ4EncoderWeights } from './encoder-weights.ts';
 import { WEIGHTS_FILE } from '../../src/models/encoder-runtime/weights-file.ts';
 import { bertConfigOf, bertTensors, readE5S1 } from './e5s1.ts';
 import { json } from './model-files.ts';
-import type { EncoderSpec } from './encoders.ts';
+import type { EncoderSpec } from './encoder-spec.ts';
 import { unigramTokenizerConfigJson, unigramTokenizerJson } from './unigram-tokenizer.ts';
 
 export const E5_QUANTIZATION_NOTE =

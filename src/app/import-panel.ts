@@ -8,7 +8,7 @@ import type { IndexDocument } from '../protocol/types.ts';
 import { byId, el } from './dom.ts';
 import { plural } from './format.ts';
 import { errorView } from './errors.ts';
-import { ACCEPT, parseFile, parsePasted, type FileOutcome } from './import/parse.ts';
+import { ACCEPT, parseFile, parsePasted, type FileOutcome } from '../import/parse.ts';
 import { ingest, type IngestOptions, type IngestResult } from './ingest.ts';
 import type { ProgressView } from './progress-view.ts';
 

@@ -8,7 +8,7 @@
  * file from another build or a proxy's error page is refused by name instead of answering wrongly.
  *
  * Files are kept in the Cache API (http-cache.ts), so a visited site's search works offline.
- * Writes throw: the server never advertises them for a bundle (src/bundle/serve-bundle.ts).
+ * Writes throw: the server never advertises them for a bundle (src/server/serve-bundle.ts).
  */
 import type {
   Change, FineCodes, IndexStore, LoadedIndex, Manifest, PartialDocument, PartialSource, PartialTable, SegmentRecord,

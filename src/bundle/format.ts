@@ -25,22 +25,15 @@
 import type { FilterFieldType } from '../protocol/types.ts';
 import type { Manifest, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import type { BundleStatic } from './static-format.ts';
+import type { BundleFile, BundleShards } from './file-types.ts';
+
+export type { BundleFile, BundleShards } from './file-types.ts';
 
 export const BUNDLE_FORMAT = 'rcp-in-page-bundle';
 /** Bumped on any change a reader of the previous version would misread. */
 export const BUNDLE_VERSION = 2;
 export const MANIFEST_FILE = 'rcp-bundle.json';
 
-/** One file of the bundle, as the manifest lists it. */
-export interface BundleFile {
-  /** Path relative to the manifest. */
-  path: string;
-  /** sha256 of the file's bytes as served (hex): a reader refuses a file that does not match. */
-  sha256: string;
-  bytes: number;
-  /** The bytes are gzip-compressed (by the writer: the reader decompresses them itself). */
-  gzip?: true;
-}
 
 export interface BundleSegment {
   id: number;
@@ -55,18 +48,6 @@ export interface BundleTextFile extends BundleFile {
   firstDoc: number;
 }
 
-/**
- * Shard files of one kind (`<dir>/<i>-<hash>.bin`, gzip), listed compactly: a 10,000-page site has
- * a thousand of them and the manifest is read before every first answer. Each is checked against
- * the first SHARD_HASH hex digits of its sha256 (its name's hash) and its length: enough to refuse
- * a truncated upload or a file of another build, which is what the check is for.
- */
-export interface BundleShards {
-  /** Each file's hash, SHARD_HASH hex digits each, concatenated in file order. */
-  hashes: string;
-  /** Each file's length in bytes. */
-  bytes: number[];
-}
 
 /** Text shards also say the ordinal of their first document (ascending; the first is 0). */
 export interface BundleTextShards extends BundleShards {

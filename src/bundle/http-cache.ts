@@ -6,7 +6,7 @@
  * fails. When a new manifest arrives, cached files it no longer lists are deleted, so the cache
  * holds one build of the bundle.
  */
-import type { FetchLike } from './bundle-store.ts';
+import type { FetchLike } from './bundle-files.ts';
 
 /** Fetch-free time after which the copies of fetched files are stored. */
 const STORE_QUIET_MS = 300;

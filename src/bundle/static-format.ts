@@ -15,7 +15,7 @@
  * A chunk's score is q·c + α·(q·s) (c its centroid, s = sign(v − c), α = mean |v − c|): an
  * approximation of the exact cosine q·v, over the clusters whose centroids are nearest the query.
  */
-import type { BundleFile, BundleShards } from './format.ts';
+import type { BundleFile, BundleShards } from './file-types.ts';
 
 /**
  * About this many bytes of rows per row shard: a query token reads one shard (8 rows of a 256-d

@@ -23,4 +23,4 @@ export {
 } from '../client/federation/federation.ts';
 export { enginesFromRegistry, type EngineEntry, type EngineSpec } from '../client/federation/engines.ts';
 export type { FederatedFusion } from '../client/federation/fuse-hits.ts';
-export { HttpTransport, type HttpTransportOptions } from '../client/federation/http-transport.ts';
+export { HttpTransport, type HttpTransportOptions } from '../transport/http-transport.ts';

@@ -5,7 +5,7 @@
  * RCP), and any remote RCP engine over HTTP that already holds the collection. The numbers come
  * from src/eval, the code `npm run eval` runs. No DOM here: the panel shows what this reports.
  */
-import { HttpTransport } from '../../client/federation/http-transport.ts';
+import { HttpTransport } from '../../transport/http-transport.ts';
 import { RcpClient } from '../../client/rcp-client.ts';
 import type { BeirCollection } from '../../eval/beir.ts';
 import { loadCollection, PEER_LABELS, peerClient, type PeerName } from '../../eval/engines.ts';

@@ -12,7 +12,7 @@ import type { Capabilities, Hit, Meta, PeerInfo, RetrieveParams, RetrieveResult 
 import { RcpClient } from '../rcp-client.ts';
 import { enginesFromRegistry, validateEngines, type EngineEntry, type EngineSpec } from './engines.ts';
 import { fuseEngineHits, type FederatedFusion } from './fuse-hits.ts';
-import { HttpTransport, type HttpTransportOptions } from './http-transport.ts';
+import { HttpTransport, type HttpTransportOptions } from '../../transport/http-transport.ts';
 
 /** §16.2 RECOMMENDED hop budget of an originating client. */
 export const DEFAULT_FEDERATION_DEPTH = 3;

@@ -6,7 +6,7 @@
  * Ids are stable (derived from the file name or given ids) so re-importing replaces instead of
  * duplicating.
  */
-import type { IndexDocument } from '../../protocol/types.ts';
+import type { IndexDocument } from '../protocol/types.ts';
 import { htmlToText } from './html-text.ts';
 import { fnv1a, slug } from './ids.ts';
 import { sniff } from './sniff.ts';

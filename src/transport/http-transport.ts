@@ -5,10 +5,10 @@
  * an HTTP error status, a body that is not the JSON-RPC answer, a body over the size limit) becomes
  * a JSON-RPC error frame for that request id, so the caller always gets exactly one typed answer.
  */
-import { ErrorCode } from '../../protocol/codes.ts';
-import { isObject, isValidId, toWire } from '../../protocol/json.ts';
-import type { ErrorObject, Id } from '../../protocol/types.ts';
-import type { Transport } from '../../transport/transport.ts';
+import { ErrorCode } from '../protocol/codes.ts';
+import { isObject, isValidId, toWire } from '../protocol/json.ts';
+import type { ErrorObject, Id } from '../protocol/types.ts';
+import type { Transport } from './transport.ts';
 
 /** Largest answer body read from a remote engine (a bigger one is refused, not parsed). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

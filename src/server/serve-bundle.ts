@@ -4,8 +4,8 @@
  * capability either (the engine's `readOnly`), every write is refused before it reaches the store:
  * `index/add` and `index/delete` with -32003, `x-inpage/clear` and `x-inpage/import` with -32004.
  */
-import type { VendorHandler } from '../server/backend.ts';
-import type { BundleManifest } from './format.ts';
+import type { VendorHandler } from './backend.ts';
+import type { BundleManifest } from '../bundle/format.ts';
 
 /** The `x-inpage` capability of a worker serving `bundle`. */
 export function bundleInpageCapabilities(bundle: { base: string; manifest: BundleManifest }): { 'x-inpage': Record<string, unknown> } {
