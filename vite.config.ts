@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
-import { evalSets } from './scripts/vite-eval-sets.ts';
-import { rcpReference } from './scripts/vite-rcp-reference.ts';
-import { serviceWorker } from './scripts/vite-sw.ts';
+import { evalSets } from './tools/vite/eval-sets.ts';
+import { rcpReference } from './tools/vite/rcp-reference.ts';
+import { serviceWorker } from './tools/vite/sw.ts';
 
 const root = import.meta.dirname;
 

@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchCorpus, BenchPassage } from './types.ts';
-import { rng } from '../scripts/lib/prng.ts';
+import { rng } from '../src/util/prng.ts';
 
 const root = join(import.meta.dirname, '..');
 const pkg = (name: string): string => join(root, 'node_modules', '@stdlib', name, 'data');

@@ -15,7 +15,7 @@
  * Deterministic: a passage's vector depends only on (seed, its text, its title), so equal texts
  * (duplicated mails, say) get equal vectors, as from a real encoder.
  */
-import { rng } from '../scripts/lib/prng.ts';
+import { rng } from '../src/util/prng.ts';
 
 export const SYNTHETIC_DIMENSION = 384;
 const TOPICS = 512;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { DEFAULT_ORIGIN } from '../bridges/profile-origin.ts';
-import { startHttp } from './support/bridge-process.ts';
+import { startHttp } from '../tools/lib/bridge-process.ts';
 
 const PORT_A = Number(process.env.E2E_PORT ?? 4173) + 40;
 const PORT_B = PORT_A + 1;

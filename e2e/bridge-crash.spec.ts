@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { crashRun } from './support/crash-run.ts';
+import { crashRun } from '../tools/lib/crash-run.ts';
 
 /** Kills per CI run (bounded); `npm run soak -- --kills N [--load]` runs it long. */
 const KILLS = Number(process.env.RCP_CRASH_KILLS ?? 6);

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { fuzzStdio } from './support/fuzz-run.ts';
+import { fuzzStdio } from '../tools/lib/fuzz-run.ts';
 
 /** Frames per CI run (bounded: about 30 s); `npm run soak -- --frames N` runs it long. */
 const FRAMES = Number(process.env.RCP_FUZZ_FRAMES ?? 1500);

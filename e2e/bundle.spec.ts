@@ -9,7 +9,7 @@ import { loadEmbedder } from '../src/models/index.ts';
 import type { IndexDocument } from '../src/protocol/types.ts';
 import type { BundleManifest } from '../src/bundle/format.ts';
 import { writeSite } from '../test/bundle/site-fixture.ts';
-import { call, openTab } from './support/rcp-page.ts';
+import { call, openTab } from '../tools/lib/rcp-page.ts';
 import { ORIGIN, search, STATIC_MODEL, watchOrigin } from './support/playground.ts';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 import type { JsonReport } from '../src/conformance/types.ts';
-import { startHttp } from './support/bridge-process.ts';
+import { startHttp } from '../tools/lib/bridge-process.ts';
 import { runScript } from './support/node-script.ts';
 
 const PORT = Number(process.env.E2E_PORT ?? 4173) + 10_030;

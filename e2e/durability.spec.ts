@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { ORIGIN } from './support/playground.ts';
-import { call, openTab, progressSeen } from './support/rcp-page.ts';
+import { call, openTab, progressSeen } from '../tools/lib/rcp-page.ts';
 
 /**
  * The persistent engine in real Chromium: acknowledged writes survive a crashed page, an

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ORIGIN, guardOrigin } from './support/playground.ts';
-import { call, openTab } from './support/rcp-page.ts';
+import { call, openTab } from '../tools/lib/rcp-page.ts';
 import { modelsBuilt } from '../test/support/built-models.ts';
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { guardOrigin, wasmModel } from './support/playground.ts';
 import { loadEmbedder } from '../src/models/index.ts';
-import { call, logsOf, openTab } from './support/rcp-page.ts';
+import { call, logsOf, openTab } from '../tools/lib/rcp-page.ts';
 
 /**
  * The real sentence encoder (all-MiniLM-L6-v2, built by `npm run models`) in the browser worker on

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { expect, test } from '@playwright/test';
-import { loadRcpSchema } from '../test/support/rcp-schema.ts';
-import { startHttp } from './support/bridge-process.ts';
+import { loadRcpSchema } from '../tools/lib/rcp-schema.ts';
+import { startHttp } from '../tools/lib/bridge-process.ts';
 import { RawHttp } from './support/raw-http.ts';
 
 const PORT = Number(process.env.E2E_PORT ?? 4173) + 10_000;

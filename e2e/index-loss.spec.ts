@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { openPlayground } from './support/playground.ts';
-import { call, logsOf, openTab } from './support/rcp-page.ts';
+import { call, logsOf, openTab } from '../tools/lib/rcp-page.ts';
 
 /**
  * An index that the browser discarded (or that went missing otherwise) is never shown as merely

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { startHttp } from './support/bridge-process.ts';
+import { startHttp } from '../tools/lib/bridge-process.ts';
 import { watchConsole } from './support/page-health.ts';
 import { openPlayground, openStaticPlayground, ORIGIN, showArea, skipSample, STATIC_MODEL, watchOrigin } from './support/playground.ts';
 

@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { guardOrigin, search, showArea, skipSample, wasmModel } from './support/playground.ts';
-import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
+import { call, logsOf, openTab, type Reply } from '../tools/lib/rcp-page.ts';
 
 /**
  * A dense model whose files are corrupt (the ONNX graph and our runtime's weight file, served by

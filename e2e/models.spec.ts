@@ -5,7 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { ORIGIN, watchOrigin } from './support/playground.ts';
 import { writeTinyBert } from '../scripts/models/fixtures/tiny-bert.ts';
 import { CrossEncoderReranker, loadEmbedder } from '../src/models/index.ts';
-import { call, logsOf, openTab, type Reply } from './support/rcp-page.ts';
+import { call, logsOf, openTab, type Reply } from '../tools/lib/rcp-page.ts';
 
 /**
  * Models in the real browser worker, configured by /models/config.json:

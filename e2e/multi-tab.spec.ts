@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { call, openTab as openRcpTab, type Reply } from './support/rcp-page.ts';
+import { call, openTab as openRcpTab, type Reply } from '../tools/lib/rcp-page.ts';
 
 /**
  * Two tabs of one browser profile: each runs its own worker and engine over the same IndexedDB

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { buildSample } from '../scripts/build-sample.ts';
 import { guardOrigin, wasmModel } from './support/playground.ts';
-import { call, openTab } from './support/rcp-page.ts';
+import { call, openTab } from '../tools/lib/rcp-page.ts';
 
 /**
  * Cross-language search in the browser's worker with multilingual-e5-small (q8, WASM): the

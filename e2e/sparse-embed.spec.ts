@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { watchOrigin } from './support/playground.ts';
-import { call, openTab } from './support/rcp-page.ts';
+import { call, openTab } from '../tools/lib/rcp-page.ts';
 
 /**
  * `embed/sparse` in the browser worker: SPLADE-tiny (built by `npm run models`) on WASM. The

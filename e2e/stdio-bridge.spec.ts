@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { loadRcpSchema } from '../test/support/rcp-schema.ts';
+import { loadRcpSchema } from '../tools/lib/rcp-schema.ts';
 
 const root = join(import.meta.dirname, '..');
 

@@ -22,7 +22,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg as loadAvg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from './lib/args.ts';
+import { parseArgs } from '../tools/lib/args.ts';
 import { chunkText } from '../src/engine/analysis/chunker.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/engine/config.ts';
 import { contextOf, indexedText } from '../src/engine/index/prepare.ts';

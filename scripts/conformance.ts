@@ -17,7 +17,7 @@ import { StreamWire } from '../src/conformance/stream-wire.ts';
 import { CHECKS, HONESTY_CHECK, runConformance } from '../src/conformance/run.ts';
 import { formatText, toJsonReport } from '../src/conformance/report.ts';
 import type { Wire } from '../src/conformance/wire.ts';
-import { StdioTransport } from './lib/stdio-transport.ts';
+import { StdioTransport } from '../tools/lib/stdio-transport.ts';
 
 const USAGE = 'usage: npm run conformance -- --http URL [--token T] [--json] [--timeout MS] [--no-write] | [options] --stdio CMD ARGS…';
 

@@ -14,7 +14,7 @@
  */
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 // mulberry32, seeded: the misspellings are the same on every run.
-import { rng as prng } from './lib/prng.ts';
+import { rng as prng } from '../src/util/prng.ts';
 import { basename } from 'node:path';
 import { Engine } from '../src/engine/engine.ts';
 import { NLTK_STOPWORDS } from '../src/engine/analysis/stopwords.ts';

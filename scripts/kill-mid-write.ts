@@ -7,7 +7,7 @@
  *      point, 1–64 KiB into the write);
  *   2. start again, count, acknowledge 5 more documents, end cleanly;
  *   3. start again and count: every acknowledged document must be there.
- * On LevelDB it prints what each kill left in the log (e2e/support/leveldb-log.ts): a torn tail,
+ * On LevelDB it prints what each kill left in the log (tools/lib/leveldb-log.ts): a torn tail,
  * then, after life 2 wrote on after it, "checksum mismatch" mid-log, and life 3 finds the
  * database discarded and the bridge reports the loss. Exits 1 when any acknowledged document is
  * lost. Needs `npm run build`.
@@ -15,10 +15,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killTree, spawnStdio, type StdioBridge } from '../e2e/support/bridge-process.ts';
-import { readLevelDbLog } from '../e2e/support/leveldb-log.ts';
-import { parseArgs } from './lib/args.ts';
-import { rng } from './lib/prng.ts';
+import { killTree, spawnStdio, type StdioBridge } from '../tools/lib/bridge-process.ts';
+import { readLevelDbLog } from '../tools/lib/leveldb-log.ts';
+import { parseArgs } from '../tools/lib/args.ts';
+import { rng } from '../src/util/prng.ts';
 
 const { values } = parseArgs(process.argv.slice(2));
 const trials = Number(values.get('trials') ?? 8);

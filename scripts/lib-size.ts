@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { parseArgs } from './lib/args.ts';
+import { parseArgs } from '../tools/lib/args.ts';
 
 /** The library's budget (issue 14). */
 export const LIB_BUDGET_KB = 60;

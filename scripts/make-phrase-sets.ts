@@ -27,8 +27,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from './lib/args.ts';
-import { rng } from './lib/prng.ts';
+import { parseArgs } from '../tools/lib/args.ts';
+import { rng } from '../src/util/prng.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3005\u30fc]+$/u;

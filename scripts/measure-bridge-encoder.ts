@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { LineBuffer } from '../src/transport/ndjson.ts';
-import { treeCpuSeconds } from './lib/cpu-time.ts';
+import { treeCpuSeconds } from '../tools/lib/cpu-time.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);

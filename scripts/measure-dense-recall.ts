@@ -13,7 +13,7 @@ import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import { presetKey } from '../src/engine/index/prepare.ts';
-import { parseArgs } from './lib/args.ts';
+import { parseArgs } from '../tools/lib/args.ts';
 
 const { flags, values } = parseArgs(process.argv.slice(2));
 const size = Number(values.get('size') ?? 100_000);

@@ -44,8 +44,8 @@ import { extname } from 'node:path';
 import { resolveStatic } from '../bridges/static-server.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { cosine } from '../src/engine/index/dense.ts';
-import { openTab } from '../e2e/support/rcp-page.ts';
-import { treeCpuSeconds } from './lib/cpu-time.ts';
+import { openTab } from '../tools/lib/rcp-page.ts';
+import { treeCpuSeconds } from '../tools/lib/cpu-time.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);

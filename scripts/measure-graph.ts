@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { serialize } from 'node:v8';
-import { parseArgs } from './lib/args.ts';
+import { parseArgs } from '../tools/lib/args.ts';
 import { Engine } from '../src/engine/engine.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';

@@ -8,9 +8,9 @@
  * that started with acknowledged documents missing named; exits 1 when any answer is missing,
  * doubled, mistyped or schema-invalid, or any acknowledged document is lost.
  */
-import { crashRun } from '../e2e/support/crash-run.ts';
-import { fuzzStdio } from '../e2e/support/fuzz-run.ts';
-import { parseArgs } from './lib/args.ts';
+import { crashRun } from '../tools/lib/crash-run.ts';
+import { fuzzStdio } from '../tools/lib/fuzz-run.ts';
+import { parseArgs } from '../tools/lib/args.ts';
 
 async function main(): Promise<void> {
   const { flags, values } = parseArgs(process.argv.slice(2));

@@ -1,6 +1,6 @@
 /** Runs a repository script with Node (tsx) and collects what it printed, for specs that compare against a CLI. */
 import { spawn } from 'node:child_process';
-import { ROOT } from './bridge-process.ts';
+import { ROOT } from '../../tools/lib/bridge-process.ts';
 
 export function runScript(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn('node', ['--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

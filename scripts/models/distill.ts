@@ -15,7 +15,7 @@
  * Runs at build time on onnxruntime-node.
  */
 import * as ort from 'onnxruntime-node';
-import { rng } from '../lib/prng.ts';
+import { rng } from '../../src/util/prng.ts';
 import type { StaticModel } from './static-model.ts';
 import { zipfProbability } from './static-model.ts';
 import type { TokenCounts } from './token-frequencies.ts';

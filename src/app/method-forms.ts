@@ -1,6 +1,6 @@
 /**
  * "Build a request": a form per RCP/1 method, generated from the normative JSON Schema that the
- * build copied to /rcp/ (scripts/vite-rcp-reference.ts), each with a link to its section of the
+ * build copied to /rcp/ (tools/vite/rcp-reference.ts), each with a link to its section of the
  * spec. Fields follow the schema exactly (required marked, inputs by type, choices from enums) and
  * start from a working example for the methods this server advertises. Sending puts the request in
  * the console and sends it there, so its answer lands in the console's history. Without the schema

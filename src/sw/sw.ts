@@ -3,7 +3,7 @@
  *
  * - One cache per build, named with the build hash; `activate` deletes every older one.
  * - Precaches the app shell, the ORT runtime (/ort/), the model files (/models/) and the sample
- *   corpus. `PRECACHE` and `BUILD_HASH` are injected at build time (scripts/vite-sw.ts).
+ *   corpus. `PRECACHE` and `BUILD_HASH` are injected at build time (tools/vite/sw.ts).
  * - HTML and index bundle manifests: network first, cache as fallback (a new deploy is seen at once when online).
  * - Hashed assets, models, runtime, sample: cache first (their names or the cache version pin them).
  * - Safe update: a new worker installs and waits; the page offers "reload", which posts

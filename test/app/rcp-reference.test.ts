@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyRcpReference, methodSections, specUrlFor } from '../../scripts/vite-rcp-reference.ts';
+import { copyRcpReference, methodSections, specUrlFor } from '../../tools/vite/rcp-reference.ts';
 
 describe('the build copies the RCP reference for the console forms', () => {
   it('maps each method to its spec section with GitHub anchors', () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fieldValue, formText, methodSpecs } from '../../src/app/schema-model.ts';
 import { EXAMPLE_PARAMS } from '../../src/app/examples.ts';
-import { SCHEMA_PATH, loadRcpSchema } from '../support/rcp-schema.ts';
+import { SCHEMA_PATH, loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 
 const schema = existsSync(SCHEMA_PATH) ? (JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as unknown) : undefined;
 

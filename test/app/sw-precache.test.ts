@@ -1,6 +1,6 @@
-/** The service worker precaches the configured model (its dtype's ONNX, and our runtime's int8 weights for q8) and its sample vectors (scripts/vite-sw.ts). */
+/** The service worker precaches the configured model (its dtype's ONNX, and our runtime's int8 weights for q8) and its sample vectors (tools/vite/sw.ts). */
 import { describe, expect, it } from 'vitest';
-import { precachedPublicFiles } from '../../scripts/vite-sw.ts';
+import { precachedPublicFiles } from '../../tools/vite/sw.ts';
 
 const FILES = [
   '/models/README.md',

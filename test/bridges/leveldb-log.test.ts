@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crc32c, readLevelDbLog, writeLevelDbLog } from '../../e2e/support/leveldb-log.ts';
+import { crc32c, readLevelDbLog, writeLevelDbLog } from '../../tools/lib/leveldb-log.ts';
 
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 

@@ -14,7 +14,7 @@ import { denseTuning } from '../../src/engine/index/vectors/tuning.ts';
 import { kernelModule } from '../../src/engine/index/vectors/wasm-kernels.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { FilterNode } from '../../src/protocol/types.ts';
-import { rng } from '../../scripts/lib/prng.ts';
+import { rng } from '../../src/util/prng.ts';
 
 const DIM = 40; // not a multiple of 16: rows are padded
 

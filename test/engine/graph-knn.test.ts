@@ -8,7 +8,7 @@ import type { QuantizedVectors } from '../../src/engine/contracts.ts';
 import type { DenseModel } from '../../src/engine/index/dense.ts';
 import type { DocEntry, IndexView, LiveSegment } from '../../src/engine/index/view.ts';
 import { quantize } from '../../src/engine/index/vectors/quantize.ts';
-import { rng } from '../../scripts/lib/prng.ts';
+import { rng } from '../../src/util/prng.ts';
 import { DenseNeighbors, KNN_DEFAULTS } from '../../src/engine/graph/knn.ts';
 import { gatherJs, gatherKernel, hammingTileJs, shortlistJs, shortlistKernel, TILE, tileKernel } from '../../src/engine/graph/knn-kernels.ts';
 

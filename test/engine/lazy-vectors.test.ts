@@ -12,7 +12,7 @@ import { VECTORS_IDLE_READ_MS } from '../../src/engine/state/vector-prefetch.ts'
 import { retrieveInProcess } from '../../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { openIndexedDbStore } from '../../src/storage/index.ts';
-import { rng } from '../../scripts/lib/prng.ts';
+import { rng } from '../../src/util/prng.ts';
 
 const DIM = 24;
 function unit(seed: number): Float32Array {

@@ -12,7 +12,7 @@ import { valueInfo } from '../../scripts/models/onnx-graph.ts';
 import { dequantizeQ4, quantizeQ4, toF16 } from '../../scripts/models/q4.ts';
 import { int8Columns, q4Matrix, q4Rows } from '../../scripts/models/q4-graph.ts';
 import { f16 } from '../../scripts/models/safetensors.ts';
-import { rng } from '../../scripts/lib/prng.ts';
+import { rng } from '../../src/util/prng.ts';
 
 const ROWS = 7;
 const COLS = 64;

@@ -9,7 +9,7 @@ import { serve } from '../../src/server/rcp-session.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
 import { connect } from '../support/rcp-harness.ts';
-import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 
 const schema = loadRcpSchema();
 

@@ -6,7 +6,7 @@ import { createEngineBackend } from '../../src/server/engine-backend.ts';
 import { createModelHandlers, type ModelEncoder } from '../../src/server/model-handlers.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { CountReranker, HashEmbedder } from '../support/engine.ts';
-import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 import { connect, emittedFrames } from '../support/rcp-harness.ts';
 
 async function engineSession() {

@@ -1,7 +1,7 @@
 /** Issue 10 (#6–#9) and issue 11 (#6): frames with no id, ping nonces, nesting depth, echoed values. */
 import { describe, expect, it } from 'vitest';
 import { RcpError } from '../../src/protocol/errors.ts';
-import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 import { connect, emittedFrames, fakeBackend } from '../support/rcp-harness.ts';
 
 const INVALID_WITHOUT_ID = ['{}', '{"foo":"boo"}', '{"jsonrpc":"2.0","method":5}', '{"jsonrpc":"1.0","method":"ping"}'];

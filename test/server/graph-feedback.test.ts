@@ -7,7 +7,7 @@ import { createEngineBackend } from '../../src/server/engine-backend.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from '../../src/server/graph-feedback-handlers.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_WRITES } from '../../src/server/inpage-handlers.ts';
 import { connect } from '../support/rcp-harness.ts';
-import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 
 const schema = loadRcpSchema();
 

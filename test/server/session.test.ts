@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 import { connect, emittedFrames, fakeBackend, TEST_CAPS } from '../support/rcp-harness.ts';
 import { INPAGE_DEADLINES } from '../../src/server/inpage-handlers.ts';
 import { DEFAULT_DEADLINES, deadlineFor } from '../../src/server/rcp-session.ts';

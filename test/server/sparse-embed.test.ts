@@ -21,7 +21,7 @@ import { createEngineBackend } from '../../src/server/engine-backend.ts';
 import { createSparseEmbedHandler, type SparseModelEncoder } from '../../src/server/model-handlers.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { modelsBuilt } from '../support/built-models.ts';
-import { loadRcpSchema } from '../support/rcp-schema.ts';
+import { loadRcpSchema } from '../../tools/lib/rcp-schema.ts';
 import { connect } from '../support/rcp-harness.ts';
 
 const BASE = `${MODELS_DIR}/`;

@@ -1,6 +1,6 @@
 /**
  * The spec, inside the page: a section (§7.15, Appendix F) opens in a modal dialog from the copy
- * the build put in /rcp/ (scripts/vite-rcp-reference.ts), so the lessons and the conformance
+ * the build put in /rcp/ (tools/vite/rcp-reference.ts), so the lessons and the conformance
  * checker link into it offline. The dialog is native (<dialog>): Escape closes it, focus stays in
  * it and returns to the link that opened it. Text is rendered with text nodes only.
  */

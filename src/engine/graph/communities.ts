@@ -12,6 +12,7 @@
  */
 import type { TermTable } from './nodes.ts';
 import type { PassageGraph } from './passage-graph.ts';
+import { rng } from '../../util/prng.ts';
 
 export interface Community {
   /** `c<level>.<rank>`: stable for one index version. */
@@ -42,18 +43,6 @@ const NUMBER = /^\d+$/;
 /** Levels offered at most (the coarsest ones): Louvain's first passes make many tiny communities. */
 export const MAX_LEVELS = 4;
 
-/** A small seeded PRNG (mulberry32), so Louvain's random walk is reproducible. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Runs Louvain on `g` and describes every level; `stop(term)` filters out stopword stems. The
  * graph library is loaded on first use (its own chunk): a worker that never asks pays nothing.
@@ -70,7 +59,7 @@ export async function detectCommunities(g: PassageGraph, terms: TermTable, stop:
       if (b > a) graph.addUndirectedEdge(String(a), String(b), { weight: g.weights[e] });
     }
   }
-  const details = louvain.detailed(graph, { rng: seeded(0x5eed), resolution: 1 });
+  const details = louvain.detailed(graph, { rng: rng(0x5eed), resolution: 1 });
   // dendrogram[0] is the singletons; each later entry is one pass, coarser each time.
   const passes: ArrayLike<number>[] = [];
   for (const p of details.dendrogram.slice(1)) if (!passes.length || !samePartition(passes[passes.length - 1], p)) passes.push(p);

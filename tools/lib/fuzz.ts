@@ -7,7 +7,7 @@
  */
 
 /** Deterministic PRNG (mulberry32): the same seed replays the same frames. */
-import { rng as prng } from '../../scripts/lib/prng.ts';
+import { rng as prng } from '../../src/util/prng.ts';
 export { prng };
 
 /** What a request may be answered with: a result, or an error with one of `codes`. */

@@ -1,4 +1,4 @@
-/** mulberry32: a small, well-mixed, seeded 32-bit PRNG (deterministic corpora and fixture weights). */
+/** mulberry32: a small, well-mixed, seeded 32-bit PRNG (Louvain's reproducible walk; deterministic corpora and fixture weights in the dev tools). */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Plugin } from 'vite';
-import { parseModelConfig, type ModelConfig } from '../src/models/model-config.ts';
-import { precomputedFileName } from '../src/models/precomputed.ts';
-import { ONNX_FILE } from '../src/models/settings.ts';
-import { WEIGHTS_FILE } from '../src/models/encoder-runtime/weights-file.ts';
+import { parseModelConfig, type ModelConfig } from '../../src/models/model-config.ts';
+import { precomputedFileName } from '../../src/models/precomputed.ts';
+import { ONNX_FILE } from '../../src/models/settings.ts';
+import { WEIGHTS_FILE } from '../../src/models/encoder-runtime/weights-file.ts';
 
 /** public/models/config.json as parsed JSON (the defaults when absent or unreadable). */
 function readModelsConfig(publicDir: string): unknown {

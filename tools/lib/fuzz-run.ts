@@ -2,7 +2,7 @@
  * Runs the seeded fuzzer over a stdio bridge: initialize, every frame pipelined, a final
  * shutdown, then every answer checked (fuzz.ts). Shared by the bounded e2e test and the soak.
  */
-import { loadRcpSchema } from '../../test/support/rcp-schema.ts';
+import { loadRcpSchema } from './rcp-schema.ts';
 import { spawnStdio } from './bridge-process.ts';
 import { checkAnswers, frames, type Frame, type FuzzReport } from './fuzz.ts';
 

@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rng } from '../../scripts/lib/prng.ts';
+import { rng } from '../../src/util/prng.ts';
 import { killTree, spawnStdio, treeOf, type StdioBridge } from './bridge-process.ts';
 import { startLoad, type LoadReport } from './load-run.ts';
 
