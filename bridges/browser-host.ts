@@ -61,6 +61,11 @@ export interface HostOptions {
    * and the only requests outside the origin that are let through.
    */
   federate?: FederateArgs;
+  /**
+   * The bridges' `--model NAME|auto` (bridges/model-arg.ts), already checked against the built
+   * models: passed to the bridge page, whose worker runs it and stores it as the profile's choice.
+   */
+  model?: string;
   /** The page to open, relative to the served root (default bridge.html). */
   pagePath?: string;
   /** A `window` property that is defined once the page is ready (default rcpBridge). */
@@ -111,7 +116,9 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  const query = opts.federate?.urls.length ? `?${federateQuery(opts.federate)}` : '';
+  const params = new URLSearchParams(opts.federate?.urls.length ? federateQuery(opts.federate) : '');
+  if (opts.model !== undefined) params.set('model', opts.model);
+  const query = params.size ? `?${params}` : '';
   await page.goto(`${origin}/${pagePath}${query}`);
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');
   return {

@@ -8,12 +8,13 @@ export const diag = (line: string): void => {
 
 /**
  * The browser host's flags, which both bridges take: `--profile DIR`, `--idb sqlite|leveldb` (a new
- * profile's IndexedDB backend, bridges/profile-storage.ts), `--headed`, `--verbose`. A string flag
+ * profile's IndexedDB backend, bridges/profile-storage.ts), `--model NAME|auto` (bridges/model-arg.ts), `--headed`, `--verbose`. A string flag
  * must be declared: undeclared, `--idb leveldb` would parse as a bare flag and the value be lost.
  */
 const HOST_OPTIONS = {
   profile: { type: 'string' },
   idb: { type: 'string' },
+  model: { type: 'string' },
   headed: { type: 'boolean' },
   verbose: { type: 'boolean' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;

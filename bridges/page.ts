@@ -27,8 +27,11 @@ const federation = urls.length
   : undefined;
 // bridge.html?bundle=/docs/search/ serves a static index bundle (src/bundle) instead of the IndexedDB index.
 const bundle = search.get('bundle');
+// The bridges' --model NAME|auto (bridges/model-arg.ts): the profile remembers it, so a later run without the flag keeps it.
+const model = search.get('model');
 const config = {
   ...(Object.keys(deadlines).length ? { deadlines } : {}),
+  ...(model ? { model, rememberModel: true } : {}),
   ...(federation ? { federation } : {}),
   ...(bundle ? { bundle: new URL(bundle, location.href).href } : {}),
 };

@@ -1,6 +1,6 @@
 /**
  * `npm run --silent rcp:http -- [--port 8787] [--base /rcp] [--token T] [--allow-origin O]…
- * [--profile DIR] [--headed] [--verbose] [--federate URL]… [--federate-default] [--identity NAME]`: the worker's RCP/1 server over HTTP (§5.2).
+ * [--profile DIR] [--model NAME|auto] [--headed] [--verbose] [--federate URL]… [--federate-default] [--identity NAME]`: the worker's RCP/1 server over HTTP (§5.2).
  *
  * `POST <base>/<method>` with one JSON-RPC object (or `POST <base>` with a batch). Every
  * well-formed JSON-RPC answer, errors included, is HTTP 200 with `Content-Length`; notifications
@@ -14,6 +14,7 @@ import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
 import { federateArgs } from './federate-args.ts';
+import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
 import { corsHeaders, originAllowed, refuse, type GuardOptions } from './http-guard.ts';
@@ -39,7 +40,12 @@ const SESSION_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 
 await ensureBuilt(diag);
 const federate = federateArgs(process.argv.slice(2));
+const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
+  diag(e.message);
+  process.exit(2);
+});
 const host = await launchHost({
+  model,
   profile: text(args.profile),
   idb: 'profile',
   newProfileIdb: idbChoice(text(args.idb)),

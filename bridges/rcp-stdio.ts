@@ -1,5 +1,5 @@
 /**
- * `npm run --silent rcp:stdio [-- --profile DIR] [--headed] [--verbose]`: the RCP/1 server of the
+ * `npm run --silent rcp:stdio [-- --profile DIR] [--model NAME|auto] [--headed] [--verbose]`: the RCP/1 server of the
  * real browser's worker, spoken over stdin/stdout as NDJSON (§5.1). stdout carries frames only;
  * diagnostics go to stderr. The process ends on EOF (an implicit shutdown) or once a `shutdown`
  * has been answered SUCCESSFULLY (a rejected one ends nothing); either way every request already
@@ -11,6 +11,7 @@ import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
 import { federateArgs } from './federate-args.ts';
+import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
@@ -20,7 +21,12 @@ const started = Date.now();
 
 await ensureBuilt(diag);
 const federate = federateArgs(process.argv.slice(2));
+const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
+  diag(e.message);
+  process.exit(2);
+});
 const host = await launchHost({
+  model,
   profile: typeof args.profile === 'string' ? args.profile : undefined,
   idb: 'profile',
   newProfileIdb: idbChoice(typeof args.idb === 'string' ? args.idb : undefined),

@@ -2,7 +2,7 @@
 /**
  * The `rcp-in-page` command (the package's `bin`):
  *
- *   rcp-in-page index <folder> --out <folder> [--base-url URL] [--models DIR] [--model NAME|none] [--dtype q8|fp32]
+ *   rcp-in-page index <folder> --out <folder> [--base-url URL] [--models DIR] [--model NAME|auto|none] [--dtype q8|fp32]
  *
  * builds a static index bundle of a site or content folder (build-index.ts). Exit status: 0 built
  * or up to date, 1 failed, 2 bad usage. Files that could not be indexed are named on stderr and do
@@ -14,13 +14,15 @@ import { parseArgs } from 'node:util';
 import { buildIndex, type BuildOptions } from './build-index.ts';
 import { MissingDependencyError } from './node-deps.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
+import { AUTO_MODEL, builtModelNames, unknownModelMessage } from '../src/models/built-models.ts';
+import { isValidFolderName } from '../src/models/model-folder.ts';
 
 const USAGE = `usage: rcp-in-page index <folder> --out <folder> [options]
 
   --out DIR        where the bundle goes (rcp-bundle.json and its files)
   --base-url URL   URL prefix of the pages (default: root-relative, "/guide/intro.html")
   --models DIR     models folder built by \`npm run models\` (default: ./public/models)
-  --model NAME     model folder under --models (default: its config.json's embedder);
+  --model NAME     model folder under --models (default, or auto: its config.json's embedder);
                    "none": a sparse-only bundle, no model needed
   --dtype q8|fp32  weights to use (default: the models config's, else q8)`;
 
@@ -43,8 +45,9 @@ async function modelOption(modelsDir: string, name: string | undefined, dtype: s
     throw e;
   }
   const { config } = await models.readModelConfig(base, true);
-  const model = name ?? config.embedder;
-  if (!existsSync(join(base, model))) fail(`no model folder '${model}' in ${modelsDir}`);
+  const model = name === undefined || name === AUTO_MODEL ? config.embedder : name;
+  // Refused before anything is read or written: the message lists what is built.
+  if (!isValidFolderName(model) || !existsSync(join(base, model))) fail(`--model: ${unknownModelMessage(model, await builtModelNames(base, true))} (or none for a sparse-only bundle)`, 2);
   const d = (dtype ?? config.dtype ?? 'q8') as 'q8' | 'fp32';
   if (d !== 'q8' && d !== 'fp32') fail(`--dtype must be q8 or fp32, not ${dtype}`, 2);
   return { name: model, folder: join(base, model), dtype: d, load: () => models.loadEmbedder({ modelBase: base, model, dtype: d }) };

@@ -13,7 +13,8 @@ import { browserCoordination } from './engine/state/coordination.ts';
 import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
-import { readModelChoice, writeModelChoice } from './models/model-choice.ts';
+import { AUTO_MODEL, checkModelName } from './models/built-models.ts';
+import { readModelChoice, writeModelChoice, type ModelChoice } from './models/model-choice.ts';
 import type { ModelRuntime } from './models/runtime.ts';
 import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { ControlApi, EngineConfig, IndexLoss, WorkerStatus } from './protocol/control.ts';
@@ -68,7 +69,22 @@ const loadBundleReader = () => Promise.all([import('./bundle/bundle-store.ts'), 
 const bundleReader = (self as { name?: string }).name === 'rcp-engine:bundle' ? loadBundleReader() : undefined;
 bundleReader?.catch(() => undefined); // reported by the start that awaits it
 
+/**
+ * The model the worker runs: `config.model` when given (checked against the built models before
+ * anything opens; stored as this browser's choice when asked), else the stored choice.
+ */
+async function modelChoice(config: EngineConfig): Promise<ModelChoice | undefined> {
+  if (config.model === undefined) return readModelChoice();
+  const refused = await checkModelName(config.model, config.modelBase ?? DEFAULT_MODEL_BASE, false);
+  if (refused) throw new Error(refused);
+  const choice = config.model === AUTO_MODEL ? undefined : { embedder: config.model };
+  if (config.rememberModel) await writeModelChoice(choice);
+  return choice;
+}
+
 async function start(config: EngineConfig): Promise<Runtime> {
+  // An unknown model name refuses the start before the index opens: nothing is indexed with a model nobody chose.
+  const chosenModel = config.bundle === undefined && config.models !== false ? await modelChoice(config) : undefined;
   const database = config.database ?? DEFAULT_DATABASE;
   // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
   // Imported only then: a worker serving its own index carries no bundle reader.
@@ -114,7 +130,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
       : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
         await (await import('./models/runtime.ts')).ModelRuntime.open({
           loadAfter: modelGate, // settles after the index's first read (it waits for the open)
-          choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : await readModelChoice(),
+          choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : chosenModel,
           precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });

@@ -21,8 +21,14 @@ export interface InPageEngineOptions {
   database?: string;
   /** Where the dense model runs: `auto` (WebGPU, else WASM), `webgpu` or `wasm`. */
   device?: 'auto' | 'webgpu' | 'wasm';
-  /** `false`: sparse retrieval only, no model files fetched. Default true. */
-  models?: boolean;
+  /**
+   * The dense model: a folder name under `modelBase` built by `npm run models` (e.g.
+   * `multilingual-e5-small`), `'auto'` for the default, `false` for sparse retrieval only (no model
+   * files fetched). A name that is not built rejects with the list of built ones, before the index
+   * opens. An index embedded by another model is re-embedded in the background. Default (`true`):
+   * the model chosen in this browser's playground, else the default.
+   */
+  models?: boolean | string;
   /**
    * URL of a folder of precomputed document vectors, `vectors-<model folder>.bin`
    * (scripts/build-sample-vectors.ts), used instead of inference for the texts they cover. Default: none.
@@ -103,7 +109,7 @@ export async function createInPageEngine(options: InPageEngineOptions = {}): Pro
     const bundle = resolved(options.bundle);
     // The bundle's manifest and core are fetched here while the worker's script loads, not after it.
     const bundlePrimed = bundle === undefined ? undefined : await primeBundle(bundle);
-    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models, vectorsBase: absolute(options.vectorsBase), bundle, bundlePrimed };
+    const config: EngineConfig = { modelBase: absolute(options.modelBase), wasmPaths: absolute(options.wasmPaths), database: options.database, device: options.device, models: options.models === false ? false : undefined, model: typeof options.models === 'string' ? options.models : undefined, vectorsBase: absolute(options.vectorsBase), bundle, bundlePrimed };
     await orFail(handle.control.configure(Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined))));
     const engine = new InPageEngine(await orFail(handle.openPort()), handle, options.client);
     await orFail(engine.connect());

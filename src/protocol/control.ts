@@ -152,6 +152,16 @@ export interface EngineConfig {
   /** `false` runs without dense models (sparse retrieval only) and fetches no model files. Default true. */
   models?: boolean;
   /**
+   * The dense model folder to run, over the choice stored in this browser and config.json's
+   * `embedder`; `auto` = the default (config.json's, no stored choice). A name that is not built
+   * (src/models/built-models.ts) makes the start fail with the list of built ones: nothing is
+   * opened or indexed. A model other than the one the index was embedded with re-embeds it in the
+   * background. Default: the stored choice, else config.json's.
+   */
+  model?: string;
+  /** With `model`: store it as this browser's choice (the bridges: a profile remembers its model; `auto` forgets it). */
+  rememberModel?: boolean;
+  /**
    * Remote RCP engines (over HTTP) this worker federates (src/server/aggregator.ts): a `retrieve`
    * with `_meta.federate: true` (or every one, with `federateByDefault`) is fanned out to them and
    * fused with the local answer; `catalog/list` lists them. Default: none (no `catalog`).

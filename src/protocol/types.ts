@@ -130,9 +130,12 @@ export interface EmbedParams {
   texts?: string[];
   kind?: 'query' | 'document';
   encoding?: VectorEncoding;
+  /** The model expected (its `embed.identity`, or the name before its '@'); another is -32005 `model`. */
+  model?: string;
   _meta?: Meta;
 }
-export interface EmbedResult { vectors: (number[] | string)[]; encoding?: VectorEncoding; dimension?: number }
+/** `model`: the identity of the encoder that made the vectors (this server's addition). */
+export interface EmbedResult { vectors: (number[] | string)[]; encoding?: VectorEncoding; dimension?: number; model?: string }
 
 export interface SparseEmbedParams { texts: string[]; kind?: 'query' | 'document'; _meta?: Meta }
 export interface SparseVector { indices: number[]; values: number[] }

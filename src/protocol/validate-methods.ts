@@ -120,11 +120,21 @@ export type ValidatedEmbed = Omit<EmbedParams, 'inputs' | 'texts'> & { inputs: (
  * a string or a Content block of an advertised modality (-32005 `modality`). `kind` is an enum.
  * `encoding` defaults to `json` (always allowed); an unadvertised one is -32005 `encoding`, or
  * `json` under `strict:false` (§7.3.1; the result echoes what was used). More inputs than
- * `embed.batchLimit` is -32013 with `data.field` naming the list.
+ * `embed.batchLimit` is -32013 with `data.field` naming the list. `model`, when given, must name the
+ * served encoder (its identity, or the name before its '@'): another is -32005 `model` (served
+ * anyway under `strict:false`; the result's `model` names the one used).
  */
-export function validateEmbed(raw: unknown, caps: Capabilities): ValidatedEmbed {
-  return validateEmbedLike(raw, caps.embed);
+export function validateEmbed(raw: unknown, caps: Capabilities): ValidatedEmbed & { model?: string } {
+  const p = validateEmbedLike(raw, caps.embed);
+  const model = optString(paramsObject(raw), 'model');
+  if (model !== undefined && !namesModel(model, caps.embed?.identity) && (optBool(paramsObject(raw), 'strict') ?? true)) {
+    throw optionUnsupported('model', `embed model ${echo(model)} is not served: this engine embeds with ${caps.embed?.identity ?? 'no model'} (choose another with the bridges' --model or the library's models option)`);
+  }
+  return model === undefined ? p : { ...p, model };
 }
+
+/** `model` names the served encoder: its §15.7 identity, or the model name before the '@' (the folder). */
+const namesModel = (model: string, identity: string | undefined): boolean => identity !== undefined && (model === identity || model === identity.split('@')[0]);
 
 /** §7.5 `embed/multi`: as `validateEmbed`, against the `multiVector` capability. */
 export function validateEmbedMulti(raw: unknown, caps: Capabilities): ValidatedEmbed & Omit<MultiEmbedParams, 'inputs' | 'texts'> {

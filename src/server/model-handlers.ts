@@ -29,7 +29,8 @@ export function createModelHandlers(encoder: () => Promise<ModelEncoder>, rerank
       const p = validateEmbed(raw, ctx.caps);
       const model = await encoder();
       const vectors = await model.embed(p.inputs.map(contentText), p.kind ?? 'document', ctx.signal);
-      return { vectors: encodeVectors(vectors, p.encoding), encoding: p.encoding, dimension: model.dimension };
+      // `model` names the encoder that made the vectors (its §15.7 identity), whether or not the request named one.
+      return { vectors: encodeVectors(vectors, p.encoding), encoding: p.encoding, dimension: model.dimension, ...(ctx.caps.embed ? { model: ctx.caps.embed.identity } : {}) };
     },
 
     async 'embed/multi'(raw: unknown, ctx: HandlerContext): Promise<MultiEmbedResult> {

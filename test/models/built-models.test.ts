@@ -1,0 +1,53 @@
+/** Naming a model (issue 45): which are built, and the refusal an unknown name gets. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { builtModelNames, checkModelName, unknownModelMessage } from '../../src/models/built-models.ts';
+import { modelArg, modelFlag } from '../../bridges/model-arg.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'built-models-'));
+const base = `${dir}/`;
+const manifest = (name: string) => ({ name, dimension: 384, vocabularySize: 1, normalized: true, license: 'MIT', description: '', files: {} });
+for (const name of ['multilingual-e5-small', 'minilm-l6-v2']) {
+  mkdirSync(join(dir, name));
+  writeFileSync(join(dir, name, 'manifest.json'), JSON.stringify(manifest(name)));
+}
+mkdirSync(join(dir, 'glove-static-100d')); // a folder without its manifest is not built
+mkdirSync(join(dir, 'splade-tiny'));
+writeFileSync(join(dir, 'splade-tiny', 'manifest.json'), JSON.stringify(manifest('splade-tiny'))); // not a dense model of the catalog
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('built models', () => {
+  it('lists the catalog models with a manifest, in catalog order', async () => {
+    expect(await builtModelNames(base, true)).toEqual(['minilm-l6-v2', 'multilingual-e5-small']);
+    expect(await builtModelNames(`${dir}/missing/`, true)).toEqual([]);
+  });
+
+  it('an unknown name is refused with the built list; a built name and auto pass', async () => {
+    expect(await checkModelName('multilingual-e5-small', base, true)).toBeUndefined();
+    expect(await checkModelName('auto', base, true)).toBeUndefined();
+    expect(await checkModelName('glove-static-100d', base, true)).toBe(unknownModelMessage('glove-static-100d', ['minilm-l6-v2', 'multilingual-e5-small']));
+    expect(unknownModelMessage('e6', ['minilm-l6-v2', 'multilingual-e5-small'])).toBe(
+      "model 'e6' is not built here; built models: minilm-l6-v2, multilingual-e5-small, or 'auto' for the default",
+    );
+    expect(unknownModelMessage('e6', [])).toContain('npm run models');
+  });
+});
+
+describe('the bridges\' --model', () => {
+  it('reads --model NAME and --model=NAME; a bare flag is refused', () => {
+    expect(modelFlag(['--profile', 'p'])).toBeUndefined();
+    expect(modelFlag(['--model', 'multilingual-e5-small', '--verbose'])).toBe('multilingual-e5-small');
+    expect(modelFlag(['--model=auto'])).toBe('auto');
+    expect(() => modelFlag(['--model'])).toThrow(/needs a model name/);
+    expect(() => modelFlag(['--model', '--verbose'])).toThrow(/needs a model name/);
+    expect(() => modelFlag(['--model='])).toThrow(/needs a model name/);
+  });
+
+  it('checks the name against the built models before anything starts', async () => {
+    expect(await modelArg(['--model', 'minilm-l6-v2'], base)).toBe('minilm-l6-v2');
+    expect(await modelArg([], base)).toBeUndefined();
+    await expect(modelArg(['--model', 'nope'], base)).rejects.toThrow("--model: model 'nope' is not built here; built models: minilm-l6-v2, multilingual-e5-small");
+  });
+});
