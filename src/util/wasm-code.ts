@@ -1,9 +1,9 @@
 /**
  * Writes one WebAssembly function's body: named locals, structured loops, and the instructions the
- * kernels use (scalar i32/f32, SIMD and relaxed SIMD). Each method appends bytes and returns `this`,
+ * kernels use (scalar i32/i64/f32, SIMD and relaxed SIMD). Each method appends bytes and returns `this`,
  * so a kernel reads as its instruction sequence; `fn()` hands the result to `moduleBytes`.
  */
-import { F32, I32, leb, sleb, V128, type ValType, type WasmFunction } from './wasm-module.ts';
+import { F32, I32, I64, leb, sleb, V128, type ValType, type WasmFunction } from './wasm-module.ts';
 
 const simd = (op: number) => [0xfd, ...leb(op)];
 /** memarg: alignment exponent, offset. */
@@ -88,6 +88,9 @@ const S = {
   i32_ge_s: 0x4e,
   i32_ge_u: 0x4f,
   f32_lt: 0x5d,
+  i64_popcnt: 0x7b,
+  i64_add: 0x7c,
+  i64_xor: 0x85,
   f32_gt: 0x5e,
   i32_add: 0x6a,
   i32_sub: 0x6b,
@@ -108,13 +111,14 @@ const S = {
   f32_div: 0x95,
   f32_min: 0x96,
   f32_max: 0x97,
+  i32_wrap_i64: 0xa7,
   f32_convert_i32_s: 0xb2,
   i32_reinterpret_f32: 0xbc,
   f32_reinterpret_i32: 0xbe,
 } as const;
 export type ScalarOp = keyof typeof S;
 
-const VALTYPE = { i32: I32, f32: F32, v128: V128 } as const;
+const VALTYPE = { i32: I32, i64: I64, f32: F32, v128: V128 } as const;
 type TypeName = keyof typeof VALTYPE;
 
 export class Code {
@@ -180,6 +184,9 @@ export class Code {
   // Memory: `offset` is a constant byte offset added to the address on the stack.
   i32Load(offset = 0): this {
     return this.raw(0x28, ...mem(2, offset));
+  }
+  i64Load(offset = 0): this {
+    return this.raw(0x29, ...mem(3, offset));
   }
   f32Load(offset = 0): this {
     return this.raw(0x2a, ...mem(2, offset));
@@ -276,6 +283,18 @@ export class Code {
   }
   brIf(depth: number): this {
     return this.raw(0x0d, ...leb(depth));
+  }
+
+  /** while (!exit) body — `exit` pushes the condition, tested before each pass. */
+  until(exit: () => void, body: () => void): this {
+    return this.block(() => {
+      this.loop(() => {
+        exit();
+        this.brIf(1);
+        body();
+        this.br(0);
+      });
+    });
   }
 
   /**

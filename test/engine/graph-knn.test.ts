@@ -81,28 +81,36 @@ describe('knn kernels', () => {
     }
   });
 
-  it('gather: exact int8 dot products of listed rows, like its JS twin', () => {
-    const r = rng(3);
-    const stride = 48;
+  it.each([
+    [16, 'random'],
+    [48, 'random'],
+    [384, 'random'],
+    [384, 'extreme'],
+  ] as const)('gather: exact int8 dot products of listed rows, like its JS twin (stride %i, %s codes)', (stride, kind) => {
+    const r = rng(3 + stride);
     const n = 20;
     const codesAt = stride;
     const idxAt = codesAt + n * stride;
     const outAt = idxAt + 64;
     const memory = new WebAssembly.Memory({ initial: 1 });
     const i8 = new Int8Array(memory.buffer);
-    for (let i = 0; i < idxAt; i++) i8[i] = Math.floor(r() * 255) - 127;
+    // Extreme codes (±128, 127) reach the largest sums: 384 × 128² stays well inside i32.
+    for (let i = 0; i < idxAt; i++) i8[i] = kind === 'extreme' ? (r() < 0.5 ? -128 : 127) : Math.floor(r() * 256) - 128;
     const idx = [19, 0, 5, 5, 12];
     new Int32Array(memory.buffer, idxAt, idx.length).set(idx);
+    new Int32Array(memory.buffer, outAt + 4 * idx.length, 1).set([-7]); // a sentinel just past the last output
     const kernel = gatherKernel(memory)!;
     expect(kernel).toBeDefined();
+    kernel(0, codesAt, stride, idxAt, 0, outAt); // no rows: writes nothing
+    expect(new Int32Array(memory.buffer, outAt, 1)[0]).toBe(0);
     kernel(0, codesAt, stride, idxAt, idx.length, outAt);
-    const got = Array.from(new Int32Array(memory.buffer, outAt, idx.length));
+    const got = Array.from(new Int32Array(memory.buffer, outAt, idx.length + 1));
     const want = idx.map((row) => {
       let s = 0;
       for (let j = 0; j < stride; j++) s += i8[j] * i8[codesAt + row * stride + j];
       return s;
     });
-    expect(got).toEqual(want);
+    expect(got).toEqual([...want, -7]);
     const plain = memory.buffer.slice(0);
     new Int32Array(plain, outAt, idx.length).fill(0);
     gatherJs(plain, 0, codesAt, stride, idxAt, idx.length, outAt);

@@ -19,100 +19,96 @@
  *   shortlist(d, n, hist, maxD, target, self, idx) → count, idx[0 .. count) the rows (i32)
  *
  * `gather`: exact int8 · int8 dot products of one query's codes with listed rows, with fixed-width
- * SIMD (sign-extend to i16, `i32x4.dot_i16x8_s`) — the shortlist's scores; a float loop over the
- * same rows took half the build.
+ * SIMD (sign-extend to i16, `i32x4.dot_i16x8_s`: the scan's `dots` body, vectors/wasm-kernels.ts
+ * `rowDot`) — the shortlist's scores; a float loop over the same rows took half the build.
+ *
+ * All three are written with the `Code` builder (util/wasm-code.ts); tile and shortlist emit the
+ * bytes they did as raw opcodes (test/util/kernel-bytes.test.ts).
  *
  *   gather(q, codes, stride, idx, count, out)  out[c] (i32) = Σ_j q[j] · codes[idx[c] · stride + j]
  */
-import { compileModule, I32, I64, leb, moduleBytes, sleb, V128 } from '../../util/wasm-module.ts';
+import { Code } from '../../util/wasm-code.ts';
+import { compileModule, I32, moduleBytes } from '../../util/wasm-module.ts';
+import { rowDot } from '../index/vectors/wasm-kernels.ts';
 
 /** Queries per kernel call: each stored row is loaded once for this many (their words held in locals). */
 export const TILE = 4;
 
-const get = (i: number) => [0x20, ...leb(i)];
-const set = (i: number) => [0x21, ...leb(i)];
-const i32c = (v: number) => [0x41, ...sleb(v)]; // i32.const takes a signed LEB128 (leb would turn 64..127 negative)
-const I32_ADD = 0x6a;
-const I32_MUL = 0x6c;
-const I32_GE_U = 0x4f;
-const I64_LOAD = (offset: number) => [0x29, 0x03, ...leb(offset)];
-const I64_XOR = 0x85;
-const I64_POPCNT = 0x7b;
-const I64_ADD = 0x7c;
-const I32_WRAP = 0xa7;
-const I32_STORE16 = [0x3b, 0x01, 0x00];
-
 /** The kernel's bytes for rows of `words` 64-bit words. */
 export function tileModuleBytes(words: number): Uint8Array<ArrayBuffer> {
-  // Params 0 q, 1 base, 2 n, 3 out, 4 pitch; locals: 5 i, 6 p, then TILE out pointers, TILE×words query words, words row words.
-  const [Q, BASE, N, OUT, PITCH, I, P] = [0, 1, 2, 3, 4, 5, 6];
-  const outAt = (k: number) => 7 + k;
-  const qw = (k: number, w: number) => 7 + TILE + k * words + w;
-  const rw = (w: number) => 7 + TILE + TILE * words + w;
-  const body: number[] = [...get(BASE), ...set(P)];
-  for (let k = 0; k < TILE; k++) body.push(...get(OUT), ...get(PITCH), ...i32c(2 * k), I32_MUL, I32_ADD, ...set(outAt(k)));
-  for (let k = 0; k < TILE; k++) for (let w = 0; w < words; w++) body.push(...get(Q), ...I64_LOAD(8 * (k * words + w)), ...set(qw(k, w)));
-  body.push(0x02, 0x40, 0x03, 0x40); // block, loop
-  body.push(...get(I), ...get(N), I32_GE_U, 0x0d, 1); // i >= n: exit
-  for (let w = 0; w < words; w++) body.push(...get(P), ...I64_LOAD(8 * w), ...set(rw(w)));
-  for (let k = 0; k < TILE; k++) {
-    body.push(...get(outAt(k)));
-    for (let w = 0; w < words; w++) {
-      body.push(...get(rw(w)), ...get(qw(k, w)), I64_XOR, I64_POPCNT);
-      if (w > 0) body.push(I64_ADD);
-    }
-    body.push(I32_WRAP, ...I32_STORE16);
-    body.push(...get(outAt(k)), ...i32c(2), I32_ADD, ...set(outAt(k)));
-  }
-  body.push(...get(P), ...i32c(8 * words), I32_ADD, ...set(P));
-  body.push(...get(I), ...i32c(1), I32_ADD, ...set(I));
-  body.push(0x0c, 0, 0x0b, 0x0b); // br loop; end loop; end block
-  const locals = [I32, I32, ...Array<number>(TILE).fill(I32), ...Array<number>(TILE * words + words).fill(I64)] as (typeof I32 | typeof I64)[];
-  return moduleBytes([{ name: 'tile', params: [I32, I32, I32, I32, I32], results: [], locals, body }]);
+  const c = new Code('tile', [I32, I32, I32, I32, I32]);
+  const [Q, BASE, N, OUT, PITCH] = [0, 1, 2, 3, 4];
+  const [i, p] = c.locals('i32', 2);
+  const outAt = c.locals('i32', TILE);
+  const qw = Array.from({ length: TILE }, () => c.locals('i64', words));
+  const rw = c.locals('i64', words);
+  c.get(BASE).set(p);
+  outAt.forEach((o, k) => c.get(OUT).get(PITCH).i32(2 * k).op('i32_mul').op('i32_add').set(o));
+  qw.forEach((q, k) => q.forEach((l, w) => c.get(Q).i64Load(8 * (k * words + w)).set(l)));
+  c.until(() => c.get(i).get(N).op('i32_ge_u'), () => {
+    rw.forEach((l, w) => c.get(p).i64Load(8 * w).set(l));
+    outAt.forEach((o, k) => {
+      c.get(o);
+      for (let w = 0; w < words; w++) {
+        c.get(rw[w]).get(qw[k][w]).op('i64_xor').op('i64_popcnt');
+        if (w > 0) c.op('i64_add');
+      }
+      c.op('i32_wrap_i64').i32Store16();
+      c.addTo(o, 2);
+    });
+    c.addTo(p, 8 * words);
+    c.addTo(i, 1);
+  });
+  return moduleBytes([c.fn()]);
 }
 
 /** The shortlist kernel's bytes (MVP WebAssembly). */
 export function shortlistModuleBytes(): Uint8Array<ArrayBuffer> {
-  const [D, N, HIST, MAXD, TARGET, SELF, IDX, I, CUT, CUM, COUNT, V] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-  const I32_LOAD16_U = [0x2f, 0x01, 0x00];
-  const I32_LOAD = [0x28, 0x02, 0x00];
-  const I32_STORE = [0x36, 0x02, 0x00];
-  const [GT_U, LE_U, NE, AND, SHL] = [0x4b, 0x4d, 0x47, 0x71, 0x74];
-  const inc = (l: number) => [...get(l), ...i32c(1), I32_ADD, ...set(l)];
-  const dAt = [...get(D), ...get(I), ...i32c(1), SHL, I32_ADD, ...I32_LOAD16_U];
-  const body = [
-    // hist[0 .. maxD] = 0
-    0x02, 0x40, 0x03, 0x40,
-    ...get(I), ...get(MAXD), GT_U, 0x0d, 1,
-    ...get(HIST), ...get(I), ...i32c(2), SHL, I32_ADD, ...i32c(0), ...I32_STORE,
-    ...inc(I), 0x0c, 0, 0x0b, 0x0b,
-    ...i32c(0), ...set(I),
-    // hist[d[i]]++
-    0x02, 0x40, 0x03, 0x40,
-    ...get(I), ...get(N), I32_GE_U, 0x0d, 1,
-    ...get(HIST), ...dAt, ...i32c(2), SHL, I32_ADD, 0x22, V, ...get(V), ...I32_LOAD, ...i32c(1), I32_ADD, ...I32_STORE,
-    ...inc(I), 0x0c, 0, 0x0b, 0x0b,
-    // cut: the smallest distance with at least `target` rows at or under it
-    ...get(HIST), ...I32_LOAD, ...set(CUM),
-    0x02, 0x40, 0x03, 0x40,
-    ...get(CUM), ...get(TARGET), I32_GE_U, 0x0d, 1,
-    ...get(CUT), ...get(MAXD), I32_GE_U, 0x0d, 1,
-    ...inc(CUT),
-    ...get(CUM), ...get(HIST), ...get(CUT), ...i32c(2), SHL, I32_ADD, ...I32_LOAD, I32_ADD, ...set(CUM),
-    0x0c, 0, 0x0b, 0x0b,
-    // the rows at or under the cut, but self
-    ...i32c(0), ...set(I),
-    0x02, 0x40, 0x03, 0x40,
-    ...get(I), ...get(N), I32_GE_U, 0x0d, 1,
-    ...dAt, ...get(CUT), LE_U, ...get(I), ...get(SELF), NE, AND,
-    0x04, 0x40, // if
-    ...get(IDX), ...get(COUNT), ...i32c(2), SHL, I32_ADD, ...get(I), ...I32_STORE,
-    ...inc(COUNT),
-    0x0b,
-    ...inc(I), 0x0c, 0, 0x0b, 0x0b,
-    ...get(COUNT),
-  ];
-  return moduleBytes([{ name: 'shortlist', params: [I32, I32, I32, I32, I32, I32, I32], results: [I32], locals: [I32, I32, I32, I32, I32], body }]);
+  const c = new Code('shortlist', [I32, I32, I32, I32, I32, I32, I32], [I32]);
+  const [D, N, HIST, MAXD, TARGET, SELF, IDX] = [0, 1, 2, 3, 4, 5, 6];
+  const [i, cut, cum, count, v] = c.locals('i32', 5);
+  /** Pushes the address of element `at` (a local) of the u32 array at local `base`. */
+  const u32At = (base: number, at: number) => c.get(base).get(at).i32(2).op('i32_shl').op('i32_add');
+  /** Pushes d[i] (u16). */
+  const dAt = () => c.get(D).get(i).i32(1).op('i32_shl').op('i32_add').i32Load16u();
+  // hist[0 .. maxD] = 0
+  c.until(() => c.get(i).get(MAXD).op('i32_gt_u'), () => {
+    u32At(HIST, i).i32(0).i32Store();
+    c.addTo(i, 1);
+  });
+  c.i32(0).set(i);
+  // hist[d[i]]++
+  c.until(() => c.get(i).get(N).op('i32_ge_u'), () => {
+    c.get(HIST);
+    dAt();
+    c.i32(2).op('i32_shl').op('i32_add').tee(v).get(v).i32Load().i32(1).op('i32_add').i32Store();
+    c.addTo(i, 1);
+  });
+  // cut: the smallest distance with at least `target` rows at or under it
+  c.get(HIST).i32Load().set(cum);
+  c.block(() => {
+    c.loop(() => {
+      c.get(cum).get(TARGET).op('i32_ge_u').brIf(1);
+      c.get(cut).get(MAXD).op('i32_ge_u').brIf(1);
+      c.addTo(cut, 1);
+      c.get(cum);
+      u32At(HIST, cut).i32Load().op('i32_add').set(cum);
+      c.br(0);
+    });
+  });
+  // the rows at or under the cut, but self
+  c.i32(0).set(i);
+  c.until(() => c.get(i).get(N).op('i32_ge_u'), () => {
+    dAt();
+    c.get(cut).op('i32_le_u').get(i).get(SELF).op('i32_ne').op('i32_and');
+    c.if(() => {
+      u32At(IDX, count).get(i).i32Store();
+      c.addTo(count, 1);
+    });
+    c.addTo(i, 1);
+  });
+  c.get(count);
+  return moduleBytes([c.fn()]);
 }
 
 export type ShortlistKernel = (d: number, n: number, hist: number, maxD: number, target: number, self: number, idx: number) => number;
@@ -160,45 +156,24 @@ export function tileKernel(words: number, memory: WebAssembly.Memory): TileKerne
   }
 }
 
-const simd = (op: number, ...imm: number[]) => [0xfd, ...leb(op), ...imm];
-const V_LOAD = simd(0x00, 0x04, 0x00); // align 2^4, offset 0
-const I32_SPLAT = simd(0x11);
-const I32_LANE = (l: number) => simd(0x1b, l);
-const I32X4_ADD = simd(0xae);
-const I16_EXT_LO_S8 = simd(0x87);
-const I16_EXT_HI_S8 = simd(0x88);
-const I32_DOT_I16 = simd(0xba);
-const I32_LOAD = [0x28, 0x02, 0x00];
-const I32_STORE = [0x36, 0x02, 0x00];
-const I32_LT_U = 0x49;
-const I32_SHL = 0x74;
-
-/** The gather kernel's bytes (strides are multiples of 16). */
+/** The gather kernel's bytes (strides are multiples of 16): `rowDot` (the scan's `dots` body) over the listed rows. */
 export function gatherModuleBytes(): Uint8Array<ArrayBuffer> {
-  // Params 0 q, 1 codes, 2 stride, 3 idx, 4 count, 5 out; locals 6 c, 7 p, 8 j, 9 acc, 10 a, 11 b.
-  const [Q, CODES, STRIDE, IDX, COUNT, OUT, C, P, J, ACC, A, B] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-  const body: number[] = [
-    0x02, 0x40, 0x03, 0x40, // block, loop over the listed rows
-    ...get(C), ...get(COUNT), I32_GE_U, 0x0d, 1,
-    ...get(CODES), ...get(IDX), ...get(C), ...i32c(2), I32_SHL, I32_ADD, ...I32_LOAD, ...get(STRIDE), I32_MUL, I32_ADD, ...set(P),
-    ...i32c(0), ...I32_SPLAT, ...set(ACC),
-    ...i32c(0), ...set(J),
-    0x03, 0x40, // loop over 16-byte lanes
-    ...get(P), ...get(J), I32_ADD, ...V_LOAD, ...set(A),
-    ...get(Q), ...get(J), I32_ADD, ...V_LOAD, ...set(B),
-    ...get(ACC),
-    ...get(A), ...I16_EXT_LO_S8, ...get(B), ...I16_EXT_LO_S8, ...I32_DOT_I16, ...I32X4_ADD,
-    ...get(A), ...I16_EXT_HI_S8, ...get(B), ...I16_EXT_HI_S8, ...I32_DOT_I16, ...I32X4_ADD,
-    ...set(ACC),
-    ...get(J), ...i32c(16), I32_ADD, 0x22, J, ...get(STRIDE), I32_LT_U, 0x0d, 0, // tee j; j < stride: again
-    0x0b,
-    ...get(OUT), ...get(C), ...i32c(2), I32_SHL, I32_ADD,
-    ...get(ACC), ...I32_LANE(0), ...get(ACC), ...I32_LANE(1), I32_ADD, ...get(ACC), ...I32_LANE(2), I32_ADD, ...get(ACC), ...I32_LANE(3), I32_ADD,
-    ...I32_STORE,
-    ...get(C), ...i32c(1), I32_ADD, ...set(C),
-    0x0c, 0, 0x0b, 0x0b,
-  ];
-  return moduleBytes([{ name: 'gather', params: [I32, I32, I32, I32, I32, I32], results: [], locals: [I32, I32, I32, V128, V128, V128], body }]);
+  const c = new Code('gather', [I32, I32, I32, I32, I32, I32]);
+  const [Q, CODES, STRIDE, IDX, COUNT, OUT] = [0, 1, 2, 3, 4, 5];
+  const [i, p, j] = c.locals('i32', 3);
+  const [acc, codes, q] = c.locals('v128', 3);
+  /** Pushes the address of element i of the u32 array at local `base`. */
+  const at = (base: number) => c.get(base).get(i).i32(2).op('i32_shl').op('i32_add');
+  c.forRange(i, () => c.i32(0), () => c.get(COUNT), 1, () => {
+    c.get(CODES);
+    at(IDX).i32Load().get(STRIDE).op('i32_mul').op('i32_add').set(p);
+    // The int8 query's halves, sign-extended as the codes are.
+    rowDot(c, { p, j, acc, codes }, () => c.get(STRIDE), (half) =>
+      half === 0 ? c.get(Q).get(j).op('i32_add').vLoad().tee(q).v('i16x8_extend_low_i8x16_s') : c.get(q).v('i16x8_extend_high_i8x16_s'),
+    );
+    at(OUT).i32x4LaneSum(acc).i32Store();
+  });
+  return moduleBytes([c.fn()]);
 }
 
 export type GatherKernel = (q: number, codes: number, stride: number, idx: number, count: number, out: number) => void;

@@ -19,6 +19,28 @@ import { Code } from '../../../util/wasm-code.ts';
 import { compileModule, I32, moduleBytes, type WasmFunction } from '../../../util/wasm-module.ts';
 
 /**
+ * acc (i32x4) = the partial sums of Σ_j code[p + j] · query[j], j < stride (a multiple of 16), 16
+ * codes per step: the codes sign-extended to two i16x8 halves, each multiplied with the query half
+ * that `half(0 | 1)` pushes (i16x8, for j .. j + 8 and j + 8 .. j + 16) by `i32x4.dot_i16x8_s`.
+ * The body of `dots`, and of the graph's `gather` (knn-kernels.ts), whose query is int8.
+ */
+export function rowDot(c: Code, l: { p: number; j: number; acc: number; codes: number }, stride: () => void, half: (h: 0 | 1) => void): void {
+  const { p, j, acc, codes } = l;
+  c.i32x4Const(0).set(acc);
+  c.forRange(j, () => c.i32(0), stride, 16, () => {
+    c.get(p).get(j).op('i32_add').vLoad().set(codes);
+    c.get(acc);
+    c.get(codes).v('i16x8_extend_low_i8x16_s');
+    half(0);
+    c.v('i32x4_dot_i16x8_s').v('i32x4_add');
+    c.get(codes).v('i16x8_extend_high_i8x16_s');
+    half(1);
+    c.v('i32x4_dot_i16x8_s').v('i32x4_add');
+    c.set(acc);
+  });
+}
+
+/**
  * dots(q, base, n, stride, out): out[i] = Σ_j q16[j]·codes_i[j] (int16 query × int8 codes, summed
  * in int32), 16 codes per step.
  */
@@ -29,14 +51,7 @@ function dotsFunction(): WasmFunction {
   const [acc, codes] = c.locals('v128', 2);
   c.get(BASE).set(p);
   c.forRange(i, () => c.i32(0), () => c.get(N), 1, () => {
-    c.i32x4Const(0).set(acc);
-    c.forRange(j, () => c.i32(0), () => c.get(STRIDE), 16, () => {
-      c.get(p).get(j).op('i32_add').vLoad().set(codes);
-      c.get(acc);
-      c.get(codes).v('i16x8_extend_low_i8x16_s').get(Q).get(j).i32(1).op('i32_shl').op('i32_add').vLoad().v('i32x4_dot_i16x8_s').v('i32x4_add');
-      c.get(codes).v('i16x8_extend_high_i8x16_s').get(Q).get(j).i32(1).op('i32_shl').op('i32_add').vLoad(16).v('i32x4_dot_i16x8_s').v('i32x4_add');
-      c.set(acc);
-    });
+    rowDot(c, { p, j, acc, codes }, () => c.get(STRIDE), (half) => c.get(Q).get(j).i32(1).op('i32_shl').op('i32_add').vLoad(16 * half));
     c.get(OUT).get(i).i32(2).op('i32_shl').op('i32_add').i32x4LaneSum(acc).i32Store();
     c.get(p).get(STRIDE).op('i32_add').set(p);
   });
