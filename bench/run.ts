@@ -14,7 +14,7 @@
  *   --reduced N         timed queries at 100k (default 200)
  *   --no-dense          skip the embedder (dense/hybrid rows print n/a)
  *   --no-baselines      skip MiniSearch and Orama
- *   --write [FILE]      also write the report to FILE (default docs/bench.md)
+ *   --write             also write the report into docs/bench.md (--write-to FILE: into FILE)
  *   --json FILE         also write a summary as JSON ({size, dimension, rows: [{system, mode, p50, p95,
  *                       recall10}], ingest, memory, coldStart, …}; the raw result under "raw")
  *   --idb sqlite|leveldb  Chromium's IndexedDB backend (default leveldb, what people's browsers use;
@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchHost } from '../bridges/browser-host.ts';
 import { idbChoice } from '../bridges/profile-storage.ts';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { buildCorpus } from './corpus.ts';
 import { cpuMsOfChildren } from '../tools/lib/cpu-time.ts';
 import { ensurePeers } from './peer-install.ts';
@@ -40,30 +40,37 @@ import { formatReport, formatTargets, summarizeJson } from './report.ts';
 import type { BenchConfig, BenchResult } from './types.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const { flags, values } = parseArgs(process.argv.slice(2));
+const { values } = cliArgs({
+  usage: 'npm run bench -- [options] (listed at the top of bench/run.ts)',
+  options: {
+    quick: { type: 'boolean' }, size: { type: 'string' }, sizes: { type: 'string' }, 'recall-queries': { type: 'string' }, 'peers-max': { type: 'string' }, 'entitydb-queries': { type: 'string' }, queries: { type: 'string' }, reduced: { type: 'string' },
+    'no-dense': { type: 'boolean' }, 'no-baselines': { type: 'boolean' }, 'no-witness': { type: 'boolean' }, write: { type: 'boolean' }, 'write-to': { type: 'string' }, json: { type: 'string' }, idb: { type: 'string' }, durability: { type: 'string' },
+    verbose: { type: 'boolean' }, headed: { type: 'boolean' }, 'ingest-only': { type: 'boolean' },
+  },
+});
 const say = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
 
-const quick = flags.has('quick');
-const sizes = (values.get('size') ?? values.get('sizes') ?? (quick ? '1000,10000' : '1000,10000,100000')).split(',').map(Number);
-const queries = Number(values.get('queries') ?? (quick ? 100 : 240));
+const quick = values.quick === true;
+const sizes = (values.size ?? values.sizes ?? (quick ? '1000,10000' : '1000,10000,100000')).split(',').map(Number);
+const queries = Number(values.queries ?? (quick ? 100 : 240));
 const config: BenchConfig = {
   sizes,
   queries,
-  reducedQueries: Number(values.get('reduced') ?? Math.min(queries, 200)),
+  reducedQueries: Number(values.reduced ?? Math.min(queries, 200)),
   reducedAt: 100_000,
   warmup: 20,
   k: 10,
   addBatch: 2000,
   coldSize: 10_000,
   coldRuns: 5,
-  dense: !flags.has('no-dense'),
+  dense: !values['no-dense'],
   embedderTimeoutMs: 60_000,
-  baselines: !flags.has('no-baselines'),
-  recallQueries: Number(values.get('recall-queries') ?? (Math.max(...sizes) >= 500_000 ? 100 : 200)),
-  peersMax: Number(values.get('peers-max') ?? 100_000),
-  entityDbQueries: Number(values.get('entitydb-queries') ?? 20),
-  durability: (values.get('durability') ?? 'default') as IDBTransactionDurability,
-  witness: !flags.has('no-witness'),
+  baselines: !values['no-baselines'],
+  recallQueries: Number(values['recall-queries'] ?? (Math.max(...sizes) >= 500_000 ? 100 : 200)),
+  peersMax: Number(values['peers-max'] ?? 100_000),
+  entityDbQueries: Number(values['entitydb-queries'] ?? 20),
+  durability: (values.durability ?? 'default') as IDBTransactionDurability,
+  witness: !values['no-witness'],
 };
 
 async function main(): Promise<void> {
@@ -106,24 +113,24 @@ async function main(): Promise<void> {
     for (let p = 0; p < parts; p++) writeFileSync(join(out, `bench-corpus-${p}.json`), JSON.stringify(corpus.passages.slice(p * PART, (p + 1) * PART)));
     writeFileSync(join(out, 'bench-queries.json'), JSON.stringify(corpus.queries));
 
-    const verbose = flags.has('verbose');
+    const verbose = values.verbose === true;
     const host = await launchHost({
       distDir: out,
       pagePath: 'bench.html',
       readyGlobal: 'benchReady',
-      headed: flags.has('headed'),
+      headed: values.headed === true,
       extraArgs: ['--enable-precise-memory-info', '--js-flags=--expose-gc', '--enable-blink-features=ForceEagerMeasureMemory'],
       isolated: true, // measureUserAgentSpecificMemory needs cross-origin isolation
-      idb: idbChoice(values.get('idb')) ?? 'leveldb',
+      idb: idbChoice(values.idb) ?? 'leveldb',
       log: (line) => {
         if (verbose || line.includes('[bench]') || line.includes('error')) say(line.replace(/^\[page log\] \[bench\] /, ''));
       },
     });
-    if (flags.has('ingest-only')) {
+    if (values['ingest-only'] === true) {
       try {
         await host.page.exposeFunction('__benchCpuMs', () => cpuMsOfChildren());
         const rows = await host.page.evaluate((c) => window.runIngest!(c), config);
-        const storage = `idb ${values.get('idb') ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}`;
+        const storage = `idb ${values.idb ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}`;
         for (const r of rows) {
           const cpu = r.cpuMs !== undefined ? `; ${r.cpuMs} ms CPU, ${Math.round((r.ingest.chunks / r.cpuMs) * 1000)} chunks per CPU-second` : '';
           const witness = r.witness?.writes ? `; witness: ${r.witness.writes} writes, ${r.witness.ms} ms in all` : '';
@@ -151,15 +158,15 @@ async function main(): Promise<void> {
       (i.overlappingWindows ? `, of which ${i.overlappingWindows.toLocaleString('en-US')} are 50%-overlap windows between adjacent passages (the natural passages number ${i.naturalPassages.toLocaleString('en-US')})` : '') +
       (i.remixedPassages ? ` and ${i.remixedPassages.toLocaleString('en-US')} are remixed from two passages of one document (first part of one, last part of the other)` : '') +
       `; seeded shuffle, so each size is a sample of all sources; each passage is one unchunked document (= one chunk)`;
-    const report = formatReport(result, { date, machine, corpus: corpusLine, wallS, idb: values.get('idb') ?? 'leveldb' });
+    const report = formatReport(result, { date, machine, corpus: corpusLine, wallS, idb: values.idb ?? 'leveldb' });
     const targets = formatTargets(result);
     process.stdout.write(`${report}\n\n### Targets (benchmarks, not tests)\n\n${targets}\n`);
-    if (flags.has('write') || values.has('write')) {
-      const file = resolve(root, values.get('write') ?? 'docs/bench.md');
+    if (values.write || values['write-to'] !== undefined) {
+      const file = resolve(root, values['write-to'] ?? 'docs/bench.md');
       writeFileSync(file, withGenerated(file, `${report}\n\n### Targets (benchmarks, not tests)\n\n${targets}`));
       say(`wrote ${file}`);
     }
-    if (values.has('json')) writeFileSync(resolve(values.get('json')!), JSON.stringify(summarizeJson(result), null, 2));
+    if (values.json !== undefined) writeFileSync(resolve(values.json), JSON.stringify(summarizeJson(result), null, 2));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -22,7 +22,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg as loadAvg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { chunkText } from '../src/engine/analysis/chunker.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/engine/config.ts';
 import { contextOf, indexedText } from '../src/engine/index/prepare.ts';
@@ -71,20 +71,23 @@ function currentHeader(path: string): PrecomputedHeader | undefined {
 const log = (line: string) => process.stderr.write(`sample vectors: ${line}\n`);
 
 async function main(): Promise<void> {
-  const { values, flags } = parseArgs(process.argv.slice(2));
+  const { values } = cliArgs({
+    usage: 'node --import tsx scripts/build-sample-vectors.ts [--model F] [--source S] [--dtype q8|fp32] [--limit N] [--batch 32] [--threads N] [--force]',
+    options: { model: { type: 'string' }, source: { type: 'string' }, dtype: { type: 'string' }, limit: { type: 'string' }, batch: { type: 'string' }, threads: { type: 'string' }, force: { type: 'boolean' } },
+  });
   const base = join(ROOT, 'public/models/');
   const { config } = await readModelConfig(base, true);
-  const folder = values.get('model') ?? config.embedder;
-  const source = values.get('source');
-  if (source !== undefined && folder === config.embedder && !flags.has('force')) {
+  const folder = values.model ?? config.embedder;
+  const source = values.source;
+  if (source !== undefined && folder === config.embedder && !values.force) {
     log(`${folder} is the configured model: its table covers the whole corpus, not only '${source}'`);
     return;
   }
-  const dtype = (values.get('dtype') ?? config.dtype) as EmbedDtype;
-  const limit = values.has('limit') ? Number(values.get('limit')) : undefined;
-  const batch = Number(values.get('batch') ?? 32);
-  const threads = Number(values.get('threads') ?? availableParallelism());
-  if (!flags.has('force') && catalogEntry(folder)?.backgroundEmbedding !== true) {
+  const dtype = (values.dtype ?? config.dtype) as EmbedDtype;
+  const limit = values.limit !== undefined ? Number(values.limit) : undefined;
+  const batch = Number(values.batch ?? 32);
+  const threads = Number(values.threads ?? availableParallelism());
+  if (!values.force && catalogEntry(folder)?.backgroundEmbedding !== true) {
     log(`${folder} embeds as fast as it indexes (no background embedding): no precomputed vectors needed`);
     return;
   }
@@ -107,13 +110,13 @@ async function main(): Promise<void> {
     corpusVersion: corpus.version, source: source ?? 'all', documents: corpus.documents.length, perDocument,
   };
   const existing = currentHeader(path);
-  if (!limit && !flags.has('force') && existing && cacheKey(existing) === cacheKey({ ...meta, runtime: EMBEDDING_RUNTIME_VERSION, count: texts.length })) {
+  if (!limit && !values.force && existing && cacheKey(existing) === cacheKey({ ...meta, runtime: EMBEDDING_RUNTIME_VERSION, count: texts.length })) {
     log(`${path} up to date (${existing.count} chunks, ${existing.model})`);
     return;
   }
   // Rows of the previous table that the same model and runtime made are reused (looked up by text,
   // as the worker does): a corpus change embeds only the passages it changed.
-  const reusable = !limit && !flags.has('force') && existing !== undefined && resolved.dimension !== undefined
+  const reusable = !limit && !values.force && existing !== undefined && resolved.dimension !== undefined
     && !precomputedMismatch(existing, { identity: resolved.identity, dimension: resolved.dimension });
   const reused = reusable
     ? await lookupPrecomputed(decodePrecomputed(new Uint8Array(readFileSync(path))), texts)

@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killTree, spawnStdio, type StdioBridge } from '../tools/lib/bridge-process.ts';
 import { readLevelDbLog } from '../tools/lib/leveldb-log.ts';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { rng } from '../src/util/prng.ts';
 
-const { values } = parseArgs(process.argv.slice(2));
-const trials = Number(values.get('trials') ?? 8);
-const idb = values.get('idb') ?? 'leveldb';
-const random = rng(Number(values.get('seed') ?? 21));
+const { values } = cliArgs({ usage: 'node --import tsx scripts/kill-mid-write.ts [--trials N] [--idb leveldb|sqlite] [--seed S]', options: { trials: { type: 'string' }, idb: { type: 'string' }, seed: { type: 'string' } } });
+const trials = Number(values.trials ?? 8);
+const idb = values.idb ?? 'leveldb';
+const random = rng(Number(values.seed ?? 21));
 const say = (line: string) => console.log(line);
 
 async function start(profile: string): Promise<StdioBridge> {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
 /** The library's budget (issue 14). */
 export const LIB_BUDGET_KB = 60;
@@ -52,8 +52,8 @@ export function printLibSize(lib: string): number {
 let lastElementBytes = 0;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs(process.argv.slice(2));
-  const max = Number(values.get('max-kb') ?? LIB_BUDGET_KB);
+  const { values } = cliArgs({ usage: 'node --import tsx scripts/lib-size.ts [--max-kb 60]', options: { 'max-kb': { type: 'string' } } });
+  const max = Number(values['max-kb'] ?? LIB_BUDGET_KB);
   const own = printLibSize(resolve(import.meta.dirname, '..', 'lib'));
   if (own > max * 1024) {
     console.error(`over budget: ${kb(own)} > ${max} KB`);

@@ -27,16 +27,19 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { rng } from '../src/util/prng.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3005\u30fc]+$/u;
 
-const { values } = parseArgs(process.argv.slice(2));
-const out = values.get('out') ?? join(ROOT, '.cache', 'eval-phrases');
-const wanted = Number(values.get('queries') ?? 500);
-const seed = Number(values.get('seed') ?? 1);
+const { values } = cliArgs({
+  usage: 'node --import tsx scripts/make-phrase-sets.ts [--out .cache/eval-phrases] [--queries 500] [--seed 1]',
+  options: { out: { type: 'string' }, queries: { type: 'string' }, seed: { type: 'string' } },
+});
+const out = values.out ?? join(ROOT, '.cache', 'eval-phrases');
+const wanted = Number(values.queries ?? 500);
+const seed = Number(values.seed ?? 1);
 
 type Sentence = { _id: string; text: string };
 const readSentences = (set: string, file: string): Sentence[] =>

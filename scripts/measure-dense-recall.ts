@@ -13,12 +13,15 @@ import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
 import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import { presetKey } from '../src/engine/index/prepare.ts';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const { flags, values } = parseArgs(process.argv.slice(2));
-const size = Number(values.get('size') ?? 100_000);
-const nq = Number(values.get('queries') ?? 100);
-const bySelf = !flags.has('by-text');
+const { values } = cliArgs({
+  usage: 'node --import tsx scripts/measure-dense-recall.ts [--size N] [--queries N] [--by-text] [--debug]',
+  options: { size: { type: 'string' }, queries: { type: 'string' }, 'by-text': { type: 'boolean' }, debug: { type: 'boolean' } },
+});
+const size = Number(values.size ?? 100_000);
+const nq = Number(values.queries ?? 100);
+const bySelf = !values['by-text'];
 const corpus = buildCorpus({ size, queries: nq, queryPool: Math.min(size, 1000) });
 const ps = corpus.passages;
 const synth = new SyntheticVectors();
@@ -73,7 +76,7 @@ denseTuning.exactBelow = Infinity;
 await run('exact int8 scan, no fine stage');
 denseTuning.refine = true;
 await run('exact int8 scan + fine stage');
-if (flags.has('debug')) {
+if (values.debug === true) {
   for (let j = 0; j < 5; j++) {
     const r = await retrieveInProcess(engine, { query: corpus.queries[j], k: 10, mode: 'dense', includeText: false });
     const cos = (i: number) => { let s = 0; for (let d = 0; d < dim; d++) s += queries[j][d] * vectors[i * dim + d]; return s; };

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { serialize } from 'node:v8';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { Engine } from '../src/engine/engine.ts';
 import type { Embedder } from '../src/engine/contracts.ts';
 import { graphCapability } from '../src/engine/graph/plan.ts';
@@ -28,9 +28,9 @@ import type { IndexDocument } from '../src/protocol/types.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const args = parseArgs(process.argv.slice(2));
-const limit = args.values.has('limit') ? Number(args.values.get('limit')) : Infinity;
-const runs = Number(args.values.get('runs') ?? 200);
+const args = cliArgs({ usage: 'node --import tsx scripts/measure-graph.ts [--limit N] [--runs N]', options: { limit: { type: 'string' }, runs: { type: 'string' } } });
+const limit = args.values.limit !== undefined ? Number(args.values.limit) : Infinity;
+const runs = Number(args.values.runs ?? 200);
 
 /** Document vectors from the precomputed table (the encoder for what it lacks), queries from the encoder. */
 class SampleEmbedder implements Embedder {

@@ -10,13 +10,16 @@
  */
 import { crashRun } from '../tools/lib/crash-run.ts';
 import { fuzzStdio } from '../tools/lib/fuzz-run.ts';
-import { parseArgs } from '../tools/lib/args.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
 async function main(): Promise<void> {
-  const { flags, values } = parseArgs(process.argv.slice(2));
-  const frames = Number(values.get('frames') ?? 20_000);
-  const seed = Number(values.get('seed') ?? Date.now() % 2 ** 31);
-  const kills = Number(values.get('kills') ?? 0);
+  const { values } = cliArgs({
+    usage: 'npm run soak -- [--frames N] [--seed S] [--kills K] [--targets bridge|tab|mixed] [--load] [--profile DIR] [--idb sqlite|leveldb]',
+    options: { frames: { type: 'string' }, seed: { type: 'string' }, kills: { type: 'string' }, targets: { type: 'string' }, load: { type: 'boolean' }, profile: { type: 'string' }, idb: { type: 'string' } },
+  });
+  const frames = Number(values.frames ?? 20_000);
+  const seed = Number(values.seed ?? Date.now() % 2 ** 31);
+  const kills = Number(values.kills ?? 0);
   const say = (line: string) => process.stderr.write(`[soak] ${line}\n`);
   let failed = false;
   if (frames > 0) {
@@ -29,12 +32,12 @@ async function main(): Promise<void> {
     for (const line of [...r.missing, ...r.doubled, ...r.unexpected, ...r.wrongCodes, ...r.schemaErrors].slice(0, 30)) console.log(`  ${line}`);
   }
   if (kills > 0) {
-    const targets = (values.get('targets') ?? 'mixed') as 'bridge' | 'tab' | 'mixed';
-    const load = flags.has('load');
+    const targets = (values.targets ?? 'mixed') as 'bridge' | 'tab' | 'mixed';
+    const load = values.load === true;
     say(`crash test: ${kills} kills (${targets}) mid-ingest, seed ${seed}${load ? ', with a load generator' : ''}`);
     const t0 = performance.now();
-    const idb = values.get('idb') as 'sqlite' | 'leveldb' | undefined;
-    const r = await crashRun({ kills, seed, targets, load, idb, profile: values.get('profile'), log: say });
+    const idb = values.idb as 'sqlite' | 'leveldb' | undefined;
+    const r = await crashRun({ kills, seed, targets, load, idb, profile: values.profile, log: say });
     failed ||= r.documentsLost > 0 || r.partialBatches.length > 0 || r.lostLives.length > 0 || (r.load?.failures.length ?? 0) > 0;
     const byTarget = (t: string) => r.perLife.filter((l) => l.kill?.target === t).length;
     console.log(`kills survived: ${r.kills} (bridge ${byTarget('bridge')}, tab ${byTarget('tab')}; seed ${r.seed}, ${((performance.now() - t0) / 1000).toFixed(0)} s); lives checked: ${r.lives}`);
