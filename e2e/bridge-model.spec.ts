@@ -67,8 +67,10 @@ test('the profile remembers --model, embed names it, and --model auto goes back 
   const profile = mkdtempSync(join(tmpdir(), 'rcp-e2e-model-'));
   try {
     const first = bridge(['--profile', profile, '--model', E5]);
-    const identity: string = (await first.call('initialize', init)).result.capabilities.embed.identity;
+    const initialized = (await first.call('initialize', init)).result;
+    const identity: string = initialized.capabilities.embed.identity;
     expect(identity.startsWith(`${E5}@`)).toBe(true);
+    expect(initialized._meta.models.embed.notes).toContainEqual(expect.stringMatching(new RegExp(`^model chosen: ${E5}; the default is minilm-l6-v2 \\(`)));
     const added = await first.call('index/add', { documents: [{ id: 'bildung', text: 'Jeder hat das Recht auf Bildung.', meta: { lang: 'de' } }] });
     expect(added.result.ids).toEqual(['bildung']);
     const embedded = await first.retried('embed', { inputs: ['right to education'], kind: 'query', model: E5 });
@@ -84,7 +86,9 @@ test('the profile remembers --model, embed names it, and --model auto goes back 
 
     // auto: the default model again (the index re-embeds in the background).
     const third = bridge(['--profile', profile, '--model', 'auto']);
-    expect((await third.call('initialize', init)).result.capabilities.embed.identity.startsWith('minilm-l6-v2@')).toBe(true);
+    const reset = (await third.call('initialize', init)).result;
+    expect(reset.capabilities.embed.identity.startsWith('minilm-l6-v2@')).toBe(true);
+    expect(reset._meta.models.embed.notes).toContainEqual(expect.stringMatching(/^default model: minilm-l6-v2 \(/));
     expect((await third.close()).code).toBe(0);
   } finally {
     rmSync(profile, { recursive: true, force: true });

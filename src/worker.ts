@@ -214,6 +214,9 @@ async function start(config: EngineConfig): Promise<Runtime> {
   return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, indexLoss, backend, deadlines: config.deadlines };
 }
 
+/** A document of the playground's built-in sample corpus (scripts/build-sample.ts gives each a `sample:` URI). */
+const isBuiltInSample = (d: { meta: Record<string, unknown> }): boolean => typeof d.meta.uri === 'string' && d.meta.uri.startsWith('sample:');
+
 /** Started by `configure` or, with the defaults, by the first `connect`/`status`. */
 let runtime: Promise<Runtime> | undefined;
 const started = (config: EngineConfig = {}): Promise<Runtime> => (runtime ??= start(config));
@@ -274,8 +277,10 @@ const control: ControlApi = {
   async languages() {
     const rt = await started();
     if (!(await openState(rt.opened)).ready) return undefined;
-    const profile = rt.engine.languageProfile();
-    return { documents: profile.total, counts: Object.fromEntries(profile.counts) };
+    // The person's documents: the playground's built-in sample is ours, and advice about it would argue with the default.
+    const all = rt.engine.languageProfile();
+    const profile = rt.engine.languageProfile(isBuiltInSample);
+    return { documents: profile.total, counts: Object.fromEntries(profile.counts), ...(all.total > profile.total ? { sample: all.total - profile.total } : {}) };
   },
   async chooseModel(embedder) {
     // Takes effect when the worker restarts (the page reloads): capabilities never change under a session (§13).

@@ -6,7 +6,9 @@
  * written in another language (tatoeba, default mode, mean MRR@10 0.084 on MiniLM against 0.926 on
  * multilingual-e5-small); on English-only collections the English model ranks better and embeds
  * faster. Advice, never a switch: the person chooses (switching re-embeds the whole index), and
- * "Not now" is remembered per pair of models in this browser.
+ * "Not now" is remembered per pair of models in this browser. It counts the person's documents:
+ * the worker leaves the built-in sample out (its languages are ours to know, and the default was
+ * chosen with them in view), so the sample's first open never argues with the model in use.
  */
 import type { AvailableModel, ControlApi, CorpusLanguages } from '../protocol/control.ts';
 import { el } from './dom.ts';

@@ -9,6 +9,7 @@
  * Choosing another model stores the choice and reloads the page: capabilities never change under
  * an open session, and the worker re-embeds the index for the new model in the background.
  */
+import { DEFAULT_DECISION } from '../models/catalog.ts';
 import { MODEL_CHANNEL } from '../models/model-choice.ts';
 import type { AvailableModel, ControlApi, WorkerStatus } from '../protocol/control.ts';
 import { el } from './dom.ts';
@@ -156,7 +157,15 @@ export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'm
       return el(
         'tr',
         { class: isCurrent ? 'current' : undefined, attrs: { 'data-model': m.name, 'aria-current': isCurrent ? 'true' : undefined } },
-        el('th', { attrs: { scope: 'row' } }, el('label', {}, radio, m.name), isCurrent ? el('span', { class: 'badge' }, 'in use') : null, el('br'), el('span', { class: 'muted', id: `model-label-${m.name}` }, m.label)),
+        el(
+          'th',
+          { attrs: { scope: 'row' } },
+          el('label', {}, radio, m.name),
+          isCurrent ? el('span', { class: 'badge' }, 'in use') : null,
+          m.name === DEFAULT_DECISION.model ? el('span', { class: 'badge', attrs: { title: DEFAULT_DECISION.why } }, 'default') : null,
+          el('br'),
+          el('span', { class: 'muted', id: `model-label-${m.name}` }, m.label),
+        ),
         el('td', { attrs: { 'data-label': 'Languages' } }, m.languages ?? 'not stated'),
         el('td', { class: 'num', attrs: { 'data-label': 'Dimension' } }, String(m.dimension)),
         el('td', { class: 'num', attrs: { 'data-label': 'Download' } }, `${mb(m.bytes)} (${m.dtype})`),
@@ -165,7 +174,11 @@ export function mountModelPicker(host: HTMLElement, control: Pick<ControlApi, 'm
         el('td', { attrs: { 'data-label': 'Licence' } }, m.license),
       );
     });
-    table.replaceChildren(el('table', { class: 'model-table' }, el('caption', { class: 'visually-hidden' }, 'Built-in dense models compared'), el('thead', {}, head), el('tbody', {}, ...body)));
+    table.replaceChildren(
+      el('table', { class: 'model-table' }, el('caption', { class: 'visually-hidden' }, 'Built-in dense models compared'), el('thead', {}, head), el('tbody', {}, ...body)),
+      // The default decision, in the words initialize's model notes use (catalog.ts).
+      el('p', { class: 'muted', attrs: { 'data-default-model': DEFAULT_DECISION.model } }, `Default: ${DEFAULT_DECISION.model}, ${DEFAULT_DECISION.why}.`),
+    );
   }
 
   void control.models().then((m) => {

@@ -58,7 +58,7 @@ import type { GraphResult } from '../protocol/types.ts';
 import type { ValidatedFeedback } from '../protocol/validate-feedback.ts';
 import { FeedbackService, type FeedbackOutcome } from './feedback/service.ts';
 import { quarantined, released, restoredQuarantine } from './feedback/quarantine.ts';
-import { makeView, type IndexView } from './index/view.ts';
+import { makeView, type DocEntry, type IndexView } from './index/view.ts';
 import type { FeedbackRecord, QuarantineEntry } from './contracts.ts';
 import { unchangedIds, withoutDocs } from './index/unchanged.ts';
 
@@ -692,9 +692,10 @@ export class Engine {
   /**
    * How many live documents carry each `meta.lang` (detected at add when absent), counted once per
    * index version. Over a store read on demand (a bundle), documents whose meta is not read yet count
-   * as unknown.
+   * as unknown. `skip` leaves documents out (counted afresh, not cached).
    */
-  languageProfile(): LanguageProfile {
+  languageProfile(skip?: (d: DocEntry) => boolean): LanguageProfile {
+    if (skip) return languageProfile(this.state.docs.values(), skip); // a subset: not cached
     const version = this.state.current().version;
     if (this.languages?.version !== version) this.languages = { version, profile: languageProfile(this.state.docs.values()) };
     return this.languages.profile;

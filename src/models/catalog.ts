@@ -79,4 +79,17 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = Object.freeze([
   },
 ]);
 
+/**
+ * The default dense model: the one decision (issue 45), read by the models config's default
+ * (settings.ts `DEFAULT_MODEL`), named in `initialize`'s model notes and in the playground's picker.
+ * Measured on the dev sets (docs/multilingual.md, "The default decision"): multilingual-e5-small
+ * as the default would serve every language (tatoeba mean MRR@10 0.926 against 0.084) but ranks
+ * English below the target (macro nDCG@10 0.5878 against MiniLM's 0.6261; the target 0.6161) and
+ * embeds ≈ 3× slower, so the 30 MB import would pass 20 minutes. MiniLM stays; e5 is one choice away.
+ */
+export const DEFAULT_DECISION = Object.freeze({
+  model: 'minilm-l6-v2',
+  why: 'best English ranking on the dev sets (hybrid nDCG@10 0.626) and fast ingest; for documents or queries in other languages choose multilingual-e5-small (tatoeba MRR@10 0.926 against 0.084)',
+});
+
 export const catalogEntry = (name: string): CatalogEntry | undefined => MODEL_CATALOG.find((m) => m.name === name);

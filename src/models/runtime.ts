@@ -1,6 +1,6 @@
 import type { Embedder, Reranker } from '../engine/contracts.ts';
 import type { ModelStatus } from '../protocol/control.ts';
-import { catalogEntry, type CatalogEntry } from './catalog.ts';
+import { catalogEntry, DEFAULT_DECISION, type CatalogEntry } from './catalog.ts';
 import { ColbertReranker } from './colbert-reranker.ts';
 import { errorMessage } from './devices.ts';
 import { ModelUnavailableError, UnembeddableInputError } from '../engine/errors.ts';
@@ -36,6 +36,10 @@ export interface ModelRuntimeOptions extends Partial<EmbedderSettings> {
    */
   precomputedBase?: string;
 }
+
+/** The `initialize` model note that names the default decision (catalog.ts) and whether this model is it. */
+export const defaultNote = (name: string): string =>
+  name === DEFAULT_DECISION.model ? `default model: ${name} (${DEFAULT_DECISION.why})` : `model chosen: ${name}; the default is ${DEFAULT_DECISION.model} (${DEFAULT_DECISION.why})`;
 
 /** A failed model load is retried by the next call after this long. */
 const RETRY_AFTER_MS = 2_000;
@@ -282,7 +286,7 @@ export class ModelRuntime {
    */
   identityNotes(): { identity: string; state: ModelStatus['state']; runtime?: string; notes: string[] } {
     const { state, runtime } = this.statusNow;
-    const notes = [...this.folder.notes];
+    const notes = [...this.folder.notes, defaultNote(this.folder.name)];
     if (runtime) notes.push(`runtime: ${runtime}`);
     else if (state === 'loading') notes.push('runtime: chosen when the weights load (our WASM kernels where they cover the model, else transformers.js)');
     return { identity: this.identity, state, ...(runtime ? { runtime } : {}), notes };

@@ -2,15 +2,15 @@
  * The one documented settings object for the embedding model. Defaults come from
  * `detectModelSupport()`; callers override single fields.
  */
+import { DEFAULT_DECISION } from './catalog.ts';
 import type { EmbedDevice, ModelLoadListener } from './progress.ts';
 import type { ModelRuntimeSupport } from './support.ts';
 
 /**
  * Model folder built by `npm run models` (scripts/build-models.ts) that runs when nothing names
- * another: the all-MiniLM-L6-v2 sentence encoder, chosen on the dev collections (docs/models.md
- * "Defaults chosen by measurement"; GloVe and the distilled static model lose to it by far).
+ * another: decided in one place, catalog.ts `DEFAULT_DECISION` (measured on the dev sets).
  */
-export const DEFAULT_MODEL = 'minilm-l6-v2';
+export const DEFAULT_MODEL: string = DEFAULT_DECISION.model;
 /** URL path the app serves public/models/ under. */
 export const DEFAULT_MODEL_BASE = '/models/';
 /** URL path the app serves the onnxruntime-web wasm/mjs files under (see docs/models.md). */

@@ -200,14 +200,19 @@ export interface ControlApi {
    * effect when the worker restarts, and other tabs are told to restart too.
    */
   chooseModel(embedder: string | undefined): Promise<void>;
-  /** The languages of the live documents (their `meta.lang`), once the engine is open; undefined before. */
+  /** The languages of the live documents the person added (their `meta.lang`; the built-in sample left out), once the engine is open; undefined before. */
   languages(): Promise<CorpusLanguages | undefined>;
 }
 
-/** How many live documents carry each language tag (`meta.lang`, detected at add when absent). */
+/**
+ * How many live documents carry each language tag (`meta.lang`, detected at add when absent): the
+ * person's documents, the playground's built-in sample (a `sample:` URI) left out.
+ */
 export interface CorpusLanguages {
-  /** Live documents, with or without a known language. */
+  /** Live documents, with or without a known language (the built-in sample's not counted). */
   documents: number;
+  /** Documents of the built-in sample left out, when there are any. */
+  sample?: number;
   /** Documents per language tag (primary subtag, e.g. `de` for `de-CH`). */
   counts: Record<string, number>;
 }

@@ -89,6 +89,15 @@ describe('absentQueryLanguage', () => {
     expect(absentQueryLanguage('de: Hund', detect, unread, none)).toBeUndefined();
   });
 
+  it('a profile can leave documents out (the playground\'s built-in sample, for the model advice)', () => {
+    const docs = [...Array.from({ length: 30 }, () => entry('de')), ...Array.from({ length: 5 }, () => entry('en'))];
+    const sample = new Set(docs.slice(0, 30));
+    const mine = languageProfile(docs, (d) => sample.has(d));
+    expect(mine.total).toBe(5);
+    expect([...mine.counts]).toEqual([['en', 5]]);
+    expect(languageProfile(docs).total).toBe(35);
+  });
+
   it('matches region tags to the detector\'s codes and treats a language under 1% of the documents as absent', () => {
     const swiss = languageProfile([...Array.from({ length: 50 }, () => entry('en')), ...Array.from({ length: 50 }, () => entry('de-CH'))]);
     expect(absentQueryLanguage('de: Hund', detect, swiss, none)).toBeUndefined();

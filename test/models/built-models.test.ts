@@ -51,3 +51,16 @@ describe('the bridges\' --model', () => {
     await expect(modelArg(['--model', 'nope'], base)).rejects.toThrow("--model: model 'nope' is not built here; built models: minilm-l6-v2, multilingual-e5-small");
   });
 });
+
+describe('the default decision (catalog.ts)', () => {
+  it('is the models config default and is named in the model notes', async () => {
+    const { DEFAULT_DECISION } = await import('../../src/models/catalog.ts');
+    const { DEFAULT_MODEL } = await import('../../src/models/settings.ts');
+    const { DEFAULT_MODEL_CONFIG } = await import('../../src/models/model-config.ts');
+    const { defaultNote } = await import('../../src/models/runtime.ts');
+    expect(DEFAULT_MODEL).toBe(DEFAULT_DECISION.model);
+    expect(DEFAULT_MODEL_CONFIG.embedder).toBe(DEFAULT_DECISION.model);
+    expect(defaultNote(DEFAULT_DECISION.model)).toBe(`default model: ${DEFAULT_DECISION.model} (${DEFAULT_DECISION.why})`);
+    expect(defaultNote('multilingual-e5-small')).toMatch(new RegExp(`^model chosen: multilingual-e5-small; the default is ${DEFAULT_DECISION.model} \\(`));
+  });
+});

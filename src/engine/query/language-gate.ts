@@ -30,10 +30,11 @@ export const KNOWN_SHARE = 0.5;
 /** The sparse list is dropped only when under this share of the query's terms occur in the index. */
 export const MAX_TERM_COVERAGE = 0.5;
 
-export function languageProfile(docs: Iterable<DocEntry>): LanguageProfile {
+export function languageProfile(docs: Iterable<DocEntry>, skip?: (d: DocEntry) => boolean): LanguageProfile {
   const counts = new Map<string, number>();
   let total = 0;
   for (const d of docs) {
+    if (skip?.(d)) continue;
     total++;
     if (d.unknown) continue; // a bundle's partial entry: its meta is not read yet
     const lang = d.meta.lang;
