@@ -22,6 +22,7 @@ import type { RetrieveParams } from '../src/protocol/types.ts';
 import { MemoryStore } from '../src/storage/memory-store.ts';
 import { hasRelevant, ndcgAt, type Judgments } from '../src/eval/metrics.ts';
 import { readCollection as readBeir } from './lib/beir-files.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
 const ndcg10 = (ranked: string[], rel: Judgments): number => ndcgAt(10, ranked, rel);
 
@@ -124,17 +125,12 @@ async function evaluate(dir: string, seed: number, rate: number): Promise<Row> {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const dirs: string[] = [];
-  let seed = 42;
-  let rate = 0.5;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--seed') seed = Number(argv[++i]);
-    else if (argv[i] === '--rate') rate = Number(argv[++i]);
-    else dirs.push(argv[i]);
-  }
+  const usage = 'node --import tsx scripts/eval-typos.ts DIR [DIR ...] [--seed N] [--rate P]';
+  const { values, positionals: dirs } = cliArgs({ usage, options: { seed: { type: 'string' }, rate: { type: 'string' } }, positionals: true });
+  const seed = Number(values.seed ?? 42);
+  const rate = Number(values.rate ?? 0.5);
   if (dirs.length === 0) {
-    console.error('usage: node --import tsx scripts/eval-typos.ts DIR [DIR ...] [--seed N] [--rate P]');
+    console.error(`usage: ${usage}`);
     process.exit(2);
   }
   console.log(`# seed=${seed} rate=${rate}; nDCG@10, sparse mode`);

@@ -16,13 +16,16 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { LineBuffer } from '../src/transport/ndjson.ts';
 import { treeCpuSeconds } from '../tools/lib/cpu-time.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
-const PASSAGES = Number(opt('passages', '96'));
-const QUERIES = Number(opt('queries', '30'));
+const { values } = cliArgs({
+  usage: 'npm run build && node --import tsx scripts/measure-bridge-encoder.ts [--passages 96] [--queries 30] [--batch 32]',
+  options: { passages: { type: 'string' }, queries: { type: 'string' }, batch: { type: 'string' } },
+});
+const PASSAGES = Number(values.passages ?? '96');
+const QUERIES = Number(values.queries ?? '30');
 /** Passages per `embed` call (the server's 30 s deadline holds per call: smaller on a loaded machine). */
-const BATCH = Number(opt('batch', '32'));
+const BATCH = Number(values.batch ?? '32');
 const ROOT = join(import.meta.dirname, '..');
 const QUERY = 'what did the president say about railroads and the economy';
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
 import { routeApp } from '../bridges/static-server.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
 const root = join(import.meta.dirname, '..');
 const LONGTASKS = `window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });`;
@@ -25,11 +26,11 @@ async function blocking(page: Page, t0: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const given = process.argv.indexOf('--origin');
-  const origin = given > 0 ? process.argv[given + 1] : 'http://localhost:5198';
+  const { values } = cliArgs({ usage: 'npm run build && node --import tsx scripts/measure-data-tools.ts [--origin http://localhost:4173]', options: { origin: { type: 'string' } } });
+  const origin = values.origin ?? 'http://localhost:5198';
   const profile = mkdtempSync(join(tmpdir(), 'rcp-measure-data-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, serviceWorkers: 'block', acceptDownloads: true });
-  if (given < 0) await routeApp(context, origin, join(root, 'dist'));
+  if (values.origin === undefined) await routeApp(context, origin, join(root, 'dist'));
   await context.addInitScript(LONGTASKS);
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];

@@ -24,13 +24,13 @@
  * to WASM), and names the adapter it got: on a machine without a GPU that is a software fallback
  * (SwiftShader: minutes per call, so the embed deadline is raised). The prepared GPU run, one short
  * command on a machine with a GPU (Chromium may need `--chromium-arg` flags for it, e.g.
- * `--chromium-arg --use-angle=vulkan --chromium-arg --enable-features=Vulkan` on Linux):
+ * `--chromium-arg=--use-angle=vulkan --chromium-arg=--enable-features=Vulkan` on Linux):
  *
  *   npm run measure:webgpu   (= npm run build && node --import tsx scripts/measure-encoder.ts --device webgpu,wasm --isolated yes --passages 64 --queries 20)
  *
  * Usage: npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30]
  *   [--dtype q8|fp32] [--runtime kernels|transformers.js] [--isolated yes|no] [--device wasm|webgpu|webgpu,wasm]
- *   [--node no] [--model minilm-l6-v2] [--port 4189] [--chromium-arg FLAG ...]
+ *   [--node no] [--model minilm-l6-v2] [--port 4189] [--chromium-arg=FLAG ...]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
@@ -46,17 +46,20 @@ import { loadEmbedder } from '../src/models/index.ts';
 import { cosine } from '../src/engine/index/dense.ts';
 import { openTab } from '../tools/lib/rcp-page.ts';
 import { treeCpuSeconds } from '../tools/lib/cpu-time.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
-const PASSAGES = Number(opt('passages', '96'));
-const QUERIES = Number(opt('queries', '30'));
-const MODEL = opt('model', 'minilm-l6-v2');
+const { values } = cliArgs({
+  usage: 'npm run build && node --import tsx scripts/measure-encoder.ts [--passages 96] [--queries 30] [--dtype q8|fp32] [--runtime kernels|transformers.js] [--isolated yes|no] [--device wasm|webgpu|webgpu,wasm] [--node no] [--model minilm-l6-v2] [--port 4189] [--ready-timeout S] [--chromium-arg=FLAG ...]',
+  options: { passages: { type: 'string' }, queries: { type: 'string' }, model: { type: 'string' }, device: { type: 'string' }, dtype: { type: 'string' }, runtime: { type: 'string' }, isolated: { type: 'string' }, 'chromium-arg': { type: 'string', multiple: true }, port: { type: 'string' }, 'ready-timeout': { type: 'string' }, node: { type: 'string' } },
+});
+const PASSAGES = Number(values.passages ?? '96');
+const QUERIES = Number(values.queries ?? '30');
+const MODEL = values.model ?? 'minilm-l6-v2';
 type Dtype = 'fp32' | 'q8';
 type Runtime = 'kernels' | 'transformers.js';
 type Device = 'wasm' | 'webgpu';
 interface Case { dtype: Dtype; runtime: Runtime; isolated: boolean; device: Device }
-const DEVICES = opt('device', 'wasm').split(',') as Device[];
+const DEVICES = (values.device ?? 'wasm').split(',') as Device[];
 /** Every case, filtered by the flags given. Our kernels run int8 weights on WASM only; WebGPU is transformers.js's. */
 const CASES: Case[] = (
   [
@@ -71,12 +74,12 @@ const CASES: Case[] = (
 ).filter(
   (c) =>
     DEVICES.includes(c.device) &&
-    (!argv.includes('--dtype') || c.dtype === opt('dtype', '')) &&
-    (!argv.includes('--runtime') || c.runtime === opt('runtime', '')) &&
-    (!argv.includes('--isolated') || c.isolated === (opt('isolated', 'yes') === 'yes')),
+    (values.dtype === undefined || c.dtype === values.dtype) &&
+    (values.runtime === undefined || c.runtime === values.runtime) &&
+    (values.isolated === undefined || c.isolated === (values.isolated === 'yes')),
 );
-/** Extra Chromium flags (`--chromium-arg FLAG`, repeatable): what a GPU machine's Chromium may need for WebGPU. */
-const EXTRA_ARGS = argv.flatMap((a, i) => (a === '--chromium-arg' && argv[i + 1] ? [argv[i + 1]] : []));
+/** Extra Chromium flags (`--chromium-arg=FLAG`, repeatable; the `=` since FLAG starts with a dash): what a GPU machine's Chromium may need for WebGPU. */
+const EXTRA_ARGS = values['chromium-arg'] ?? [];
 const DTYPES = [...new Set(CASES.map((c) => c.dtype))];
 const ROOT = join(import.meta.dirname, '..');
 /** The sentence-transformers vectors of the parity texts (MiniLM's; none for another model). */
@@ -85,7 +88,7 @@ const REFERENCE =
     ? (JSON.parse(readFileSync(join(ROOT, 'test/models/fixtures/reference-embeddings.json'), 'utf8')) as { texts: { text: string; embedding: number[] }[] }).texts
     : [];
 const DIST = join(ROOT, 'dist');
-const PORT = Number(opt('port', '4189'));
+const PORT = Number(values.port ?? '4189');
 const ORIGIN = `http://localhost:${PORT}`;
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css' };
 
@@ -196,7 +199,7 @@ async function measureInBrowser(c: Case, texts: string[]): Promise<Figures> {
       .waitForFunction(
         (m) => (window as unknown as { __logs: { message: string; data?: Record<string, unknown> }[] }).__logs.find((l) => l.message.startsWith(`model ${m} ready on`) || l.message.startsWith(`model ${m} failed to load`)),
         MODEL,
-        { timeout: Number(opt('ready-timeout', '300')) * 1000 },
+        { timeout: Number(values['ready-timeout'] ?? '300') * 1000 },
       )
       .catch(async (e: Error) => {
         const logs = await page.evaluate(() => (window as unknown as { __logs: { message: string }[] }).__logs.map((l) => l.message)).catch(() => []);
@@ -255,7 +258,7 @@ async function main(): Promise<void> {
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`# ${MODEL}: ${texts.length} passages of 1000 chars, ${QUERIES} queries of 10 words; ${cpus().length} cores; load average ${load()} at start`);
   const node = new Map<Dtype, Figures>();
-  if (opt('node', 'yes') !== 'no') {
+  if ((values.node ?? 'yes') !== 'no') {
     for (const dtype of DTYPES) {
       node.set(dtype, await measureNode(dtype, texts));
       console.log(`# ${dtype} onnxruntime-node: ${node.get(dtype)!.ingest.toFixed(1)} passages/s, query p50 ${node.get(dtype)!.p50.toFixed(1)} ms; load average ${load()}`);

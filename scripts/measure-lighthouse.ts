@@ -15,18 +15,21 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Flags, type Result } from 'lighthouse';
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const args = process.argv.slice(2);
-const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
-const port = Number(opt('port', '4299'));
-const runs = Math.max(1, Number(opt('runs', '1')));
-const presets = opt('preset', 'mobile,desktop').split(',') as ('mobile' | 'desktop')[];
-const states = opt('state', 'empty,seeding').split(',') as ('empty' | 'seeding')[];
-const jsonOut = args.includes('--json') ? opt('json', 'lighthouse.json') : undefined;
+const { values } = cliArgs({
+  usage: 'npm run build && node --import tsx scripts/measure-lighthouse.ts [--port 4299] [--runs 1] [--preset mobile|desktop] [--state empty|seeding] [--json out.json] [--details] [--traces DIR]',
+  options: { port: { type: 'string' }, runs: { type: 'string' }, preset: { type: 'string' }, state: { type: 'string' }, json: { type: 'string' }, details: { type: 'boolean' }, traces: { type: 'string' } },
+});
+const port = Number(values.port ?? '4299');
+const runs = Math.max(1, Number(values.runs ?? '1'));
+const presets = (values.preset ?? 'mobile,desktop').split(',') as ('mobile' | 'desktop')[];
+const states = (values.state ?? 'empty,seeding').split(',') as ('empty' | 'seeding')[];
+const jsonOut = values.json;
 /** Also print where the time and the shifts went (long tasks, main-thread work, shifted elements). */
-const details = args.includes('--details');
+const details = values.details === true;
 /** A folder to write each run's Chromium trace into (`<preset>-<state>-<run>.trace.json`), to read a bad run's tasks. */
-const traceDir = args.includes('--traces') ? opt('traces', 'lighthouse-traces') : undefined;
+const traceDir = values.traces;
 const root = join(import.meta.dirname, '..');
 const origin = `http://localhost:${port}`;
 const TARGETS = { performance: 0.9, accessibility: 1, 'best-practices': 1, cls: 0.05, tbtMs: 200 };

@@ -22,19 +22,22 @@ import { SourceMapConsumer } from 'source-map-js';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
 import { serveStatic } from '../bridges/static-server.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
-const RUNS = Number(opt('runs', '8'));
-const SECONDS = Number(opt('seconds', '12'));
-const STATE = opt('state', 'seeding') as 'seeding' | 'empty';
-const THROTTLE = Number(opt('throttle', '4'));
-const PORT = Number(opt('port', '4311'));
+const { values } = cliArgs({
+  usage: 'npm run build && node --import tsx scripts/measure-long-frames.ts [--runs 8] [--seconds 12] [--state seeding|empty] [--throttle 4] [--port 4311] [--dist DIR] [--profile [--lines]]',
+  options: { runs: { type: 'string' }, seconds: { type: 'string' }, state: { type: 'string' }, throttle: { type: 'string' }, port: { type: 'string' }, dist: { type: 'string' }, profile: { type: 'boolean' }, lines: { type: 'boolean' } },
+});
+const RUNS = Number(values.runs ?? '8');
+const SECONDS = Number(values.seconds ?? '12');
+const STATE = (values.state ?? 'seeding') as 'seeding' | 'empty';
+const THROTTLE = Number(values.throttle ?? '4');
+const PORT = Number(values.port ?? '4311');
 const ORIGIN = `http://localhost:${PORT}`;
-const DIST = opt('dist', join(import.meta.dirname, '..', 'dist'));
-const PROFILE = argv.includes('--profile');
+const DIST = values.dist ?? join(import.meta.dirname, '..', 'dist');
+const PROFILE = values.profile === true;
 /** With --lines, top-level samples are listed per original line, not per file (use an unminified build: `--minify false`). */
-const LINES = argv.includes('--lines');
+const LINES = values.lines === true;
 /** A frame blocking at least this long is listed (Lighthouse's TBT counts what exceeds 50 ms per task). */
 const LIST_MS = 50;
 

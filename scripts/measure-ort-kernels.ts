@@ -41,12 +41,15 @@ import { bertWeights } from '../src/models/encoder-runtime/bert-weights.ts';
 import { decodeWeights, WEIGHTS_FILE } from '../src/models/encoder-runtime/weights-file.ts';
 import { WasmBertEncoder } from '../src/models/encoder-runtime/wasm-encoder.ts';
 import { encodeTruncated } from '../src/models/truncate.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
+const { values: flags } = cliArgs({
+  usage: 'node [--experimental-wasm-relaxed-simd --no-liftoff] --import tsx scripts/measure-ort-kernels.ts [--passages 96] [--only kernels|model] [--wasm app|plain]',
+  options: { passages: { type: 'string' }, only: { type: 'string' }, wasm: { type: 'string' } },
+});
 const ROOT = join(import.meta.dirname, '..');
-const PASSAGES = Number(opt('passages', '96'));
-const ONLY = opt('only', '');
+const PASSAGES = Number(flags.passages ?? '96');
+const ONLY = flags.only ?? '';
 
 type Ort = typeof ortNode;
 const dist = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
@@ -54,7 +57,7 @@ ortWeb.env.wasm.numThreads = 1;
 env.allowRemoteModels = false;
 env.localModelPath = join(ROOT, 'public', 'models') + '/';
 /** `--wasm plain` runs onnxruntime-web's CPU-only build instead of the app's (which also carries WebGPU). */
-const WASM = opt('wasm', 'app');
+const WASM = flags.wasm ?? 'app';
 const [mjs, wasm] = WASM === 'plain' ? ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'] : ORT_WASM_FILES;
 ortWeb.env.wasm.wasmPaths = { mjs: join(dist, mjs), wasm: join(dist, wasm) };
 const RUNTIMES: [string, Ort, Record<string, unknown>][] = [

@@ -15,10 +15,14 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
 import { routeApp } from '../bridges/static-server.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const args = process.argv.slice(2);
-const skipSeed = args.includes('--skip-seed');
-const mb = Number(args[args.indexOf('--mb') + 1]) || 30;
+const { values } = cliArgs({
+  usage: 'npm run build && node --import tsx scripts/measure-playground.ts [--skip-seed] [--mb 30]',
+  options: { 'skip-seed': { type: 'boolean' }, mb: { type: 'string' } },
+});
+const skipSeed = values['skip-seed'] === true;
+const mb = Number(values.mb ?? 30) || 30;
 const root = join(import.meta.dirname, '..');
 const MARKER = 'zyzzogeton';
 

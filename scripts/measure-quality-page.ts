@@ -14,11 +14,14 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
 import { routeApp } from '../bridges/static-server.ts';
 import { isPeer } from '../src/eval/engines.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const set = opt('--set', 'cacm');
-const grid = opt('--grid', 'sparse,dense,hybrid,minisearch,orama,orama-hybrid').split(',');
+const { values } = cliArgs({
+  usage: 'npm run build && node --import tsx scripts/measure-quality-page.ts [--set cacm] [--grid sparse,dense,hybrid,minisearch,orama,orama-hybrid] [--no-cli]',
+  options: { set: { type: 'string' }, grid: { type: 'string' }, 'no-cli': { type: 'boolean' } },
+});
+const set = values.set ?? 'cacm';
+const grid = (values.grid ?? 'sparse,dense,hybrid,minisearch,orama,orama-hybrid').split(',');
 const root = join(import.meta.dirname, '..');
 const evalDir = process.env.RCP_EVAL_DIR ?? join(root, '..', 'shared', 'eval');
 const METRICS = ['ndcg10', 'recall50', 'mrr10'] as const;
@@ -76,7 +79,7 @@ console.log(`# quality harness in the page, ${set}, grid ${grid.join(',')}`);
 console.log(`# ${uptime()}`);
 const page = await inPage();
 console.log(`# in the page: ${(page.ms / 1000).toFixed(0)} s wall (index, embed, every query, every engine)`);
-const fromCli = args.includes('--no-cli') ? undefined : cli();
+const fromCli = values['no-cli'] ? undefined : cli();
 console.log(`# ${uptime()}`);
 console.log('| run | metric | page | npm run eval | same to 4 decimals |');
 console.log('|---|---|---|---|---|');

@@ -11,11 +11,14 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { SpladeLane } from './lib/splade-lane.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, dflt: string): string => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
-const PASSAGES = Number(opt('passages', '96'));
-const QUERIES = Number(opt('queries', '30'));
+const { values } = cliArgs({
+  usage: 'node --import tsx scripts/measure-splade.ts [--passages 96] [--queries 30]',
+  options: { passages: { type: 'string' }, queries: { type: 'string' } },
+});
+const PASSAGES = Number(values.passages ?? '96');
+const QUERIES = Number(values.queries ?? '30');
 const ROOT = join(import.meta.dirname, '..');
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
