@@ -32,7 +32,7 @@ import { GraphBuilder, T } from './models/onnx-builder.ts';
 import { valueInfo } from './models/onnx-graph.ts';
 import { quantizeColumns } from './models/bert-onnx.ts';
 import { ORT_WASM_FILES } from '../src/models/settings.ts';
-import { compileModule } from '../src/util/wasm-module.ts';
+import { compileModule, instantiate } from '../src/util/wasm-compile.ts';
 import { encoderModuleBytes, encoderKernels } from '../src/models/encoder-runtime/kernel-module.ts';
 import { columnSums, gemmName, packWeights, type DotKind } from '../src/models/encoder-runtime/kernels/gemm.ts';
 import { GELU, layerNormName, quantizeName } from '../src/models/encoder-runtime/kernels/rows.ts';
@@ -91,7 +91,7 @@ const OURS: DotKind[] = ['simd', ...(compileModule(encoderModuleBytes(SHAPE, 're
 function ourInstance(dot: DotKind) {
   const memory = new WebAssembly.Memory({ initial: 2048 });
   const module = compileModule(encoderModuleBytes(SHAPE, dot))!;
-  const k = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, (...a: number[]) => void>;
+  const k = instantiate<Record<string, (...a: number[]) => void>>(module, memory);
   let at = 64;
   const put = (data: ArrayBufferView) => {
     const p = at;
@@ -213,7 +213,7 @@ async function batches(): Promise<{ n: number; w: number; ids: BigInt64Array; ma
 async function ourModel(dot: DotKind, ids: number[][]): Promise<number> {
   const file = readFileSync(join(ROOT, 'public', 'models', 'minilm-l6-v2', WEIGHTS_FILE.q8));
   const weights = bertWeights(decodeWeights(file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer));
-  const encoder = new WasmBertEncoder(weights, encoderKernels(weights.shape, dot)!);
+  const encoder = new WasmBertEncoder(weights, (await encoderKernels(weights.shape, dot))!);
   const inputs = ids.map((s) => ({ ids: s }));
   const ms = await cpuMs(async () => {
     for (let at = 0; at < inputs.length; at += 8) encoder.hidden(inputs.slice(at, at + 8));

@@ -28,7 +28,7 @@ export async function loadEncoder(overrides: Partial<EmbedderSettings>, folder: 
   const want = settings.runtime ?? 'auto';
   const name = folder.name;
   if (want === 'transformers.js' || settings.device === 'webgpu' || settings.device === 'cpu') return loadEmbedder(settings, folder);
-  const why = kernelCoverage(folder);
+  const why = await kernelCoverage(folder);
   if (why) {
     if (want === 'kernels') throw new Error(`our encoder runtime cannot run ${name}: ${why}`);
     log('info', `model ${name}: our WASM kernels do not run it (${why}); using transformers.js`);

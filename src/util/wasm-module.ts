@@ -3,7 +3,7 @@
  * byte from TypeScript, so no compiler, assembler or .wasm asset is needed at build or run time.
  * Covers what the kernels use: one imported memory, functions with i32/i64/f32/v128 locals, the MVP
  * control and memory instructions, fixed-width SIMD and relaxed SIMD (opcodes as in the
- * WebAssembly 2.0 / 3.0 binary format).
+ * WebAssembly 2.0 / 3.0 binary format). Compiling and instantiating them: wasm-compile.ts.
  */
 
 export const I32 = 0x7f;
@@ -75,13 +75,4 @@ export function moduleBytes(functions: readonly WasmFunction[], memory: { minPag
     ...section(7, vec(functions.map((f, i) => [...name(f.name), 0x00, ...leb(i)]))),
     ...section(10, vec(code)),
   ]);
-}
-
-/** Compiles `bytes`, or undefined where the runtime rejects them (no SIMD, no relaxed SIMD, or a CSP without 'wasm-unsafe-eval'). */
-export function compileModule(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module | undefined {
-  try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -81,15 +81,15 @@ describe('encoder runtime choice', () => {
     expect(fp32.lines.join('\n')).toMatch(/our WASM kernels do not run it \(our kernels run int8 weights and the folder is used as fp32\); using transformers\.js/);
 
     const q8 = await resolveModelFolder(base, NAME, 'q8', true);
-    expect(kernelCoverage({ ...q8, manifest: { ...q8.manifest!, files: {} } })).toMatch(/has no encoder\/model_quantized\.bin/);
-    expect(kernelCoverage({ ...q8, manifest: undefined })).toMatch(/has no encoder\/model_quantized\.bin/);
+    expect(await kernelCoverage({ ...q8, manifest: { ...q8.manifest!, files: {} } })).toMatch(/has no encoder\/model_quantized\.bin/);
+    expect(await kernelCoverage({ ...q8, manifest: undefined })).toMatch(/has no encoder\/model_quantized\.bin/);
 
     const spy = vi.spyOn(WebAssembly, 'validate').mockReturnValue(false);
     try {
       // A shape not compiled before (the kernels are cached per shape).
       const folder = await resolveModelFolder(base, NAME, 'q8', true);
       const other = { ...folder, config: { ...folder.config, hidden_size: 48, num_attention_heads: 3 } };
-      expect(kernelCoverage(other)).toMatch(/WebAssembly SIMD does not compile here .*'wasm-unsafe-eval'/);
+      expect(await kernelCoverage(other)).toMatch(/WebAssembly SIMD does not compile here .*'wasm-unsafe-eval'/);
     } finally {
       spy.mockRestore();
     }

@@ -12,13 +12,14 @@ import { gemmFunction } from '../../src/models/encoder-runtime/kernels/gemm.ts';
 import { geluFunction, layerNormFunction, layerNormName, quantizeFunction, quantizeName, GELU } from '../../src/models/encoder-runtime/kernels/rows.ts';
 import { attend, attentionPrepFunction, attentionPvFunction, placeAttentionScratch } from '../../src/models/encoder-runtime/kernels/attention.ts';
 import { encoderKernels, encoderModuleBytes } from '../../src/models/encoder-runtime/kernel-module.ts';
+import { instantiate } from '../../src/util/wasm-compile.ts';
 import { moduleBytes, type WasmFunction } from '../../src/util/wasm-module.ts';
 import { gemmDisagreement, values } from '../support/gemm-agreement.ts';
 
 /** A module with the given functions over a fresh memory, and a bump allocator into it. */
 function instance(fns: WasmFunction[], pages = 64) {
   const memory = new WebAssembly.Memory({ initial: pages });
-  const exports = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(fns)), { e: { m: memory } }).exports as Record<string, (...a: number[]) => void>;
+  const exports = instantiate<Record<string, (...a: number[]) => void>>(new WebAssembly.Module(moduleBytes(fns)), memory);
   let at = 64;
   const put = (data: Float32Array | Int8Array | Uint8Array | Int32Array) => {
     const p = at;
@@ -93,14 +94,14 @@ describe('shared numerics', () => {
 });
 
 describe('WebAssembly kernels (fixed-width SIMD) against the JS reference', () => {
-  it('compile for MiniLM and e5-small shapes in both variants', () => {
+  it('compile for MiniLM and e5-small shapes in both variants', async () => {
     for (const shape of [
       { layers: 6, hidden: 384, heads: 12, intermediate: 1536, maxPositions: 512, typeVocab: 2, vocab: 30522, layerNormEps: 1e-12 },
       { layers: 12, hidden: 384, heads: 12, intermediate: 1536, maxPositions: 514, typeVocab: 1, vocab: 250037, layerNormEps: 1e-12 },
     ]) {
       expect(WebAssembly.validate(encoderModuleBytes(shape, 'simd'))).toBe(true);
       expect(encoderModuleBytes(shape, 'relaxed').length).toBeGreaterThan(1000);
-      expect(encoderKernels(shape)?.dot).toBeDefined();
+      expect((await encoderKernels(shape))?.dot).toBeDefined();
     }
   });
 

@@ -18,7 +18,7 @@ import { tinyEncoderWeights } from '../support/tiny-encoder.ts';
 const BYTES = tinyEncoderWeights();
 const WEIGHTS = BYTES.buffer.slice(BYTES.byteOffset, BYTES.byteOffset + BYTES.byteLength) as ArrayBuffer;
 const MODEL = bertWeights(decodeWeights(WEIGHTS));
-const KERNELS = encoderKernels(MODEL.shape)!;
+const KERNELS = (await encoderKernels(MODEL.shape))!;
 const text = (...ids: number[]) => Int32Array.from([1, ...ids, 2]);
 
 type Behaviour = 'ok' | 'crash' | 'hang' | 'fail-init' | 'no-script';

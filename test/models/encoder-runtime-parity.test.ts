@@ -108,7 +108,7 @@ describe.skipIf(!BUILT)(`${MINILM.name}: our encoder runtime`, () => {
     let wasm: WasmBertEncoder;
     let onnxQ8: ort.InferenceSession;
     beforeAll(async () => {
-      wasm = new WasmBertEncoder(q8, encoderKernels(q8.shape)!);
+      wasm = new WasmBertEncoder(q8, (await encoderKernels(q8.shape))!);
       const dist = join(import.meta.dirname, '..', '..', 'node_modules', 'onnxruntime-web', 'dist');
       ort.env.wasm.numThreads = 1;
       ort.env.wasm.wasmPaths = { mjs: join(dist, ORT_WASM_FILES[0]), wasm: join(dist, ORT_WASM_FILES[1]) };

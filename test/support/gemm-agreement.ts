@@ -9,6 +9,7 @@ import { linearForward } from '../../src/models/encoder-runtime/reference.ts';
 import type { Int8Linear } from '../../src/models/encoder-runtime/bert-weights.ts';
 import { columnSums, gemmFunction, gemmName, packWeights, type DotKind } from '../../src/models/encoder-runtime/kernels/gemm.ts';
 import { quantizeFunction, quantizeName } from '../../src/models/encoder-runtime/kernels/rows.ts';
+import { instantiate } from '../../src/util/wasm-compile.ts';
 import { moduleBytes } from '../../src/util/wasm-module.ts';
 
 /** Deterministic values in [-s, s]. */
@@ -50,7 +51,7 @@ export function gemmDisagreement(dot: DotKind): GemmDisagreement | undefined {
     const want = linearForward(layer, x, rows);
     const memory = new WebAssembly.Memory({ initial: 16 });
     const module = new WebAssembly.Module(moduleBytes([gemmFunction(K, dot), quantizeFunction(K)]));
-    const exports = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, (...a: number[]) => void>;
+    const exports = instantiate<Record<string, (...a: number[]) => void>>(module, memory);
     let at = 64;
     const put = (data: Float32Array | Int8Array | Uint8Array | Int32Array): number => {
       const p = at;

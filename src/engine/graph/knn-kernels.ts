@@ -28,11 +28,15 @@
  *   gather(q, codes, stride, idx, count, out)  out[c] (i32) = Σ_j q[j] · codes[idx[c] · stride + j]
  */
 import { Code } from '../../util/wasm-code.ts';
-import { compileModule, I32, moduleBytes } from '../../util/wasm-module.ts';
+import { ModuleCache } from '../../util/wasm-compile.ts';
+import { I32, moduleBytes } from '../../util/wasm-module.ts';
 import { rowDot } from '../index/vectors/wasm-kernels.ts';
 
 /** Queries per kernel call: each stored row is loaded once for this many (their words held in locals). */
 export const TILE = 4;
+
+/** The three modules (a tile module per row width in words), each compiled once, synchronously: a few hundred bytes to 4 KB. */
+const modules = new ModuleCache<'shortlist' | 'gather' | number>((key) => (key === 'shortlist' ? shortlistModuleBytes() : key === 'gather' ? gatherModuleBytes() : tileModuleBytes(key)));
 
 /** The kernel's bytes for rows of `words` 64-bit words. */
 export function tileModuleBytes(words: number): Uint8Array<ArrayBuffer> {
@@ -113,17 +117,9 @@ export function shortlistModuleBytes(): Uint8Array<ArrayBuffer> {
 
 export type ShortlistKernel = (d: number, n: number, hist: number, maxD: number, target: number, self: number, idx: number) => number;
 
-let shortlistCompiled: WebAssembly.Module | null | undefined;
-
 /** The shortlist kernel over `memory`, or undefined where WebAssembly is unavailable. */
 export function shortlistKernel(memory: WebAssembly.Memory): ShortlistKernel | undefined {
-  if (shortlistCompiled === undefined) shortlistCompiled = compileModule(shortlistModuleBytes()) ?? null;
-  if (!shortlistCompiled) return undefined;
-  try {
-    return (new WebAssembly.Instance(shortlistCompiled, { e: { m: memory } }).exports as { shortlist: ShortlistKernel }).shortlist;
-  } catch {
-    return undefined;
-  }
+  return modules.instance<{ shortlist: ShortlistKernel }>('shortlist', memory)?.shortlist;
 }
 
 /** The shortlist kernel in JS over the same bytes (`d` even, `hist` and `idx` multiples of 4). */
@@ -142,18 +138,9 @@ export function shortlistJs(mem: ArrayBuffer, d: number, n: number, hist: number
 
 export type TileKernel = (q: number, base: number, n: number, out: number, pitch: number) => void;
 
-const modules = new Map<number, WebAssembly.Module | null>();
-
 /** The kernel for rows of `words` words over `memory`, or undefined where WebAssembly is unavailable. */
 export function tileKernel(words: number, memory: WebAssembly.Memory): TileKernel | undefined {
-  let m = modules.get(words);
-  if (m === undefined) modules.set(words, (m = compileModule(tileModuleBytes(words)) ?? null));
-  if (!m) return undefined;
-  try {
-    return (new WebAssembly.Instance(m, { e: { m: memory } }).exports as { tile: TileKernel }).tile;
-  } catch {
-    return undefined;
-  }
+  return modules.instance<{ tile: TileKernel }>(words, memory)?.tile;
 }
 
 /** The gather kernel's bytes (strides are multiples of 16): `rowDot` (the scan's `dots` body) over the listed rows. */
@@ -178,17 +165,9 @@ export function gatherModuleBytes(): Uint8Array<ArrayBuffer> {
 
 export type GatherKernel = (q: number, codes: number, stride: number, idx: number, count: number, out: number) => void;
 
-let gatherCompiled: WebAssembly.Module | null | undefined;
-
 /** The gather kernel over `memory`, or undefined where WebAssembly SIMD is unavailable. */
 export function gatherKernel(memory: WebAssembly.Memory): GatherKernel | undefined {
-  if (gatherCompiled === undefined) gatherCompiled = compileModule(gatherModuleBytes()) ?? null;
-  if (!gatherCompiled) return undefined;
-  try {
-    return (new WebAssembly.Instance(gatherCompiled, { e: { m: memory } }).exports as { gather: GatherKernel }).gather;
-  } catch {
-    return undefined;
-  }
+  return modules.instance<{ gather: GatherKernel }>('gather', memory)?.gather;
 }
 
 /** The gather kernel in JS over the same bytes (offsets of `idx` and `out` multiples of 4). */

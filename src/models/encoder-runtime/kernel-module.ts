@@ -7,7 +7,8 @@
  * it the two-step form is cheaper; without relaxed SIMD only the int16 one runs). Undefined where
  * none compiles (no SIMD, or a CSP without 'wasm-unsafe-eval'), and the caller falls back.
  */
-import { compileModule, moduleBytes } from '../../util/wasm-module.ts';
+import { instantiate, ModuleCache } from '../../util/wasm-compile.ts';
+import { moduleBytes } from '../../util/wasm-module.ts';
 import { attentionPrepFunction, attentionPvFunction } from './kernels/attention.ts';
 import { columnSums, gemmFunction, gemmName, packWeights, type DotKind } from './kernels/gemm.ts';
 import { geluFunction, layerNormFunction, quantizeFunction } from './kernels/rows.ts';
@@ -49,7 +50,7 @@ function checkedProduct(module: WebAssembly.Module, K: number): (() => void) | u
   const N = 64;
   const rows = 64;
   const memory = new WebAssembly.Memory({ initial: 1 });
-  const exports = new WebAssembly.Instance(module, { e: { m: memory } }).exports as Record<string, (...a: number[]) => void>;
+  const exports = instantiate<Record<string, (...a: number[]) => void>>(module, memory);
   const w = Int8Array.from({ length: K * N }, (_, i) => ((i * 37) % 255) - 127);
   const x = Uint8Array.from({ length: rows * K }, (_, i) => (i * 13) % 128);
   const X = 64;
@@ -107,26 +108,45 @@ function timeInTurn<T extends string>(products: ReadonlyMap<T, () => void>): Map
   return best;
 }
 
-let cache: Map<string, EncoderKernels | null> | undefined;
+/** Every variant's module, by the sizes its code is generated for. */
+const modules = new ModuleCache<{ shape: EncoderShape; dot: DotKind }>(
+  ({ shape, dot }) => encoderModuleBytes(shape, dot),
+  ({ shape, dot }) => `${shape.hidden}/${shape.intermediate}/${shape.heads}/${dot}`,
+);
 
-/** The kernels for `shape` (compiled once per shape), or undefined where WebAssembly SIMD cannot run here. */
-export function encoderKernels(shape: EncoderShape, only?: DotKind): EncoderKernels | undefined {
-  cache ??= new Map();
+/** The variant chosen per shape (and `only`): chosen once. */
+const chosen = new Map<string, Promise<EncoderKernels | undefined>>();
+
+/**
+ * The kernels for `shape`, or undefined where WebAssembly SIMD cannot run here. The variants are
+ * compiled asynchronously (13–21 KB each, on the thread that loads the model: the engine's worker
+ * in the app), then self-tested and timed in turn.
+ */
+export function encoderKernels(shape: EncoderShape, only?: DotKind): Promise<EncoderKernels | undefined> {
   const key = `${JSON.stringify(shape)}|${only ?? ''}`;
-  if (!cache.has(key)) {
-    const modules = new Map<DotKind, WebAssembly.Module>();
-    const products = new Map<DotKind, () => void>();
-    for (const dot of only ? [only] : (['relaxed', 'relaxed16', 'simd'] as const)) {
-      const module = compileModule(encoderModuleBytes(shape, dot));
-      const product = module && checkedProduct(module, shape.hidden);
-      if (module && product) {
-        modules.set(dot, module);
-        products.set(dot, product);
-      }
-    }
-    const timings: Partial<Record<DotKind, number>> = Object.fromEntries(timeInTurn(products));
-    const fastest = [...modules.keys()].sort((a, b) => timings[a]! - timings[b]!)[0];
-    cache.set(key, fastest ? { module: modules.get(fastest)!, dot: fastest, timings } : null);
+  let k = chosen.get(key);
+  if (!k) {
+    k = chooseKernels(shape, only);
+    chosen.set(key, k);
+    k.catch(() => chosen.delete(key)); // a self-test that threw is tried again next time
   }
-  return cache.get(key) ?? undefined;
+  return k;
+}
+
+async function chooseKernels(shape: EncoderShape, only?: DotKind): Promise<EncoderKernels | undefined> {
+  const dots = only ? [only] : (['relaxed', 'relaxed16', 'simd'] as const);
+  const compiled = await Promise.all(dots.map((dot) => modules.load({ shape, dot })));
+  const passed = new Map<DotKind, WebAssembly.Module>();
+  const products = new Map<DotKind, () => void>();
+  dots.forEach((dot, i) => {
+    const module = compiled[i];
+    const product = module && checkedProduct(module, shape.hidden);
+    if (module && product) {
+      passed.set(dot, module);
+      products.set(dot, product);
+    }
+  });
+  const timings: Partial<Record<DotKind, number>> = Object.fromEntries(timeInTurn(products));
+  const fastest = [...passed.keys()].sort((a, b) => timings[a]! - timings[b]!)[0];
+  return fastest ? { module: passed.get(fastest)!, dot: fastest, timings } : undefined;
 }

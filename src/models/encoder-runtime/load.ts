@@ -49,12 +49,12 @@ export function shapeFromConfig(config: Record<string, unknown>): EncoderShape |
  * (`npm run models` writes it for the encoders it builds), a BERT config, and WebAssembly SIMD that
  * compiles here (not under a CSP without 'wasm-unsafe-eval', not on a CPU or browser without SIMD).
  */
-export function kernelCoverage(folder: ModelFolder): string | undefined {
+export async function kernelCoverage(folder: ModelFolder): Promise<string | undefined> {
   if (folder.dtype !== 'q8') return `our kernels run int8 weights and the folder is used as ${folder.dtype}`;
   if (!folder.manifest?.files[WEIGHTS_FILE.q8]) return `the folder has no ${WEIGHTS_FILE.q8} (only models built by npm run models have one)`;
   const shape = shapeFromConfig(folder.config);
   if (typeof shape === 'string') return shape;
-  if (!encoderKernels(shape)) return "WebAssembly SIMD does not compile here (no SIMD support, or a Content-Security-Policy without 'wasm-unsafe-eval')";
+  if (!(await encoderKernels(shape))) return "WebAssembly SIMD does not compile here (no SIMD support, or a Content-Security-Policy without 'wasm-unsafe-eval')";
   return undefined;
 }
 
@@ -80,7 +80,7 @@ export function defaultEncoderWorkers(support: Readonly<ModelRuntimeSupport>): n
 export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOptions): Promise<KernelEmbedder> {
   const shape = shapeFromConfig(folder.config);
   if (typeof shape === 'string') throw new Error(shape);
-  const kernels = encoderKernels(shape);
+  const kernels = await encoderKernels(shape);
   if (!kernels) throw new Error('WebAssembly SIMD does not compile here');
   const [{ buffer, weights }, tokenizer] = await Promise.all([readWeightsFile(opts.modelBase, folder, opts.support.node), loadTokenizer(folder, opts.modelBase, opts.support.node)]);
   if (JSON.stringify(weights.header.shape) !== JSON.stringify(shape)) throw new Error(`${WEIGHTS_FILE.q8} is for ${JSON.stringify(weights.header.shape)}, config.json says ${JSON.stringify(shape)}`);

@@ -10,6 +10,7 @@
  * The word, position and type embeddings are summed in JavaScript (a gather, no arithmetic to
  * speak of), then LayerNorm'd by the kernel.
  */
+import { instantiate } from '../../util/wasm-compile.ts';
 import { addWordRow, type BertWeights, type Int8Linear, type Linear } from './bert-weights.ts';
 import type { EncoderKernels } from './kernel-module.ts';
 import { attend, placeAttentionScratch, type AttentionScratch } from './kernels/attention.ts';
@@ -154,7 +155,7 @@ export class WasmBertEncoder {
     if (this.layers.length !== layers) throw new Error('layer count mismatch');
     this.memory = new WebAssembly.Memory({ initial: Math.ceil(layout.size / PAGE) });
     for (const [at, data] of writes) new Uint8Array(this.memory.buffer, at, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-    this.k = new WebAssembly.Instance(kernels.module, { e: { m: this.memory } }).exports as Record<string, Kernel>;
+    this.k = instantiate<Record<string, Kernel>>(kernels.module, this.memory);
   }
 
   /** Bytes of WebAssembly memory this instance holds. */

@@ -16,7 +16,8 @@
  */
 
 import { Code } from '../../../util/wasm-code.ts';
-import { compileModule, I32, moduleBytes, type WasmFunction } from '../../../util/wasm-module.ts';
+import { ModuleCache } from '../../../util/wasm-compile.ts';
+import { I32, moduleBytes, type WasmFunction } from '../../../util/wasm-module.ts';
 
 /**
  * acc (i32x4) = the partial sums of Σ_j code[p + j] · query[j], j < stride (a multiple of 16), 16
@@ -171,19 +172,20 @@ export interface KernelInstance {
   within(out: number, n: number, cut: number, dst: number, max: number): number;
 }
 
-/** Compiled modules by bit stride; null where WebAssembly SIMD is unavailable. */
-const compiled = new Map<number, WebAssembly.Module | null>();
+/** The compiled modules, by bit stride. */
+const modules = new ModuleCache(kernelModuleBytes);
+
+const supported = (bitStride: number): boolean => bitStride > 0 && bitStride % 16 === 0 && bitStride <= 496;
 
 /** The compiled module for rows of `bitStride` sign-bit bytes, or undefined where WebAssembly SIMD is unavailable (compiled once per stride). */
 export function kernelModule(bitStride: number): WebAssembly.Module | undefined {
-  if (bitStride % 16 || bitStride <= 0 || bitStride > 496) return undefined;
-  if (!compiled.has(bitStride)) compiled.set(bitStride, compileModule(kernelModuleBytes(bitStride)) ?? null); // null also under a CSP without 'wasm-unsafe-eval'
-  return compiled.get(bitStride) ?? undefined;
+  return supported(bitStride) ? modules.module(bitStride) : undefined;
 }
 
-/** Instantiates the kernels over `memory` (synchronously: the module is small). */
+/**
+ * Instantiates the kernels over `memory`, synchronously (a block is built on a search's first
+ * use of its segment, and the module is 1.5–4 KB), or undefined where they do not run here.
+ */
 export function instantiateKernels(memory: WebAssembly.Memory, bitStride: number): KernelInstance | undefined {
-  const m = kernelModule(bitStride);
-  if (!m) return undefined;
-  return new WebAssembly.Instance(m, { e: { m: memory } }).exports as unknown as KernelInstance;
+  return supported(bitStride) ? modules.instance<KernelInstance>(bitStride, memory) : undefined;
 }
