@@ -5,7 +5,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
 import { backendArgs, profileBackend, type IdbBackend } from './profile-storage.ts';
 import { federateQuery, type FederateArgs } from './federate-args.ts';
-import { routeApp } from './static-server.ts';
+import { routeApp, type RelayHandler } from './static-server.ts';
 import type { IndexLoss, RcpBridge } from '../src/protocol/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
@@ -24,10 +24,10 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * With --federate: the app is served by interception, so Chromium does not see it come from
- * loopback and treats the worker's requests to the (loopback) remote engines as a public page
- * reaching the local network, which it refuses without a permission prompt. The engines were
- * named explicitly on the command line, so those checks are turned off for this browser.
+ * With --federate: the worker reaches each engine at a relay origin of its own (relay-N.localhost,
+ * answered by interception). The app is served by interception too, so Chromium does not see it
+ * come from loopback and would treat those requests as a public page reaching the local network,
+ * refused without a permission prompt; for this browser those checks are off.
  */
 const FEDERATE_ARGS = ['--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights'];
 
@@ -57,8 +57,8 @@ export interface HostOptions {
   distDir?: string;
   log?(line: string): void;
   /**
-   * Remote RCP engines the worker federates (bridges/federate-args.ts): passed to the bridge page,
-   * and the only requests outside the origin that are let through.
+   * Remote RCP engines the worker federates (bridges/federate-args.ts): the bridge page is told
+   * their relay addresses, and `relay` carries its requests to them from Node.
    */
   federate?: FederateArgs;
   /**
@@ -66,6 +66,9 @@ export interface HostOptions {
    * models: passed to the bridge page, whose worker runs it and stores it as the profile's choice.
    */
   model?: string;
+  relay?: RelayHandler;
+  /** `false`: the worker runs without dense models (sparse retrieval only, no model download or embedding). */
+  models?: boolean;
   /** The page to open, relative to the served root (default bridge.html). */
   pagePath?: string;
   /** A `window` property that is defined once the page is ready (default rcpBridge). */
@@ -107,17 +110,18 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
-    args: [...CHROMIUM_ARGS, ...backendArgs(backend), ...(opts.federate?.urls.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
+    args: [...CHROMIUM_ARGS, ...backendArgs(backend), ...(opts.federate?.engines.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
-  await routeApp(context, origin, dist, { isolated: opts.isolated === true, allow: opts.federate?.urls });
+  await routeApp(context, origin, dist, { isolated: opts.isolated === true, relay: opts.relay });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  const params = new URLSearchParams(opts.federate?.urls.length ? federateQuery(opts.federate) : '');
+  const params = new URLSearchParams(opts.federate?.engines.length ? federateQuery(opts.federate) : '');
   if (opts.model !== undefined) params.set('model', opts.model);
+  if (opts.models === false) params.set('models', '0');
   const query = params.size ? `?${params}` : '';
   await page.goto(`${origin}/${pagePath}${query}`);
   await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, opts.readyGlobal ?? 'rcpBridge');

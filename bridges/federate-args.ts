@@ -1,37 +1,133 @@
 /**
- * The bridges' aggregator flags: `--federate URL` (repeatable) names a remote RCP engine over HTTP
- * that the worker fans federated retrieves out to (src/server/aggregator.ts); `--federate-default`
- * federates every retrieve (not only those asking with `_meta.federate: true`); `--identity NAME`
- * is the aggregator's name in `_meta.federation.path` (§16.2). The engines are explicit: nothing
- * else outside the page's origin is ever reached.
+ * The bridges' aggregator flags. The engines are explicit, and the bridge process (Node) reaches
+ * them, never the page (bridges/engine-relay.ts), so they need no CORS:
+ * - `--federate URL` (repeatable): an RCP engine over HTTP; `--federate-token T` right after it
+ *   is that engine's bearer token (else `RCP_FEDERATE_TOKEN`, when set, for every HTTP engine
+ *   without one). The bridge's own `--token` is never sent to an engine.
+ * - `--federate-stdio "COMMAND ARG…"` (repeatable): an RCP engine over stdio, spawned, initialized,
+ *   shut down and restarted after a crash by the bridge.
+ * - `--federate-default` federates every retrieve (not only those asking with `_meta.federate: true`);
+ *   `--identity NAME` is the aggregator's name in `_meta.federation.path` (§16.2);
+ *   `--federate-fusion rrf|convex|score|auto` picks the fusion (default: the Federation's).
  */
+import { basename } from 'node:path';
+import type { FederatedFusion } from '../src/client/federation/fuse-hits.ts';
+
+export type RemoteEngine =
+  | { id: string; transport: 'http'; url: string; token?: string }
+  | { id: string; transport: 'stdio'; command: string[] };
+
 export interface FederateArgs {
-  urls: string[];
+  engines: RemoteEngine[];
   byDefault: boolean;
   identity?: string;
+  fusion?: FederatedFusion;
 }
 
-export function federateArgs(argv: readonly string[]): FederateArgs {
-  const urls = argv.flatMap((a, i) => (a === '--federate' ? [argv[i + 1]] : a.startsWith('--federate=') ? [a.slice('--federate='.length)] : []));
-  for (const u of urls) {
-    const ok = (() => {
-      try {
-        return ['http:', 'https:'].includes(new URL(u).protocol);
-      } catch {
-        return false;
-      }
-    })();
-    if (!ok) throw new Error(`--federate needs an http(s) URL of an RCP server, got ${JSON.stringify(u)}`);
+const FUSIONS: readonly string[] = ['auto', 'rrf', 'convex', 'score'];
+
+/** Splits a command line on blanks; single or double quotes keep blanks inside one argument. */
+export function splitCommand(line: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+const isHttpUrl = (u: string): boolean => {
+  try {
+    return ['http:', 'https:'].includes(new URL(u).protocol);
+  } catch {
+    return false;
   }
-  const at = argv.indexOf('--identity');
-  return { urls, byDefault: argv.includes('--federate-default'), ...(at >= 0 && argv[at + 1] ? { identity: argv[at + 1] } : {}) };
+};
+
+/** A label for a stdio engine: the script it runs (or the program), unique among the engines. */
+function stdioId(command: string[], taken: Set<string>): string {
+  const script = command.slice(1).find((a) => !a.startsWith('-') && /\.[a-z]+$/i.test(a));
+  const stem = basename(script ?? command[0]).replace(/\.[a-z]+$/i, '') || 'engine';
+  let id = `stdio:${stem}`;
+  for (let n = 2; taken.has(id); n++) id = `stdio:${stem}-${n}`;
+  return id;
 }
 
-/** The bridge page's query string carrying them (read by bridges/page.ts). */
+/** Parses the flags out of a bridge's argv; throws a clear message on a bad value. */
+export function federateArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): FederateArgs {
+  const engines: RemoteEngine[] = [];
+  const taken = new Set<string>();
+  const envToken = env.RCP_FEDERATE_TOKEN || undefined;
+  let last: RemoteEngine | undefined;
+  let identity: string | undefined;
+  let fusion: FederatedFusion | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--federate') {
+      const url = value();
+      if (!isHttpUrl(url)) throw new Error(`--federate needs an http(s) URL of an RCP server, got ${JSON.stringify(url)}`);
+      let id = new URL(url).host;
+      for (let n = 2; taken.has(id); n++) id = `${new URL(url).host}-${n}`;
+      last = { id, transport: 'http', url };
+      engines.push(last);
+      taken.add(id);
+    } else if (flag === '--federate-token') {
+      const token = value();
+      if (last?.transport !== 'http') throw new Error('--federate-token must follow the --federate URL it is for');
+      last.token = token;
+    } else if (flag === '--federate-stdio') {
+      const command = splitCommand(value());
+      if (!command.length) throw new Error('--federate-stdio needs a command');
+      last = { id: stdioId(command, taken), transport: 'stdio', command };
+      engines.push(last);
+      taken.add(last.id);
+    } else if (flag === '--identity') {
+      identity = value();
+    } else if (flag === '--federate-fusion') {
+      const f = value();
+      if (!FUSIONS.includes(f)) throw new Error(`--federate-fusion must be one of ${FUSIONS.join(', ')}, got ${JSON.stringify(f)}`);
+      fusion = f as FederatedFusion;
+    }
+  }
+  for (const e of engines) if (e.transport === 'http' && e.token === undefined && envToken) e.token = envToken;
+  return { engines, byDefault: argv.includes('--federate-default'), ...(identity ? { identity } : {}), ...(fusion ? { fusion } : {}) };
+}
+
+/**
+ * Where the page reaches engine number `i`: an origin of its own that only the bridge's request
+ * interception answers (bridges/static-server.ts). One host per engine, because Chromium opens
+ * at most six connections per host: behind an engine that never answers, the others would queue.
+ */
+export const relayOrigin = (i: number): string => `http://relay-${i}.localhost`;
+
+/** The engine a relay origin stands for, by index into `engines`. */
+export function relayEngineAt(origin: string, engines: readonly RemoteEngine[]): RemoteEngine | undefined {
+  const m = /^http:\/\/relay-(\d+)\.localhost$/.exec(origin);
+  return m ? engines[Number(m[1])] : undefined;
+}
+
+/** What the bridge page is told (bridges/page.ts): relay URLs, the real endpoints for catalog/list, no tokens. */
 export function federateQuery(f: FederateArgs): string {
   const q = new URLSearchParams();
-  for (const u of f.urls) q.append('federate', u);
+  const engines = f.engines.map((e, i) => ({
+    id: e.id,
+    url: `${relayOrigin(i)}/rcp`,
+    endpoint: e.transport === 'http' ? { transport: 'http', url: e.url } : { transport: 'stdio', command: e.command },
+  }));
+  q.set('engines', JSON.stringify(engines));
   if (f.byDefault) q.set('federateDefault', '1');
   if (f.identity) q.set('identity', f.identity);
+  if (f.fusion) q.set('fusion', f.fusion);
   return q.toString();
+}
+
+/** One line for the bridge's stderr: what it federates and how. */
+export function describeFederation(f: FederateArgs): string {
+  const names = f.engines.map((e) => (e.transport === 'http' ? `${e.url}${e.token ? ' (token)' : ''}` : `${e.id} (${e.command.join(' ')})`));
+  return `aggregator: federating ${names.join(', ')} through this process${f.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`;
 }

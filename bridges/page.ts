@@ -4,7 +4,19 @@
  * It never parses or rewrites a frame.
  */
 import { bootWorker } from '../src/client/boot.ts';
-import type { RcpBridge } from '../src/protocol/control.ts';
+import type { FederatedEngineConfig, RcpBridge } from '../src/protocol/control.ts';
+import type { FederatedFusion } from '../src/client/federation/fuse-hits.ts';
+
+/** The `engines` parameter: `[{ id, url, endpoint }]` as federateQuery wrote it; anything else is none. */
+function relayedEngines(raw: string | null): FederatedEngineConfig[] {
+  if (!raw) return [];
+  try {
+    const list: unknown = JSON.parse(raw);
+    return Array.isArray(list) ? (list as FederatedEngineConfig[]).filter((e) => typeof e?.id === 'string' && typeof e?.url === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 declare global {
   interface Window {
@@ -18,18 +30,22 @@ const worker = bootWorker();
 const deadlines = Object.fromEntries(
   [...new URLSearchParams(location.search)].flatMap(([k, v]) => (k.startsWith('deadline.') && Number(v) > 0 ? [[k.slice('deadline.'.length), Number(v)]] : [])),
 );
-// The bridges' --federate flags (bridges/federate-args.ts): the worker becomes an aggregator.
+// The bridges' --federate flags (bridges/federate-args.ts): the worker becomes an aggregator that
+// reaches each engine at its relay address under this origin (bridges/engine-relay.ts).
 const search = new URLSearchParams(location.search);
-const urls = search.getAll('federate');
 const identity = search.get('identity') ?? undefined;
-const federation = urls.length
-  ? { engines: urls.map((url) => ({ id: new URL(url).host, url })), federateByDefault: search.get('federateDefault') === '1', ...(identity ? { identity } : {}) }
+const fusion = search.get('fusion') ?? undefined;
+const engines = relayedEngines(search.get('engines'));
+const federation = engines.length
+  ? { engines, federateByDefault: search.get('federateDefault') === '1', ...(identity ? { identity } : {}), ...(fusion ? { fusion: fusion as FederatedFusion } : {}) }
   : undefined;
 // bridge.html?bundle=/docs/search/ serves a static index bundle (src/bundle) instead of the IndexedDB index.
 const bundle = search.get('bundle');
 // The bridges' --model NAME|auto (bridges/model-arg.ts): the profile remembers it, so a later run without the flag keeps it.
 const model = search.get('model');
 const config = {
+  // The bridges' --no-models: sparse retrieval only, no model loaded and nothing embedded.
+  ...(search.get('models') === '0' ? { models: false } : {}),
   ...(Object.keys(deadlines).length ? { deadlines } : {}),
   ...(model ? { model, rememberModel: true } : {}),
   ...(federation ? { federation } : {}),

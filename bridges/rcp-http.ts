@@ -1,6 +1,6 @@
 /**
  * `npm run --silent rcp:http -- [--port 8787] [--base /rcp] [--token T] [--allow-origin O]…
- * [--profile DIR] [--model NAME|auto] [--headed] [--verbose] [--federate URL]… [--federate-default] [--identity NAME]`: the worker's RCP/1 server over HTTP (§5.2).
+ * [--profile DIR] [--model NAME|auto] [--headed] [--verbose] [--federate URL [--federate-token T]]… [--federate-stdio "CMD …"]… [--federate-default] [--federate-fusion F] [--identity NAME]`: the worker's RCP/1 server over HTTP (§5.2).
  *
  * `POST <base>/<method>` with one JSON-RPC object (or `POST <base>` with a batch). Every
  * well-formed JSON-RPC answer, errors included, is HTTP 200 with `Content-Length`; notifications
@@ -13,7 +13,8 @@ import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
-import { federateArgs } from './federate-args.ts';
+import { describeFederation, federateArgs, relayEngineAt } from './federate-args.ts';
+import { EngineRelay } from './engine-relay.ts';
 import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
@@ -44,6 +45,8 @@ const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
   diag(e.message);
   process.exit(2);
 });
+// Engines named on the command line are reached from here, never from the page (engine-relay.ts).
+const relay = federate.engines.length ? new EngineRelay(federate.engines, { identity: federate.identity, diag }) : undefined;
 const host = await launchHost({
   model,
   profile: text(args.profile),
@@ -52,9 +55,11 @@ const host = await launchHost({
   headed: args.headed === true,
   log: args.verbose === true ? diag : undefined,
   federate,
+  relay: relay ? { engineAt: (origin) => relayEngineAt(origin, federate.engines)?.id, handle: (id, body) => relay.handle(id, body) } : undefined,
+  models: !process.argv.includes('--no-models'),
 });
 reportIndexLoss(host, diag);
-if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
+if (relay) diag(describeFederation(federate));
 const sessions = new HttpSessions((onFrame) => host.openSession(onFrame));
 
 /** A complete response with `Content-Length` (never chunked: clients that read only Content-Length work). */
@@ -153,12 +158,13 @@ server.listen(port, '127.0.0.1', () => {
 });
 server.on('error', (e) => {
   diag(`cannot listen on 127.0.0.1:${port}: ${e.message}`);
-  void host.close().then(() => process.exit(1));
+  void Promise.all([relay?.close(), host.close()]).then(() => process.exit(1));
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     server.close();
     sessions.closeAll();
+    await relay?.close();
     await host.close();
     process.exit(0);
   });

@@ -10,7 +10,8 @@ import { bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
-import { federateArgs } from './federate-args.ts';
+import { describeFederation, federateArgs, relayEngineAt } from './federate-args.ts';
+import { EngineRelay } from './engine-relay.ts';
 import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
@@ -25,6 +26,8 @@ const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
   diag(e.message);
   process.exit(2);
 });
+// Engines named on the command line are reached from here, never from the page (engine-relay.ts).
+const relay = federate.engines.length ? new EngineRelay(federate.engines, { identity: federate.identity, diag }) : undefined;
 const host = await launchHost({
   model,
   profile: typeof args.profile === 'string' ? args.profile : undefined,
@@ -33,8 +36,10 @@ const host = await launchHost({
   headed: args.headed === true,
   log: verbose ? diag : undefined,
   federate,
+  relay: relay ? { engineAt: (origin) => relayEngineAt(origin, federate.engines)?.id, handle: (id, body) => relay.handle(id, body) } : undefined,
+  models: !process.argv.includes('--no-models'),
 });
-if (federate.urls.length) diag(`aggregator: federating ${federate.urls.join(' ')}${federate.byDefault ? ' (every retrieve)' : ' (retrieves with _meta.federate: true)'}`);
+if (relay) diag(describeFederation(federate));
 const tracker = new RequestTracker();
 let exiting = false;
 /** A successful shutdown was answered: forward nothing more, answer what is in flight, exit. */
@@ -81,6 +86,7 @@ async function exit(code: number): Promise<void> {
   if (exiting) return;
   exiting = true;
   await session.close();
+  await relay?.close(); // shutdown to each stdio engine, bounded
   await host.close();
   process.exit(code);
 }

@@ -23,6 +23,19 @@ if ! python3 -m pip --version >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-pip >/dev/null
 fi
+# The federation tests' native engine runs on the RCP repository's Python SDK (PyPI rcp-protocol,
+# pure standard library): a venv of its own in .cache/rcp-reference (e2e/federation-native.spec.ts).
+if [ ! -x .cache/rcp-reference/bin/python ] || ! .cache/rcp-reference/bin/python -c 'import rcp' 2>/dev/null; then
+  if ! python3 -m venv .cache/rcp-reference 2>/dev/null; then
+    echo "installing Debian's python3-venv…" >&2
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+    rm -rf .cache/rcp-reference
+    python3 -m venv .cache/rcp-reference
+  fi
+  .cache/rcp-reference/bin/python -m pip install -q --disable-pip-version-check rcp-protocol==1.0.1
+fi
 # onnxruntime-node (pulled in by @huggingface/transformers) would download binaries from a host
 # this network cannot reach; nothing here needs them (Node runs the CPU build it ships).
 export ONNXRUNTIME_NODE_INSTALL=skip

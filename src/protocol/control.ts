@@ -167,12 +167,25 @@ export interface EngineConfig {
    * fused with the local answer; `catalog/list` lists them. Default: none (no `catalog`).
    */
   federation?: {
-    engines: { id: string; url: string; weight?: number; required?: boolean; headers?: Record<string, string> }[];
+    engines: FederatedEngineConfig[];
+    /** The fusion of the engines' lists (default `auto`, src/client/federation/fuse-hits.ts). */
+    fusion?: 'auto' | 'rrf' | 'convex' | 'score';
     federateByDefault?: boolean;
     /** This aggregator's identity in `_meta.federation.path` (default: a random one per worker). */
     identity?: string;
     deadlineMs?: number;
   };
+}
+
+/** One remote engine of a worker's federation: where the worker reaches it, and what catalog/list says of it. */
+export interface FederatedEngineConfig {
+  id: string;
+  url: string;
+  weight?: number;
+  required?: boolean;
+  headers?: Record<string, string>;
+  /** The engine's own endpoint for `catalog/list` when `url` is a relay (the bridges'), not the engine. */
+  endpoint?: { transport: 'stdio' | 'http'; url?: string; command?: string[] };
 }
 
 export interface ControlApi {

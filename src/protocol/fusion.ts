@@ -89,6 +89,33 @@ function finiteSum(a: number, b: number): number {
 const weightOrOne = (l: RankedList): number => l.weight ?? 1;
 
 /**
+ * Raw-score fusion for lists scored by one scorer, e.g. shards of one collection on engines of
+ * the same kind: an item's fused score is its best weighted raw score (a copy on several lists
+ * counts once). §16.3 requires normalisation when the scorers differ; shards share one, and
+ * per-engine normalisation would give each shard's best hit the same score, however weak.
+ */
+export function fuseScore(lists: readonly RankedList[]): FusedItem[] {
+  const acc = new Map<string, Acc>();
+  const names = new Set<string>();
+  for (const list of lists) {
+    if (names.has(list.name)) throw new RangeError(`fusion: duplicate list name '${list.name}'`);
+    names.add(list.name);
+    const w = weightOrOne(list);
+    if (!Number.isFinite(w) || w < 0) throw new RangeError(`fusion: weight of '${list.name}' must be finite and ≥ 0`);
+    for (const item of list.items) {
+      const c = Number.isFinite(item.score) ? w * item.score : -Number.MAX_VALUE;
+      let entry = acc.get(item.id);
+      if (!entry) acc.set(item.id, (entry = { id: item.id, score: c, weight: 0, contributions: {} }));
+      else if (list.name in entry.contributions) continue;
+      else entry.score = Math.max(entry.score, c);
+      entry.weight = finiteSum(entry.weight, w);
+      entry.contributions[list.name] = c;
+    }
+  }
+  return [...acc.values()].sort(compareFused).map(({ id, score, contributions }) => ({ id, score, contributions }));
+}
+
+/**
  * Reciprocal Rank Fusion: Σ weight / (rrfK + rank), rank 1-based within each list. Needs no
  * comparable scores, so it is always available (§16.3). `rrfK` must be finite and ≥ 0.
  */

@@ -13,8 +13,9 @@
 import { RcpClient } from '../client/rcp-client.ts';
 import { Federation } from '../client/federation/federation.ts';
 import type { EngineSpec } from '../client/federation/engines.ts';
+import type { FederatedFusion } from '../client/federation/fuse-hits.ts';
 import { isObject } from '../protocol/json.ts';
-import type { CatalogListResult, Meta, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
+import type { CatalogEngine, CatalogListResult, Meta, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { paramsObject } from '../protocol/validate-kit.ts';
 import { validateRetrieve } from '../protocol/validate.ts';
 import { createLinkedPair } from '../transport/memory-transport.ts';
@@ -25,11 +26,13 @@ export interface AggregatorConfig {
   /** This aggregator's identity in `_meta.federation.path` (§16.2); unique among aggregators that may reach each other. */
   identity: string;
   /** The remote engines (HTTP URLs in the worker; any RcpClient in tests). */
-  engines: Omit<EngineSpec, 'local'>[];
+  engines: (Omit<EngineSpec, 'local'> & { endpoint?: CatalogEngine['endpoint'] })[];
   /** Federate every `retrieve` that does not say `_meta.federate: false` (default: only those asking). */
   federateByDefault?: boolean;
   /** Client deadline of one federated query (default the Federation's, 5 s). */
   deadlineMs?: number;
+  /** The fusion method (default the Federation's `auto`). */
+  fusion?: FederatedFusion;
 }
 
 /** `_meta` flag asking a `retrieve` to be federated (or, `false`, not). */
@@ -51,7 +54,7 @@ export function withFederation(local: Backend, config: AggregatorConfig): Backen
   const self = new RcpClient(clientEnd, { clientInfo: { name: `${config.identity} (aggregator)`, version: '1' } });
   const federation = new Federation(
     [{ id: LOCAL_ENGINE_ID, client: self, local: true }, ...config.engines.map((e) => ({ ...e, local: false }))],
-    { identity: config.identity, deadlineMs: config.deadlineMs, clientInfo: { name: config.identity, version: '1' } },
+    { identity: config.identity, deadlineMs: config.deadlineMs, fusion: config.fusion, clientInfo: { name: config.identity, version: '1' } },
   );
   const plainRetrieve = local.handlers.retrieve;
 
@@ -83,11 +86,13 @@ export function withFederation(local: Backend, config: AggregatorConfig): Backen
       async 'catalog/list'(raw: unknown, ctx: HandlerContext): Promise<CatalogListResult> {
         paramsObject(raw);
         const described = await federation.describe({ signal: ctx.signal });
-        const engines = described.flatMap((d) =>
-          d.local || !d.server || !d.capabilities
-            ? []
-            : [{ id: d.id, server: d.server, capabilities: d.capabilities, ...(d.url ? { endpoint: { transport: 'http' as const, url: d.url } } : {}) }],
-        );
+        const endpoints = new Map(config.engines.map((e) => [e.id, e.endpoint]));
+        const engines = described.flatMap((d) => {
+          if (d.local || !d.server || !d.capabilities) return [];
+          // A relayed engine is named by its own endpoint, not the relay's address.
+          const endpoint = endpoints.get(d.id) ?? (d.url ? { transport: 'http' as const, url: d.url } : undefined);
+          return [{ id: d.id, server: d.server, capabilities: d.capabilities, ...(endpoint ? { endpoint } : {}) }];
+        });
         const down = described.filter((d) => !d.local && d.error).map((d) => ({ id: d.id, error: d.error }));
         return { engines, ...(down.length ? { _meta: { unreachable: down } } : {}) } as CatalogListResult;
       },

@@ -67,7 +67,7 @@ export function spawnStdio(args: string[] = []): StdioBridge {
 }
 
 /** Starts `rcp:http` on `port` with `args`; resolves once it listens. */
-export async function startHttp(port: number, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+export async function startHttp(port: number, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr(): string; stop(): Promise<void> }> {
   const child = spawn('node', ['--import', 'tsx', 'bridges/rcp-http.ts', '--port', String(port), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,6 +83,7 @@ export async function startHttp(port: number, args: string[] = [], env: Record<s
   });
   return {
     child,
+    stderr: () => stderr,
     stop: async () => {
       const gone = new Promise((ok) => child.on('exit', ok));
       child.kill('SIGTERM');

@@ -11,7 +11,7 @@ import { isObject, isValidId } from '../../protocol/json.ts';
 import type { Capabilities, Hit, Meta, PeerInfo, RetrieveParams, RetrieveResult } from '../../protocol/types.ts';
 import { RcpClient } from '../rcp-client.ts';
 import { enginesFromRegistry, validateEngines, type EngineEntry, type EngineSpec } from './engines.ts';
-import { fuseEngineHits, type FederatedFusion } from './fuse-hits.ts';
+import { fuseEngineHits, type FederatedFusion, type FusionMethod } from './fuse-hits.ts';
 import { HttpTransport, type HttpTransportOptions } from '../../transport/http-transport.ts';
 
 /** §16.2 RECOMMENDED hop budget of an originating client. */
@@ -64,7 +64,7 @@ export interface FederatedResult extends RetrieveResult {
   /** One outcome per engine, in the federation's order. */
   engines: EngineOutcome[];
   /** The fusion method used. */
-  fusion: 'rrf' | 'convex';
+  fusion: FusionMethod;
   /** §16.2: the engines that failed or timed out, when any did. */
   _meta?: Meta & { degraded?: string[] };
 }

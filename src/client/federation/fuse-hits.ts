@@ -5,10 +5,12 @@
  * document several engines returned becomes one hit that keeps the richest body, merges `meta`
  * and names its origins in `meta.engine` / `meta.engines`.
  */
-import { fuseConvex, fuseRrf, type RankedList } from '../../protocol/fusion.ts';
+import { fuseConvex, fuseRrf, fuseScore, type RankedList } from '../../protocol/fusion.ts';
 import type { Hit } from '../../protocol/types.ts';
 
-export type FederatedFusion = 'auto' | 'rrf' | 'convex';
+/** `score`: raw scores, for engines that share one scorer (shards of a collection); never chosen by `auto`. */
+export type FederatedFusion = 'auto' | 'rrf' | 'convex' | 'score';
+export type FusionMethod = Exclude<FederatedFusion, 'auto'>;
 
 /** One engine's answer, as fusion sees it. */
 export interface EngineHits {
@@ -28,7 +30,8 @@ export interface FuseOptions {
 }
 
 /** The method fusion will use for these lists. Convex only when every list has a finite floor. */
-export function chooseFusion(lists: readonly EngineHits[], method: FederatedFusion = 'auto'): 'rrf' | 'convex' {
+export function chooseFusion(lists: readonly EngineHits[], method: FederatedFusion = 'auto'): FusionMethod {
+  if (method === 'score') return 'score';
   const floors = lists.length > 0 && lists.every((l) => typeof l.scoreFloor === 'number' && Number.isFinite(l.scoreFloor));
   if (method === 'rrf') return 'rrf';
   return floors ? 'convex' : 'rrf'; // an explicit `convex` still falls back to RRF when a floor is missing
@@ -41,11 +44,11 @@ const richer = (a: Hit, b: Hit): boolean => {
   return ca !== cb ? ca > cb : ta > tb;
 };
 
-export function fuseEngineHits(lists: readonly EngineHits[], options: FuseOptions): { hits: Hit[]; method: 'rrf' | 'convex' } {
+export function fuseEngineHits(lists: readonly EngineHits[], options: FuseOptions): { hits: Hit[]; method: FusionMethod } {
   const method = chooseFusion(lists, options.method);
   // List names are positions, not engine ids: fusion gives the names `dense`/`sparse` a meaning.
   const ranked: RankedList[] = lists.map((l, i) => ({ name: `e${i}`, weight: l.weight, scoreFloor: l.scoreFloor, items: l.hits.map((h) => ({ id: String(h.id), score: h.score })) }));
-  const fused = method === 'convex' ? fuseConvex(ranked) : fuseRrf(ranked, options.rrfK);
+  const fused = method === 'convex' ? fuseConvex(ranked) : method === 'score' ? fuseScore(ranked) : fuseRrf(ranked, options.rrfK);
   const firstById = lists.map((l) => {
     const m = new Map<string, { hit: Hit; rank: number }>();
     l.hits.forEach((hit, i) => {
