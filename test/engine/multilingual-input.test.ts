@@ -62,6 +62,19 @@ describe('multilingual and hostile input', () => {
     }
   });
 
+  it('a query in a script the index never saw gets a usage note naming it, not an error; a seen script gets none', async () => {
+    const { engine } = await seeded();
+    const note = async (query: string) => (await search(engine, { query, k: 5 })).usage?.notes?.find((n) => n.includes('no indexed document uses'));
+    expect(await note('ყველა ადამიანი')).toBe(
+      'the query is written in the Georgian script, which no indexed document uses: its words match nothing here (a cross-lingual dense model still compares meanings)',
+    );
+    expect(await note('دستاویز नहीं')).toMatch(/the Arabic and Devanagari scripts, which no indexed document/);
+    // Thai, Cherokee, Han, Cyrillic and Latin occur in the documents (even where this word does not).
+    for (const q of ['ไม่มีเอกสาร', 'ᏣᎳᎩ', '鯨', 'нет документов', 'nothing', '42', '🐳']) expect(await note(q), q).toBeUndefined();
+    // Mixed: only the unseen script is named.
+    expect(await note('whale ყველა')).toMatch(/the Georgian script/);
+  });
+
   it('empty and whitespace-only texts and queries: no terms, no hits, no error', async () => {
     const { engine } = await seeded();
     for (const q of ['', '   ', '\n\t\u3000', '\u0000\u0007']) expect((await search(engine, { query: q, k: 5 })).hits, JSON.stringify(q)).toEqual([]);

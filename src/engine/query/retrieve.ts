@@ -7,6 +7,7 @@
  * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
  * needs no randomness.
  */
+import { unseenScriptNote } from './script-note.ts';
 import { ErrorCode } from '../../protocol/codes.ts';
 import { contentText } from '../../protocol/content.ts';
 import { toEpochMs } from '../../protocol/dates.ts';
@@ -286,6 +287,9 @@ async function recallStage(run: Run): Promise<void> {
     signal: run.ctx.signal,
   }, run.variants);
   run.notes.push(...rec.notes);
+  // Words in a script the index never saw match nothing: said, not left to look like a miss (a store read on demand has no dictionary in memory to tell).
+  const unseen = run.mode !== 'dense' && !deps.residency ? unseenScriptNote(contentText(params.query), run.view) : undefined;
+  if (unseen) run.notes.push(unseen);
   if (heldOut.size > 0) run.notes.push(quarantineNote(heldOut));
   checkAborted(run.ctx.signal);
   run.list = rec.candidates;
