@@ -22,10 +22,10 @@
  * SIMD (sign-extend to i16, `i32x4.dot_i16x8_s`: the scan's `dots` body, vectors/wasm-kernels.ts
  * `rowDot`) — the shortlist's scores; a float loop over the same rows took half the build.
  *
+ *   gather(q, codes, stride, idx, count, out)  out[c] (i32) = Σ_j q[j] · codes[idx[c] · stride + j]
+ *
  * All three are written with the `Code` builder (util/wasm-code.ts); tile and shortlist emit the
  * bytes they did as raw opcodes (test/util/kernel-bytes.test.ts).
- *
- *   gather(q, codes, stride, idx, count, out)  out[c] (i32) = Σ_j q[j] · codes[idx[c] · stride + j]
  */
 import { Code } from '../../util/wasm-code.ts';
 import { ModuleCache } from '../../util/wasm-compile.ts';
