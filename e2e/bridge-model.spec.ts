@@ -63,6 +63,15 @@ test('an unknown --model exits 2 with the built models listed, and nothing is se
   expect(r.stdout).toBe('');
 });
 
+test('the HTTP bridge refuses an unknown --model the same way, before it listens', async () => {
+  const child = spawn('node', ['--import', 'tsx', 'bridges/rcp-http.ts', '--port', '0', '--model', 'minilm-l7'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((ok) => child.on('exit', ok));
+  expect(code).toBe(2);
+  expect(stderr).toContain("--model: model 'minilm-l7' is not built here; built models: minilm-l6-v2");
+});
+
 test('the profile remembers --model, embed names it, and --model auto goes back to the default', async () => {
   const profile = mkdtempSync(join(tmpdir(), 'rcp-e2e-model-'));
   try {
