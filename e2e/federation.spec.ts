@@ -148,6 +148,17 @@ test('the Engines panel fuses the page with a remote RCP engine and shows which 
   await expect(engine(slow)).toContainText('timed out');
   await expect(engine(down)).toHaveAttribute('data-state', 'failed');
   await expect(engine(down)).toContainText('unreachable');
+  // Each engine's state (engine-state.ts) and its share of the answer's two hits.
+  const self = page.locator('#engine-list li[data-engine="this page"]');
+  await expect(self).toHaveAttribute('data-health', 'ok');
+  await expect(engine(REMOTE)).toHaveAttribute('data-health', 'ok');
+  await expect(engine(slow)).toHaveAttribute('data-health', 'degraded');
+  await expect(engine(malformed)).toHaveAttribute('data-health', 'unreachable');
+  await expect(engine(down)).toHaveAttribute('data-health', 'unreachable');
+  await expect(self.locator('.engine-share')).toHaveText("1 of the answer's hits (50%)");
+  await expect(engine(REMOTE).locator('.engine-share')).toHaveText("1 of the answer's hits (50%)");
+  await expect(engine(down).locator('.engine-share')).toHaveText("0 of the answer's hits (0%)");
+  await expect(engine(down).locator('.engine-health')).toContainText('unreachable: engine unreachable');
   expect(elsewhere).toEqual([]);
   await page.screenshot({ path: test.info().outputPath('federation.png'), fullPage: true });
 

@@ -7,7 +7,7 @@
  * profile), and, for each N, split by a hash of the document id over N HTTP bridges (a profile
  * each) that one aggregator bridge federates (`--federate` for each, `--federate-default`; its
  * own index stays empty). Every judged query is asked of the one index and of the aggregator
- * (sparse retrieval, k = 100 as `npm run eval`; the bridges run with --no-models), once per
+ * (sparse retrieval, documents as units, k = 100 as `npm run eval`; the bridges run with --no-models), once per
  * fusion method, and then with the best one while one shard answers 200 ms late (a delaying
  * proxy in front of it) and while one shard is down (its address refuses connections).
  * Reported: nDCG@10 (src/eval/metrics.ts, as shared/eval/bm25_eval.py) and client-side
@@ -86,12 +86,12 @@ const quantile = (xs: number[], q: number): number => {
 
 async function measure(setup: string, c: RcpClient, coll: BeirCollection): Promise<Run> {
   const queries = judgedQueries(coll);
-  await c.request('retrieve', { query: queries[0].text, k: 100, mode: 'sparse' }, { timeoutMs: 60_000 }); // connects the engines
+  await c.request('retrieve', { query: queries[0].text, k: 100, mode: 'sparse', unit: 'document' }, { timeoutMs: 60_000 }); // connects the engines
   const ms: number[] = [];
   let ndcg = 0, degraded = 0;
   for (const q of queries) {
     const t0 = performance.now();
-    const r = (await c.request('retrieve', { query: q.text, k: 100, mode: 'sparse', includeText: false }, { timeoutMs: 60_000 })) as RetrieveResult & { _meta?: { degraded?: string[] } };
+    const r = (await c.request('retrieve', { query: q.text, k: 100, mode: 'sparse', unit: 'document', includeText: false }, { timeoutMs: 60_000 })) as RetrieveResult & { _meta?: { degraded?: string[] } };
     ms.push(performance.now() - t0);
     if (r._meta?.degraded?.length) degraded++;
     ndcg += ndcgAt(10, rankedDocuments(r), coll.qrels.get(q.id)!);
@@ -173,6 +173,11 @@ async function main(): Promise<void> {
   }
 }
 
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    void Promise.all([...running].map((b) => b.stop())).then(() => process.exit(130));
+  });
+}
 try {
   await main();
 } finally {

@@ -3,7 +3,8 @@
  * them together (§16 federation, `Federation` of the library). With no remote engine the search
  * goes to the in-page engine alone, exactly as before: the page contacts another origin only at an
  * address the user typed here. After each federated search every engine's outcome is shown (hits,
- * time, or why it failed), so one engine being down, slow or broken is visible but harmless.
+ * time, or why it failed), its state (ok, degraded, unreachable and why: engine-state.ts) and its
+ * share of the answer's hits, so one engine being down, slow or broken is visible but harmless.
  */
 import { Federation, type EngineOutcome } from '../client/federation/federation.ts';
 import type { CallOptions, RcpClient } from '../client/rcp-client.ts';
@@ -11,6 +12,8 @@ import { RcpError } from '../protocol/errors.ts';
 import type { Method, ParamsOf, ResultOf, RetrieveParams, RetrieveResult } from '../protocol/types.ts';
 import { byId, el } from './dom.ts';
 import { LOCAL_ENGINE_ID } from './hits-view.ts';
+import { engineReports, type EngineReport } from './engine-state.ts';
+import type { Hit } from '../protocol/types.ts';
 const STORAGE_KEY = 'rcp-playground:engines';
 /** A remote engine gets this long per query before it is dropped (the local one answers in ms). */
 const FEDERATION_DEADLINE_MS = 4_000;
@@ -58,6 +61,15 @@ export function mountEngines(local: RcpClient): EnginesPanel {
   let remotes = loadRemotes();
   let federation: Federation | undefined;
   const outcomes = new Map<string, EngineOutcome>();
+  const reports = new Map<string, EngineReport>();
+  /** Records the last answer's outcomes and the hits it returned (none when it failed as a whole). */
+  const record = (engines: readonly EngineOutcome[], hits: readonly Hit[]) => {
+    outcomes.clear();
+    reports.clear();
+    for (const o of engines) outcomes.set(o.id, o);
+    for (const r of engineReports(engines, hits)) reports.set(r.id, r);
+    render();
+  };
 
   const rebuild = () => {
     federation?.close();
@@ -69,20 +81,24 @@ export function mountEngines(local: RcpClient): EnginesPanel {
         })
       : undefined;
     localStorage.setItem(STORAGE_KEY, JSON.stringify(remotes));
-    outcomes.clear();
-    render();
+    record([], []);
   };
 
   const row = (id: string, url: string | undefined) => {
     const o = outcomes.get(id);
+    const r = reports.get(id);
     const remove = url
       ? el('button', { class: 'linklike', attrs: { type: 'button', 'aria-label': `Remove engine ${id}` }, on: { click: () => ((remotes = remotes.filter((r) => r.id !== id)), rebuild()) } }, 'Remove')
       : null;
     return el(
       'li',
-      { class: `engine${o && o.state !== 'ok' ? ' engine-bad' : ''}`, attrs: { 'data-engine': id, 'data-state': o?.state } },
+      { class: `engine${o && o.state !== 'ok' ? ' engine-bad' : ''}`, attrs: { 'data-engine': id, 'data-state': o?.state, 'data-health': r?.health } },
       el('strong', {}, id),
       url ? ` ${url} ` : ' (in-page worker) ',
+      r ? el('span', { class: 'engine-health', attrs: { title: r.why ?? '' } }, r.why ? `${r.health}: ${r.why}` : r.health) : null,
+      r ? ' · ' : null,
+      r ? el('span', { class: 'engine-share' }, `${r.hits} of the answer's hits (${Math.round(r.share * 100)}%)`) : null,
+      r ? ' · ' : null,
       o ? el('span', { class: 'engine-outcome' }, outcomeText(o)) : null,
       remove ? ' ' : null,
       remove,
@@ -118,18 +134,12 @@ export function mountEngines(local: RcpClient): EnginesPanel {
     if (!federation) return local.request('retrieve', params, options);
     try {
       const result = await federation.retrieve(params, { signal: options.signal });
-      outcomes.clear();
-      for (const o of result.engines) outcomes.set(o.id, o);
-      render();
+      record(result.engines, result.hits);
       return result;
     } catch (e) {
       // -32010 and a failed required engine list every engine's outcome in error.data.
       const engines = e instanceof RcpError && Array.isArray(e.data?.engines) ? (e.data.engines as EngineOutcome[]) : [];
-      if (engines.length) {
-        outcomes.clear();
-        for (const o of engines) outcomes.set(o.id, o);
-        render();
-      }
+      if (engines.length) record(engines, []);
       throw e;
     }
   };
