@@ -18,22 +18,32 @@ import { CHECKS, HONESTY_CHECK, runConformance } from '../src/conformance/run.ts
 import { formatText, toJsonReport } from '../src/conformance/report.ts';
 import type { Wire } from '../src/conformance/wire.ts';
 import { StdioTransport } from '../tools/lib/stdio-transport.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
-const USAGE = 'usage: npm run conformance -- --http URL [--token T] [--json] [--timeout MS] [--no-write] | [options] --stdio CMD ARGS…';
+const USAGE = 'usage: npm run conformance -- --http URL [--token T] [--json] [--timeout MS] [--startup-timeout MS] [--no-write] [--frames none|failures|all] | [options] --stdio CMD ARGS… | --list';
 
 function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; startupMs: number; write: boolean; frames: 'none' | 'failures' | 'all' } {
   const stdioAt = argv.indexOf('--stdio');
-  const own = stdioAt >= 0 ? argv.slice(0, stdioAt) : argv;
-  const value = (name: string): string | undefined => {
-    const i = own.indexOf(name);
-    return i >= 0 ? own[i + 1] : undefined;
-  };
-  const json = own.includes('--json');
-  const timeoutMs = Number(value('--timeout') ?? 30_000);
-  const startupMs = Number(value('--startup-timeout') ?? 60_000);
-  const frames = (value('--frames') ?? 'failures') as 'none' | 'failures' | 'all';
+  // Everything after --stdio is the server's command line, not ours.
+  const { values } = cliArgs({
+    usage: USAGE.slice('usage: '.length),
+    argv: stdioAt >= 0 ? argv.slice(0, stdioAt) : argv,
+    options: {
+      http: { type: 'string' },
+      token: { type: 'string' },
+      json: { type: 'boolean' },
+      timeout: { type: 'string' },
+      'startup-timeout': { type: 'string' },
+      frames: { type: 'string' },
+      'no-write': { type: 'boolean' },
+    },
+  });
+  const json = values.json === true;
+  const timeoutMs = Number(values.timeout ?? 30_000);
+  const startupMs = Number(values['startup-timeout'] ?? 60_000);
+  const frames = (values.frames ?? 'failures') as 'none' | 'failures' | 'all';
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || !(startupMs > 0) || !['none', 'failures', 'all'].includes(frames)) throw new Error(USAGE);
-  const url = value('--http');
+  const url = values.http;
   let wire: Wire;
   if (stdioAt >= 0) {
     const [cmd, ...args] = argv.slice(stdioAt + 1);
@@ -42,12 +52,12 @@ function parse(argv: string[]): { wire: Wire; json: boolean; timeoutMs: number; 
     wire = new StreamWire({ transport: t, kind: 'stdio', label: [cmd, ...args].join(' '), writeRaw: (c) => t.writeRaw(c), stderr: () => t.stderr() });
   } else if (url) {
     if (!/^https?:\/\//.test(url)) throw new Error(`--http needs an http(s) URL, got ${url}`);
-    wire = new HttpWire(url, { token: value('--token') ?? process.env.RCP_CONFORMANCE_TOKEN });
+    wire = new HttpWire(url, { token: values.token ?? process.env.RCP_CONFORMANCE_TOKEN });
   } else throw new Error(USAGE);
-  return { wire, json, timeoutMs, startupMs, write: !own.includes('--no-write'), frames };
+  return { wire, json, timeoutMs, startupMs, write: !values['no-write'], frames };
 }
 
-if (process.argv.includes('--list')) {
+if (process.argv[2] === '--list') {
   // The checks as a Markdown table (docs/conformance.md carries it).
   console.log('| check | level | section | sentence checked |\n|---|---|---|---|');
   for (const c of [...CHECKS, HONESTY_CHECK as (typeof CHECKS)[number]]) console.log(`| \`${c.id}\` | ${c.level}${c.should ? ' (SHOULD)' : ''} | §${c.section} | ${c.sentence.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);

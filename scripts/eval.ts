@@ -72,6 +72,7 @@ import { DEFAULT_FUSION } from '../src/engine/config.ts';
 import { SpladeLane } from './lib/splade-lane.ts';
 import type { SparseEncoder } from '../src/models/sparse-encoder.ts';
 import type { CjkTerms } from '../src/engine/analysis/analyzer.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
 interface Args {
   dirs: string[];
@@ -92,22 +93,33 @@ const TATOEBA_SETS = TATOEBA_LANGUAGES.flatMap((l) => [`tatoeba-${l}-eng`, `tato
 const SETS: Readonly<Record<string, readonly string[]>> = { english: ENGLISH_SETS, tatoeba: TATOEBA_SETS, dev: [...ENGLISH_SETS, ...TATOEBA_SETS] };
 const isTatoeba = (name: string): boolean => name.startsWith('tatoeba-');
 
-function parseArgs(argv: string[]): Args {
-  const dirs: string[] = [];
-  const opts: Record<string, string> = {};
-  const flags = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) dirs.push(a);
-    else if (['--chunk', '--no-title', '--json', '--no-cache', '--feedback-split', '--per-query', '--no-detect-lang'].includes(a)) flags.add(a.slice(2));
-    else if (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1]))) opts.grid = DEFAULT_GRID;
-    else if (a === '--set') {
-      const set = SETS[argv[++i]];
-      if (!set) throw new Error(`--set ${argv[i]}: one of ${Object.keys(SETS).join(', ')}`);
-      dirs.push(...set.map((n) => join(EVAL_DIR, n)));
-    }
-    else opts[a.slice(2)] = argv[++i];
+const USAGE = 'npm run eval -- DIR [DIR ...] [--set english|tatoeba|dev] [--mode sparse|dense|hybrid|…] [--fusion rrf|weighted|convex] [--grid [CONFIGS]] [options above scripts/eval.ts]';
+const STRING_OPTIONS = ['mode', 'fusion', 'grid', 'model', 'dtype', 'runtime', 'floor', 'rerank', 'rerank-top', 'dense-weight', 'dense-exact-below', 'k1', 'b', 'title-weight', 'stem', 'stop', 'stop-at', 'cjk', 'unit'] as const;
+const BOOLEAN_OPTIONS = ['chunk', 'no-title', 'json', 'no-cache', 'feedback-split', 'per-query', 'no-detect-lang'] as const;
+
+function parseArgs(argv: readonly string[]): Args {
+  // A bare `--grid` (last, before another flag, or before a collection folder) means the default grid;
+  // node:util's parseArgs has no optional values, so it is given its value here.
+  const given = argv.map((a, i) => (a === '--grid' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--') || existsSync(argv[i + 1])) ? `--grid=${DEFAULT_GRID}` : a));
+  const { values, positionals } = cliArgs({
+    usage: USAGE,
+    argv: given,
+    positionals: true,
+    options: {
+      ...Object.fromEntries(STRING_OPTIONS.map((n) => [n, { type: 'string' } as const])),
+      ...Object.fromEntries(BOOLEAN_OPTIONS.map((n) => [n, { type: 'boolean' } as const])),
+      set: { type: 'string', multiple: true },
+    } as Record<(typeof STRING_OPTIONS)[number] | (typeof BOOLEAN_OPTIONS)[number] | 'set', { type: 'string' | 'boolean'; multiple?: boolean }>,
+  });
+  const dirs = positionals.slice();
+  for (const name of (values.set as string[] | undefined) ?? []) {
+    const set = SETS[name];
+    if (!set) throw new Error(`--set ${name}: one of ${Object.keys(SETS).join(', ')}`);
+    dirs.push(...set.map((n) => join(EVAL_DIR, n)));
   }
+  const opts: Record<string, string> = {};
+  for (const n of STRING_OPTIONS) if (typeof values[n] === 'string') opts[n] = values[n] as string;
+  const flags = new Set<string>(BOOLEAN_OPTIONS.filter((n) => values[n] === true));
   return { dirs, mode: (opts.mode as Args['mode']) ?? 'sparse', fusion: opts.fusion as Args['fusion'], opts, flags };
 }
 
@@ -342,7 +354,7 @@ async function loadOurKernels(settings: { modelBase: string; model?: string; dty
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.dirs.length === 0) {
-    console.error('usage: npm run eval -- DIR [DIR ...] [--mode sparse|dense|hybrid] [--fusion rrf|weighted|convex] [--grid [CONFIGS]]');
+    console.error(`usage: ${USAGE}`);
     process.exit(2);
   }
   const w = args.opts['dense-weight'];
