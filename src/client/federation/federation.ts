@@ -26,7 +26,7 @@ const FUSION_RESERVE_MS = 25;
 export interface FederationOptions {
   /** Client deadline of a query in ms (default 5000); `_meta.deadlineMs` of the params can lower it. */
   deadlineMs?: number;
-  /** `auto` (default): convex when every answering engine advertises `scoreFloor`, else RRF. */
+  /** `auto` (default): raw scores when every answering engine is the same engine (server and `retrieve` capability), else convex when each advertises `scoreFloor`, else RRF. */
   fusion?: FederatedFusion;
   /** RRF constant (default 60). */
   rrfK?: number;
@@ -170,7 +170,7 @@ export class Federation {
 
     const notes: string[] = [];
     const outcomes = await Promise.all(
-      this.members.map(async (m): Promise<{ outcome: EngineOutcome; hits?: Hit[]; floor?: number; error?: RcpError }> => {
+      this.members.map(async (m): Promise<{ outcome: EngineOutcome; hits?: Hit[]; floor?: number; scorer?: string; error?: RcpError }> => {
         const started = Date.now();
         const done = (state: EngineState, extra: Partial<EngineOutcome> = {}) => ({ id: m.id, state, hits: 0, ms: Date.now() - started, ...extra });
         if (forwarding && !m.local && (hopsLeft <= 0 || loopedBack)) {
@@ -192,7 +192,9 @@ export class Federation {
           const engineNotes = Array.isArray(result.usage?.notes) ? result.usage.notes.filter((n): n is string => typeof n === 'string').slice(0, 8) : [];
           for (const n of engineNotes) notes.push(`${m.id}: ${n}`);
           const floor = typeof cap.scoreFloor === 'number' && Number.isFinite(cap.scoreFloor) ? cap.scoreFloor : undefined;
-          return { outcome: done('ok', { hits: read.hits.length, note: read.note }), hits: read.hits, floor };
+          const server = client.serverInfo?.server;
+          const scorer = server && typeof server.name === 'string' ? JSON.stringify([server.name, server.version, cap]) : undefined;
+          return { outcome: done('ok', { hits: read.hits.length, note: read.note }), hits: read.hits, floor, scorer };
         } catch (e) {
           const err = asRcpError(e);
           const state: EngineState = err.code === ErrorCode.Timeout ? 'timeout' : 'failed';
@@ -216,7 +218,7 @@ export class Federation {
     }
 
     const fused = fuseEngineHits(
-      answered.map((o) => ({ engine: o.outcome.id, weight: this.members.find((m) => m.id === o.outcome.id)!.weight, hits: o.hits!, scoreFloor: o.floor })),
+      answered.map((o) => ({ engine: o.outcome.id, weight: this.members.find((m) => m.id === o.outcome.id)!.weight, hits: o.hits!, scoreFloor: o.floor, scorer: o.scorer })),
       { method: this.options.fusion, rrfK: this.options.rrfK, k },
     );
     for (const o of outcomes) {

@@ -8,7 +8,7 @@
 import { fuseConvex, fuseRrf, fuseScore, type RankedList } from '../../protocol/fusion.ts';
 import type { Hit } from '../../protocol/types.ts';
 
-/** `score`: raw scores, for engines that share one scorer (shards of a collection); never chosen by `auto`. */
+/** `score`: raw scores, for engines that share one scorer (shards of a collection); `auto` picks it only then. */
 export type FederatedFusion = 'auto' | 'rrf' | 'convex' | 'score';
 export type FusionMethod = Exclude<FederatedFusion, 'auto'>;
 
@@ -19,6 +19,11 @@ export interface EngineHits {
   hits: readonly Hit[];
   /** The engine's advertised `retrieve.scoreFloor` (§6.1), when it advertises one. */
   scoreFloor?: number;
+  /**
+   * Who scored the list: the engine's `server` name and version and its `retrieve` capability.
+   * Lists that all share one (shards of a collection on engines of one kind) are fused by score.
+   */
+  scorer?: string;
 }
 
 export interface FuseOptions {
@@ -29,9 +34,16 @@ export interface FuseOptions {
   k: number;
 }
 
-/** The method fusion will use for these lists. Convex only when every list has a finite floor. */
+/**
+ * The method fusion will use for these lists. `auto`: raw scores when every list has the same
+ * scorer (several lists, one engine software and configuration: its scores are comparable, and
+ * normalising each shard's list would give every shard's best hit the same score — measured in
+ * docs/federation.md); else convex when every list has a finite floor; else RRF.
+ */
 export function chooseFusion(lists: readonly EngineHits[], method: FederatedFusion = 'auto'): FusionMethod {
   if (method === 'score') return 'score';
+  const scorer = lists[0]?.scorer;
+  if (method === 'auto' && lists.length > 1 && scorer !== undefined && lists.every((l) => l.scorer === scorer)) return 'score';
   const floors = lists.length > 0 && lists.every((l) => typeof l.scoreFloor === 'number' && Number.isFinite(l.scoreFloor));
   if (method === 'rrf') return 'rrf';
   return floors ? 'convex' : 'rrf'; // an explicit `convex` still falls back to RRF when a floor is missing
