@@ -26,6 +26,7 @@ import { countTokens } from './models/token-frequencies.ts';
 import { buildSample } from './build-sample.ts';
 import { deriveStaticModel, type StaticModel, type StaticModelOptions } from './models/static-model.ts';
 import { DEFAULT_MODEL_CONFIG, MODEL_CONFIG_FILE } from '../src/models/model-config.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 
 /** What a manifest records about how its model was made; equal inputs ⇒ equal files. */
 interface BuildInputs {
@@ -326,10 +327,12 @@ export async function buildModels(outDir = MODELS_DIR, force = false, only?: str
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : MODELS_DIR;
+  const { values } = cliArgs({
+    usage: 'npm run models -- [--out DIR] [--force] [--only NAME]',
+    options: { out: { type: 'string' }, force: { type: 'boolean' }, only: { type: 'string' } },
+  });
   try {
-    await buildModels(out, args.includes('--force'), args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined);
+    await buildModels(values.out ?? MODELS_DIR, values.force === true, values.only);
   } catch (e) {
     if (!(e instanceof ChecksumError)) throw e;
     console.error(`models: ${e.message}`);

@@ -13,6 +13,7 @@ import { DEFAULT_OPTIONS, GLOVE_JSON } from './config.ts';
 import { fuseConvex, fuseRrf, fuseWeighted, type RankedList } from '../../src/protocol/fusion.ts';
 import { hasRelevant, ndcgAt, type Judgments } from '../../src/eval/metrics.ts';
 import { readCollection as readBeir } from '../lib/beir-files.ts';
+import { cliArgs } from '../../tools/lib/args.ts';
 
 interface Collection {
   name: string;
@@ -172,15 +173,18 @@ function report(label: string, r: Record<string, Record<string, number>>): void 
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const evalDir = args.includes('--eval') ? args[args.indexOf('--eval') + 1] : '/work/shared/eval';
+  const { values } = cliArgs({
+    usage: 'node --import tsx scripts/models/measure-static.ts [--eval DIR] [--grid FILE]',
+    options: { eval: { type: 'string' }, grid: { type: 'string' } },
+  });
+  const evalDir = values.eval ?? '/work/shared/eval';
   const prepared = ['cacm', 'npl', 'time'].map((n) => {
     const col = loadCollection(evalDir, n);
     return { col, bm25: new Bm25(col.docs) };
   });
   const table: GloveTable = await readGlove(GLOVE_JSON);
-  const grid: [string, StaticModelOptions][] = args.includes('--grid')
-    ? JSON.parse(readFileSync(args[args.indexOf('--grid') + 1], 'utf8'))
+  const grid: [string, StaticModelOptions][] = values.grid !== undefined
+    ? JSON.parse(readFileSync(values.grid, 'utf8'))
     : [['default', DEFAULT_OPTIONS]];
   for (const [label, opts] of grid) {
     const t0 = performance.now();

