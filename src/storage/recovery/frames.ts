@@ -1,0 +1,69 @@
+/**
+ * The recovery log's framing: each entry is
+ *
+ *   magic "RCPL" | u32 payload length | u32 CRC-32 of the payload | payload
+ *
+ * (little-endian). A reader takes entries from the start while each is whole and its checksum
+ * matches, and stops at the first that is not: a write torn by a kill leaves a short or damaged
+ * last frame, which is dropped, never misread.
+ */
+
+const MAGIC = 0x4c504352; // "RCPL" little-endian
+/** Bytes before a frame's payload. */
+export const FRAME_HEAD = 12;
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+/** CRC-32 (IEEE, as zlib's `crc32`). */
+export function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** One frame around `payload`. */
+export function frame(payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(FRAME_HEAD + payload.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, payload.length, true);
+  view.setUint32(8, crc32(payload), true);
+  out.set(payload, FRAME_HEAD);
+  return out;
+}
+
+/** What reading a file's frames found: the whole ones, where they end, and why reading stopped early. */
+export interface ReadFrames {
+  payloads: Uint8Array[];
+  /** Bytes of the file covered by whole, checked frames (a writer appends from here). */
+  end: number;
+  /** Set when bytes after `end` were dropped: a torn or damaged frame. */
+  dropped?: string;
+}
+
+/** The whole, checked frames of `bytes`, from the start (payloads are views of `bytes`). */
+export function readFrames(bytes: Uint8Array): ReadFrames {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const payloads: Uint8Array[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const stop = (why: string): ReadFrames => ({ payloads, end: at, dropped: `${why} at byte ${at} (${bytes.length - at} bytes dropped)` });
+    if (bytes.length - at < FRAME_HEAD) return stop('a torn frame header');
+    if (view.getUint32(at, true) !== MAGIC) return stop('a damaged frame');
+    const length = view.getUint32(at + 4, true);
+    if (at + FRAME_HEAD + length > bytes.length) return stop('a torn frame');
+    const payload = bytes.subarray(at + FRAME_HEAD, at + FRAME_HEAD + length);
+    if (crc32(payload) !== view.getUint32(at + 8, true)) return stop('a frame whose checksum does not match');
+    payloads.push(payload);
+    at += FRAME_HEAD + length;
+  }
+  return { payloads, end: at };
+}

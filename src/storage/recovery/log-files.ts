@@ -1,0 +1,165 @@
+/**
+ * Where the recovery log's files live: the origin's private file system (OPFS), written through
+ * synchronous access handles from the engine worker, or memory (tests). A file is opened for
+ * each operation and closed after it: a sync access handle locks its file, and another tab's
+ * worker appends to the same log between our writes (the cross-tab lock orders them).
+ */
+
+/** The log's files: a flat folder of named byte files. */
+export interface LogFolder {
+  /** Names of the files present. */
+  list(): Promise<string[]>;
+  /** The file's bytes, or undefined when there is none. */
+  read(name: string): Promise<Uint8Array | undefined>;
+  /** The file's bytes from `from` on (empty when it is no longer than that; undefined when there is no file). */
+  readFrom(name: string, from: number): Promise<Uint8Array | undefined>;
+  /**
+   * Writes `bytes` at offset `at`, cuts the file there first, creating it when `create`, and
+   * resolves once the bytes are flushed to disk. Rejects with the browser's error (a
+   * QuotaExceededError on a full disk; NotFoundError when the file is gone and `create` is false).
+   */
+  write(name: string, at: number, bytes: Uint8Array, create: boolean): Promise<void>;
+  /** Cuts the file to `size` bytes (no-op when it is missing). */
+  truncate(name: string, size: number): Promise<void>;
+  remove(name: string): Promise<void>;
+}
+
+/** A folder in memory: tests, and the fault injections they need. */
+export class MemoryLogFolder implements LogFolder {
+  readonly files = new Map<string, Uint8Array>();
+  /** Bytes a write may still add before it fails with QuotaExceededError (Infinity: no limit). */
+  quota = Infinity;
+
+  async list(): Promise<string[]> {
+    return [...this.files.keys()];
+  }
+  async read(name: string): Promise<Uint8Array | undefined> {
+    return this.files.get(name)?.slice();
+  }
+  async readFrom(name: string, from: number): Promise<Uint8Array | undefined> {
+    return this.files.get(name)?.slice(from);
+  }
+  async write(name: string, at: number, bytes: Uint8Array, create: boolean): Promise<void> {
+    const old = this.files.get(name);
+    if (!old && !create) throw new DOMException(`no file ${name}`, 'NotFoundError');
+    const kept = (old ?? new Uint8Array()).subarray(0, at);
+    const room = this.quota - this.total() + (old?.length ?? 0) - kept.length;
+    const next = new Uint8Array(at + bytes.length);
+    next.set(kept);
+    if (bytes.length > room) {
+      // A full disk: part of the write may have landed, as on a real one.
+      next.set(bytes.subarray(0, Math.max(0, room)), at);
+      this.files.set(name, next.subarray(0, at + Math.max(0, room)));
+      throw new DOMException('the quota was exceeded', 'QuotaExceededError');
+    }
+    next.set(bytes, at);
+    this.files.set(name, next);
+  }
+  async truncate(name: string, size: number): Promise<void> {
+    const old = this.files.get(name);
+    if (old) this.files.set(name, old.slice(0, size));
+  }
+  async remove(name: string): Promise<void> {
+    this.files.delete(name);
+  }
+  private total(): number {
+    let n = 0;
+    for (const f of this.files.values()) n += f.length;
+    return n;
+  }
+}
+
+/** The parts of a sync access handle we use (older WebKit returned promises from them: awaited either way). */
+interface SyncHandle {
+  getSize(): number | Promise<number>;
+  read(buffer: Uint8Array, options: { at: number }): number | Promise<number>;
+  write(buffer: Uint8Array, options: { at: number }): number | Promise<number>;
+  truncate(size: number): void | Promise<void>;
+  flush(): void | Promise<void>;
+  close(): void | Promise<void>;
+}
+type SyncFileHandle = FileSystemFileHandle & { createSyncAccessHandle(): Promise<SyncHandle> };
+
+/** How the recovery log can be kept here: in OPFS through sync access handles, or not at all (and why). */
+export type LogSupport = { kind: 'opfs-sync' } | { kind: 'none'; why: string };
+
+/** Whether this context can keep the log (a dedicated worker with OPFS and sync access handles). */
+export function logSupport(): LogSupport {
+  const storage = (globalThis as { navigator?: { storage?: StorageManager } }).navigator?.storage;
+  if (typeof storage?.getDirectory !== 'function') return { kind: 'none', why: 'no origin private file system (navigator.storage.getDirectory)' };
+  const proto = (globalThis as { FileSystemFileHandle?: { prototype: object } }).FileSystemFileHandle?.prototype;
+  if (!proto || !('createSyncAccessHandle' in proto)) return { kind: 'none', why: 'no synchronous access handles (FileSystemFileHandle.createSyncAccessHandle)' };
+  return { kind: 'opfs-sync' };
+}
+
+const BUSY_RETRIES = 20;
+const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** The OPFS root as a log folder. Only in a dedicated worker (see `logSupport`). */
+export function opfsLogFolder(): LogFolder {
+  const root = () => navigator.storage.getDirectory();
+  /** Runs `fn` on the file's sync handle, waiting out another tab's handle on the same file (NoModificationAllowedError). */
+  async function withHandle<T>(name: string, create: boolean, fn: (h: SyncHandle) => Promise<T>): Promise<T | undefined> {
+    let file: SyncFileHandle;
+    try {
+      file = (await (await root()).getFileHandle(name, { create })) as SyncFileHandle;
+    } catch (e) {
+      if ((e as { name?: string }).name === 'NotFoundError' && !create) return undefined;
+      throw e;
+    }
+    for (let attempt = 0; ; attempt++) {
+      let handle: SyncHandle;
+      try {
+        handle = await file.createSyncAccessHandle();
+      } catch (e) {
+        if ((e as { name?: string }).name !== 'NoModificationAllowedError' || attempt >= BUSY_RETRIES) throw e;
+        await delay(10 * (attempt + 1));
+        continue;
+      }
+      try {
+        return await fn(handle);
+      } finally {
+        await handle.close();
+      }
+    }
+  }
+  const readFrom = (name: string, from: number) =>
+    withHandle(name, false, async (h) => {
+      const size = await h.getSize();
+      const out = new Uint8Array(Math.max(0, size - from));
+      if (out.length) await h.read(out, { at: from });
+      return out;
+    });
+  return {
+    async list() {
+      const names: string[] = [];
+      for await (const [name] of (await root()) as unknown as AsyncIterable<[string, FileSystemHandle]>) names.push(name);
+      return names;
+    },
+    read: (name) => readFrom(name, 0),
+    readFrom,
+    async write(name, at, bytes, create) {
+      const done = await withHandle(name, create, async (h) => {
+        await h.truncate(at);
+        const wrote = await h.write(bytes, { at });
+        if (wrote !== bytes.length) throw new DOMException(`wrote ${wrote} of ${bytes.length} bytes`, 'QuotaExceededError');
+        await h.flush();
+        return true;
+      });
+      if (!done) throw new DOMException(`no file ${name}`, 'NotFoundError');
+    },
+    async truncate(name, size) {
+      await withHandle(name, false, async (h) => {
+        await h.truncate(size);
+        await h.flush();
+      });
+    },
+    async remove(name) {
+      try {
+        await (await root()).removeEntry(name);
+      } catch (e) {
+        if ((e as { name?: string }).name !== 'NotFoundError') throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * The recovery log of one database: files `rcp-log-<database>.<generation>.bin`, each a base
+ * snapshot followed by the entries committed after it (frames.ts). Only the newest generation
+ * whose base is whole is used; a compaction or a clear writes the next generation and then
+ * removes the older ones, so a kill at any point leaves one usable file.
+ *
+ * Guarantees: `append` resolves only once the entry is flushed to disk; an entry that does not
+ * read back whole (torn by a kill) is dropped, with every entry after it; a file of a newer log
+ * format is never read or written (a new generation is started beside it).
+ */
+import { decodeValue, encodeValue } from '../../bundle/codec.ts';
+import { FRAME_HEAD, frame, readFrames } from './frames.ts';
+import type { LogFolder } from './log-files.ts';
+import { isLogBase, isLogEntry, LOG_FORMAT, LogState, type LogBase, type LogEntry, type Snapshot } from './log-state.ts';
+
+/** What the newest usable file holds, folded. */
+export interface ReadLog {
+  /** Undefined when there is no usable file. */
+  generation?: number;
+  state: LogState;
+  /** The index version after each entry (in order; the base's first), for catching a store up. */
+  versions: number[];
+  entries: LogEntry[];
+  /** Bytes of the base frame, and of the entries after it. */
+  baseBytes: number;
+  entryBytes: number;
+  /** What was dropped or passed over, for people (torn tail, damaged or newer files). */
+  notes: string[];
+}
+
+const PREFIX = 'rcp-log-';
+
+export class RecoveryLog {
+  private generation: number | undefined;
+  private end = 0;
+  private baseBytes = 0;
+  private entryBytes = 0;
+  /** Highest generation seen on disk, usable or not (a new one goes above it). */
+  private highest = 0;
+  /** Generations of a newer format: never read, written or removed by this engine. */
+  private readonly newer = new Set<number>();
+
+  constructor(
+    private readonly folder: LogFolder,
+    private readonly database: string,
+  ) {}
+
+  private name(generation: number): string {
+    return `${PREFIX}${encodeURIComponent(this.database)}.${generation}.bin`;
+  }
+
+  /** Generations of this database's files on disk, newest first. */
+  private async generations(): Promise<number[]> {
+    const mine = `${PREFIX}${encodeURIComponent(this.database)}.`;
+    const gens = (await this.folder.list())
+      .filter((n) => n.startsWith(mine) && n.endsWith('.bin'))
+      .map((n) => Number(n.slice(mine.length, -'.bin'.length)))
+      .filter((g) => Number.isSafeInteger(g) && g > 0);
+    return gens.sort((a, b) => b - a);
+  }
+
+  /** Whether a usable file is current (appends go to it). */
+  get active(): boolean {
+    return this.generation !== undefined;
+  }
+
+  /** Bytes of entries after the base: what a compaction would fold away. */
+  get backlog(): { baseBytes: number; entryBytes: number } {
+    return { baseBytes: this.baseBytes, entryBytes: this.entryBytes };
+  }
+
+  /**
+   * Reads and folds the newest usable file, cuts a torn tail off it, and removes older and
+   * unusable files below it (a newer format's file is left alone). Must run under the log lock.
+   */
+  async read(): Promise<ReadLog> {
+    const notes: string[] = [];
+    const gens = await this.generations();
+    this.highest = gens[0] ?? 0;
+    for (const g of gens) {
+      const bytes = await this.folder.read(this.name(g));
+      if (!bytes) continue;
+      const { payloads, end, dropped } = readFrames(bytes);
+      const base = payloads.length ? safeDecode(payloads[0]) : undefined;
+      if (!isLogBase(base)) {
+        const format = (base as { format?: unknown } | undefined)?.format;
+        if (typeof format === 'number' && format > LOG_FORMAT) {
+          notes.push(`recovery log generation ${g} is of format ${format}, newer than this engine's ${LOG_FORMAT}: left untouched and not used`);
+          this.newer.add(g);
+          continue;
+        }
+        notes.push(`recovery log generation ${g} has no whole base (${dropped ?? 'not a log base'}): removed`);
+        await this.folder.remove(this.name(g));
+        continue;
+      }
+      const state = new LogState(base.snapshot);
+      const versions = [state.manifest?.version ?? 0];
+      const entries: LogEntry[] = [];
+      let at = payloads[0].length + FRAME_HEAD;
+      let cut = dropped;
+      for (const p of payloads.slice(1)) {
+        const entry = safeDecode(p);
+        if (!isLogEntry(entry)) {
+          cut = `an entry that is not of format ${LOG_FORMAT} at byte ${at}`;
+          break;
+        }
+        state.apply(entry);
+        entries.push(entry);
+        versions.push(state.manifest?.version ?? 0);
+        at += p.length + FRAME_HEAD;
+      }
+      if (cut) {
+        notes.push(`recovery log: ${cut}; the entries from there on were not acknowledged and are dropped`);
+        await this.folder.truncate(this.name(g), at);
+      }
+      for (const older of gens.filter((o) => o < g && !this.newer.has(o))) await this.folder.remove(this.name(older));
+      this.generation = g;
+      this.end = at;
+      this.baseBytes = payloads[0].length + FRAME_HEAD;
+      this.entryBytes = at - this.baseBytes;
+      return { generation: g, state, versions, entries, baseBytes: this.baseBytes, entryBytes: this.entryBytes, notes };
+    }
+    this.generation = undefined;
+    return { state: new LogState(), versions: [0], entries: [], baseBytes: 0, entryBytes: 0, notes };
+  }
+
+  /**
+   * Starts the next generation with `snapshot` as its base (flushed before it resolves). The
+   * older files stay until `dropOlder` (a clear keeps them until the store has cleared too).
+   */
+  async startGeneration(snapshot: Snapshot): Promise<number> {
+    const generation = Math.max(this.highest, this.generation ?? 0) + 1;
+    const base: LogBase = { kind: 'base', format: LOG_FORMAT, generation, snapshot };
+    const bytes = frame(encodeValue(base));
+    try {
+      await this.folder.write(this.name(generation), 0, bytes, true);
+    } catch (e) {
+      await this.folder.remove(this.name(generation)).catch(() => undefined);
+      throw e;
+    }
+    this.highest = generation;
+    this.generation = generation;
+    this.end = this.baseBytes = bytes.length;
+    this.entryBytes = 0;
+    return generation;
+  }
+
+  /** Removes every file of a generation below `generation` (after the new one is in use). */
+  async dropOlder(generation: number): Promise<void> {
+    for (const g of await this.generations()) if (g < generation && !this.newer.has(g)) await this.folder.remove(this.name(g));
+  }
+
+  /** Removes `generation`'s file and goes back to the newest one before it (a clear that failed). */
+  async abandon(generation: number): Promise<void> {
+    await this.folder.remove(this.name(generation));
+    await this.read();
+  }
+
+  /**
+   * Appends `entry` after whatever the file holds now (another tab may have appended, compacted
+   * or cleared since: its whole frames are kept, a torn one cut), and resolves once it is
+   * flushed. Returns where the entry starts, for `undo`. Must run under the log lock, with a
+   * current generation.
+   */
+  async append(entry: LogEntry): Promise<{ generation: number; at: number }> {
+    if (this.generation === undefined) throw new Error('the recovery log has no current file');
+    let name = this.name(this.generation);
+    const since = await this.folder.readFrom(name, this.end);
+    if (since === undefined) {
+      // Another tab started a newer generation (a compaction or a clear): append to that.
+      await this.read();
+      if (this.generation === undefined) throw new Error('the recovery log has no current file');
+      name = this.name(this.generation);
+    } else if (since.length) {
+      const { end } = readFrames(since);
+      this.end += end;
+      this.entryBytes += end;
+    }
+    const bytes = frame(encodeValue(entry));
+    const at = this.end;
+    try {
+      await this.folder.write(name, at, bytes, false);
+    } catch (e) {
+      await this.folder.truncate(name, at).catch(() => undefined); // a partial frame would only be dropped later; cut it now
+      throw e;
+    }
+    this.end += bytes.length;
+    this.entryBytes += bytes.length;
+    return { generation: this.generation, at };
+  }
+
+  /** Takes back an entry whose change the store then refused (it was never acknowledged). */
+  async undo(mark: { generation: number; at: number }): Promise<void> {
+    if (mark.generation !== this.generation) return;
+    await this.folder.truncate(this.name(mark.generation), mark.at);
+    this.entryBytes -= this.end - mark.at;
+    this.end = mark.at;
+  }
+
+  /** Removes every file of this database's log (nothing is kept for it from now on). */
+  async removeAll(): Promise<void> {
+    for (const g of await this.generations()) if (!this.newer.has(g)) await this.folder.remove(this.name(g));
+    this.generation = undefined;
+  }
+}
+
+function safeDecode(bytes: Uint8Array): unknown {
+  try {
+    return decodeValue(bytes);
+  } catch {
+    return undefined;
+  }
+}
