@@ -4,8 +4,10 @@ import { call, logsOf, openTab } from '../tools/lib/rcp-page.ts';
 
 /**
  * An index that the browser discarded (or that went missing otherwise) is never shown as merely
- * empty: the record kept outside the database (OPFS, src/storage/witness.ts) tells the next open
- * what was there, and the engine says so to every session, to the playground and to the bridges.
+ * empty. The recovery log kept outside the database (OPFS, src/storage/recovery) gives it back at
+ * the next open, and the engine says so; what the log cannot give back (here: the log deleted
+ * with the database) the record kept beside it (src/storage/witness.ts) reports as lost, to every
+ * session, to the playground and to the bridges.
  */
 
 const WITNESS = 'rcp-witness-rcp-engine.json';
@@ -21,29 +23,59 @@ const witnessOf = (page: Page) =>
     }
   }, WITNESS);
 
-/** Deletes the engine's database as the browser does when it finds it corrupt (no tab may hold it open). */
-const discardDatabase = (page: Page) =>
-  page.evaluate(
-    () =>
-      new Promise<void>((ok, fail) => {
-        const r = indexedDB.deleteDatabase('rcp-engine');
-        r.onsuccess = () => ok();
-        r.onerror = () => fail(r.error);
-        r.onblocked = () => fail(new Error('blocked: a tab still holds the database'));
-      }),
-  );
+/**
+ * Deletes the engine's database as the browser does when it finds it corrupt (no tab may hold it
+ * open); with `log: 'gone'` its recovery log too, so nothing can give it back.
+ */
+const discardDatabase = (page: Page, o: { log: 'kept' | 'gone' }) =>
+  page.evaluate(async (log) => {
+    await new Promise<void>((ok, fail) => {
+      const r = indexedDB.deleteDatabase('rcp-engine');
+      r.onsuccess = () => ok();
+      r.onerror = () => fail(r.error);
+      r.onblocked = () => fail(new Error('blocked: a tab still holds the database'));
+    });
+    if (log === 'kept') return;
+    const dir = await navigator.storage.getDirectory();
+    for await (const [name] of dir as unknown as AsyncIterable<[string]>) if (name.startsWith('rcp-log-')) await dir.removeEntry(name);
+  }, o.log);
 
 const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `kept-${i}`, text: `a document the person trusted us with, number ${i}` }));
 
-async function indexThenDiscard(page: Page, n: number): Promise<void> {
+async function indexThenDiscard(page: Page, n: number, log: 'kept' | 'gone' = 'gone'): Promise<void> {
   await openTab(page);
   expect((await call(page, 'index/add', { documents: docs(n) })).result.ids).toHaveLength(n);
   // The record follows the commit off its path: it says what the index holds.
   await expect.poll(async () => (await witnessOf(page))?.documents, { timeout: 10_000 }).toBe(n);
   await page.goto('about:blank'); // the worker goes, and with it the database connection
   await page.goto('/bridge.html');
-  await discardDatabase(page);
+  await discardDatabase(page, { log });
 }
+
+test('a discarded database comes back from its recovery log by itself, and every session and the playground are told', async ({ page }) => {
+  await indexThenDiscard(page, 30, 'kept');
+  const init = await openTab(page, 'after-discard', { capabilities: { log: {} }, _meta: { logLevel: 'warning' } });
+  expect(init.result.usage.notes).toEqual([expect.stringMatching(/^index restored: the database is (empty|missing).*its 30 documents \(30 passages, version \d+\) were rebuilt from the recovery log/)]);
+  await expect.poll(async () => (await logsOf<{ level: string; message: string }>(page)).filter((l) => l.level === 'warning').map((l) => l.message)).toEqual([expect.stringMatching(/^index restored: /)]);
+  expect(await page.evaluate(() => (window as unknown as { rcpBridge: { indexLoss(): Promise<unknown> } }).rcpBridge.indexLoss())).toBeUndefined();
+  const found = await call(page, 'retrieve', { query: 'trusted number 17', k: 3, mode: 'sparse' });
+  expect(found.result.hits[0].id).toBe('kept-17');
+  // The open after that finds the database whole: nothing more to say.
+  await page.goto('/bridge.html');
+  expect((await openTab(page, 'next-start')).result.usage).toBeUndefined();
+});
+
+test('the playground that opens a discarded database says it was restored, with the count, and seeds nothing over it', async ({ page }) => {
+  await indexThenDiscard(page, 30, 'kept');
+  await openPlayground(page);
+  const banner = page.locator('#index-loss');
+  await expect(banner).toContainText('Your index was restored after the browser discarded it: 30 documents', { timeout: 30_000 });
+  await page.waitForTimeout(2000);
+  await expect(page.locator('#progress')).toBeHidden();
+  expect((await page.evaluate(() => (window as unknown as { rcpClient: { status(): Promise<{ documents: number }> } }).rcpClient.status())).documents).toBe(30);
+  await banner.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(banner).toBeHidden();
+});
 
 test('a discarded database is reported to every session (initialize notes, an error log) with what was lost', async ({ page }) => {
   await indexThenDiscard(page, 40);

@@ -28,6 +28,7 @@ import { serve } from './server/rcp-session.ts';
 import { openIndexedDbStore } from './storage/index.ts';
 import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
 import { lazyStore } from './storage/lazy-store.ts';
+import { describeRestore, keepRecoveryLog, type Recovery } from './storage/recovery/recovery.ts';
 import { readAhead } from './storage/read-ahead.ts';
 import { bundleInpageCapabilities, withoutWrites } from './server/serve-bundle.ts';
 import { PortTransport } from './transport/port-transport.ts';
@@ -50,6 +51,8 @@ interface Runtime {
   opened: Promise<void>;
   /** The record of what the index held, kept outside the database (src/storage/witness.ts). */
   witness: Witness;
+  /** The recovery log beside the database (src/storage/recovery); absent for a bundle. */
+  recovery: Recovery | undefined;
   /** Settles once the opened index was compared with that record: the loss being reported, if any. */
   indexLoss: Promise<IndexLoss | undefined>;
   backend: Backend;
@@ -100,18 +103,18 @@ async function start(config: EngineConfig): Promise<Runtime> {
   // outlives the database, so a loss cannot be told (kept in memory: every check passes).
   const witness = new Witness((bundle ? undefined : opfsWitnessFile(database)) ?? memoryWitnessFile());
   let browserDataLoss: string | undefined;
-  const store = readAhead(
-    lazyStore(
-      bundle
-        ? Promise.resolve(bundle)
-        : openIndexedDbStore(database, {
-            onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
-            onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
-          }),
-      bundle?.partial,
-    ),
-    coordination,
-  );
+  // Beside the database and outside it, what rebuilds an acknowledged index the browser discarded.
+  const own = bundle
+    ? undefined
+    : keepRecoveryLog(
+        openIndexedDbStore(database, {
+          onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
+          onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
+        }),
+        { database, coordination },
+      );
+  const recovery = own?.recovery;
+  const store = readAhead(lazyStore(bundle ? Promise.resolve(bundle) : own!.store, bundle?.partial), coordination);
   // On an empty index, the first write (the playground seeding its sample, an app's first import)
   // commits before the model's weights load and its encoder workers spawn: both run on this
   // thread too, and would delay that write and with it the first answers. Released once the index
@@ -195,10 +198,11 @@ async function start(config: EngineConfig): Promise<Runtime> {
         const warn = (warning: string) => listener('warning', warning);
         if (witness.loss) setTimeout(tell, 0, witness.loss);
         if (witness.warning) setTimeout(warn, 0, witness.warning);
+        void recovery?.restored().then((r) => r && warn(describeRestore(r)));
         const unsubscribe = [witness.onLoss(tell), witness.onWarning(warn), models?.subscribe(listener)];
         return () => unsubscribe.forEach((u) => u?.());
       },
-      notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : [])],
+      notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : []), ...(recovery?.notes() ?? [])],
     }),
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
@@ -211,7 +215,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   const backend = f?.engines.length
     ? (await import('./server/aggregator.ts')).withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
     : plain;
-  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, indexLoss, backend, deadlines: config.deadlines };
+  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, recovery, indexLoss, backend, deadlines: config.deadlines };
 }
 
 /** A document of the playground's built-in sample corpus (scripts/build-sample.ts gives each a `sample:` URI). */
@@ -254,7 +258,8 @@ const control: ControlApi = {
     // Once open, the comparison with the record follows at once: wait for it, so a lost index is never shown as merely empty.
     const loss = ready ? await rt.indexLoss : rt.witness.loss;
     const warning = rt.witness.warning;
-    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}), ...(warning ? { indexWarning: warning } : {}) };
+    const restored = ready ? await rt.recovery?.restored() : undefined;
+    return { ready, error, sessions: openPorts, ...stats, model: rt.models?.status(), ...(loss ? { indexLoss: loss } : {}), ...(warning ? { indexWarning: warning } : {}), ...(restored ? { indexRestored: restored } : {}) };
   },
   async indexLoss() {
     return (await started()).indexLoss;
@@ -268,6 +273,7 @@ const control: ControlApi = {
     const rt = await started();
     await rt.opened;
     rt.witness.dismiss(rt.engine.summary());
+    rt.recovery?.dismiss();
     await rt.witness.flushed();
   },
   async models() {

@@ -6,7 +6,7 @@
  * stays (at every visit) until dismissed. When the record itself was unreadable it says that a
  * loss cannot be told, with the same ways back.
  */
-import type { IndexLoss } from '../protocol/control.ts';
+import type { IndexLoss, IndexRestored } from '../protocol/control.ts';
 import { byId, el } from './dom.ts';
 import { count } from './format.ts';
 
@@ -19,15 +19,24 @@ export interface IndexLossActions {
   showImport(): void;
 }
 
-export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { update(loss: IndexLoss | undefined, warning?: string): void } {
+export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { update(loss: IndexLoss | undefined, warning?: string, restored?: IndexRestored): void } {
   let shown: string | undefined;
   const dismiss = el('button', { attrs: { type: 'button' }, on: { click: () => void actions.dismiss().then(() => update(undefined)) } }, 'Dismiss');
-  const update = (loss: IndexLoss | undefined, warning?: string) => {
-    const key = loss ? `${loss.detectedAt}|${loss.found.indexVersion}` : warning;
+  const update = (loss: IndexLoss | undefined, warning?: string, restored?: IndexRestored) => {
+    const key = loss ? `${loss.detectedAt}|${loss.found.indexVersion}` : (warning ?? (restored && `restored|${restored.detectedAt}`));
     if (key === shown) return;
     shown = key;
-    host.hidden = !loss && !warning;
-    if (!loss && !warning) return host.replaceChildren();
+    host.hidden = !loss && !warning && !restored;
+    host.classList.toggle('note-bad', !!(loss || warning));
+    if (!loss && !warning && !restored) return host.replaceChildren();
+    if (!loss && !warning && restored) {
+      // Nothing was lost: the recovery log kept outside the database gave every acknowledged document back.
+      return host.replaceChildren(
+        el('h2', { id: 'index-loss-h' }, `Your index was restored after the browser discarded it: ${n(restored.documents)} documents`),
+        el('p', {}, `${n(restored.documents)} documents (${n(restored.chunks)} passages) are back, rebuilt from the recovery log this page keeps outside the database. Why it was needed: ${restored.reason}.`),
+        el('p', { class: 'actions' }, dismiss),
+      );
+    }
     if (!loss) {
       // The record was unreadable: nothing says a loss happened, nothing says it did not.
       return host.replaceChildren(

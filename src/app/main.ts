@@ -176,7 +176,7 @@ async function updateStats(): Promise<WorkerStatus> {
   const s = await watch.status(() => client.status());
   stats.textContent = describe(s);
   picker.update(s);
-  indexLoss.update(s.indexLoss, s.indexWarning);
+  indexLoss.update(s.indexLoss, s.indexWarning, s.indexRestored);
   if (s.ready) search.setEmpty(s.documents === 0);
   // The index's languages are counted per version, over every live document: at most every 10 s
   // while an import commits batch after batch.

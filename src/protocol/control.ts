@@ -54,6 +54,20 @@ export interface IndexLoss {
   browser?: string;
 }
 
+/** An index rebuilt (or brought forward) at an open from the recovery log kept outside its database (src/storage/recovery). */
+export interface IndexRestored {
+  /** 'restore': the database was rebuilt whole; 'catch-up': the changes it lacked were applied. */
+  action: 'restore' | 'catch-up';
+  /** What the index holds now, as the log gave it back. */
+  documents: number;
+  chunks: number;
+  indexVersion: number;
+  /** Why the database needed it (a sentence). */
+  reason: string;
+  /** ISO time of the open that did it. */
+  detectedAt: string;
+}
+
 export interface WorkerStatus {
   /** The engine opened its storage and can serve requests. */
   ready: boolean;
@@ -74,6 +88,8 @@ export interface WorkerStatus {
   indexLoss?: IndexLoss;
   /** The record of what the index held was unreadable at this open, so a loss cannot be told (a sentence), until dismissed. */
   indexWarning?: string;
+  /** The index was restored from its recovery log at this open, until dismissed. */
+  indexRestored?: IndexRestored;
 }
 
 /** What bridge.html exposes to the stdio/HTTP bridges: raw session ports, frames relayed untouched. */
