@@ -58,7 +58,7 @@ describe('document tables', () => {
     await cold.open();
     expect(store.loads.at(-1)).toEqual({ options: { documents: 'unless-tabled' }, documents: false });
     // Searching, texts included, builds only the documents it touches, not the id → document map.
-    const state = (cold as unknown as { state: IndexState }).state;
+    const state = (cold as unknown as { s: { state: IndexState } }).s.state;
     expect((await search(cold, { query: 'whale', includeText: true })).hits[0].text).toContain('whale');
     expect(state.docsIfBuilt).toBeUndefined();
     expect(await observe(cold)).toEqual(want);

@@ -63,7 +63,7 @@ describe('background embedding and foreground reads', () => {
     await expect.poll(() => events.includes('read-start')).toBe(true);
     slow = false;
     // The pass has a batch to run and is held at the gate (not merely slow): it asked idle() and waits.
-    await expect.poll(() => engine['foreground'].waiting).toBe(1);
+    await expect.poll(() => engine['s'].foreground.waiting).toBe(1);
     expect(events.slice(events.indexOf('read-start')), 'no batch ran during the retrieve').not.toContain('batch');
     releaseRead();
     await retrieving;

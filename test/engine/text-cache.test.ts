@@ -108,7 +108,7 @@ describe('Engine hit texts', () => {
     store.getDocuments = (list) => ((reads += list.length), getDocuments(list));
     const engine = new Engine({ store }); // a cold start from the segments' document tables
     await engine.open();
-    expect((engine as unknown as { state: IndexState }).state.docsIfBuilt).toBeUndefined();
+    expect((engine as unknown as { s: { state: IndexState } }).s.state.docsIfBuilt).toBeUndefined();
     const first = await search(engine, { query: 'whale' });
     expect(reads).toBe(2);
     await search(engine, { query: 'whale' });

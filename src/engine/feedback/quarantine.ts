@@ -4,6 +4,20 @@
  * commits the result as a new index version (so retrieves already running keep theirs).
  */
 import type { Manifest, QuarantineEntry } from '../contracts.ts';
+import type { DocEntry } from '../index/view.ts';
+
+/** A quarantine entry as listed: whether its document still exists, and its title. */
+export type ListedQuarantine = QuarantineEntry & { exists: boolean; title?: string };
+
+/** The quarantine list, oldest first (then by id), with each document's existence and title. */
+export function listQuarantine(m: Manifest, docs: ReadonlyMap<string, DocEntry>): ListedQuarantine[] {
+  return [...(m.quarantine ?? [])]
+    .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+    .map((e) => {
+      const title = docs.get(e.id)?.meta.title;
+      return { ...e, exists: docs.has(e.id), ...(typeof title === 'string' ? { title } : {}) };
+    });
+}
 
 /** The next manifest with `add` quarantined (reasons merged), or undefined when nothing changes. */
 export function quarantined(m: Manifest, add: ReadonlyMap<string, readonly QuarantineEntry['reasons'][number][]>, now: number): Manifest | undefined {

@@ -20,12 +20,17 @@ export interface FeedbackOutcome {
   quarantined: string[];
 }
 
-export interface FeedbackDeps {
-  store: Pick<IndexStore, 'getFeedback' | 'updateFeedback'>;
-  /** Live documents of the current version. */
-  docs(): ReadonlyMap<string, DocEntry>;
+/** The engine's writer, as feedback uses it (state/writer.ts). */
+export interface QuarantineWriter {
   /** Commits a quarantine of these documents (with their reasons) as a new version; returns those newly added. */
   quarantine(add: ReadonlyMap<string, QuarantineEntry['reasons']>, signal?: AbortSignal): Promise<string[]>;
+}
+
+export interface FeedbackDeps {
+  store: Pick<IndexStore, 'getFeedback' | 'updateFeedback'>;
+  /** The live documents of the current version (IndexState). */
+  state: { readonly docs: ReadonlyMap<string, DocEntry> };
+  writer: QuarantineWriter;
   now(): number;
 }
 
@@ -39,7 +44,7 @@ export class FeedbackService {
 
   /** The document a hit id names, with the id its feedback is kept under; undefined for a hit of nothing. */
   resolve(hitId: string): { doc: DocEntry; key: string } | undefined {
-    const docs = this.deps.docs();
+    const docs = this.deps.state.docs;
     const whole = docs.get(hitId);
     if (whole) return { doc: whole, key: hitId }; // unit "document", or a one-chunk document
     const { docId, index } = parseHitId(hitId);
@@ -64,7 +69,7 @@ export class FeedbackService {
     const now = this.deps.now();
     const updates: FeedbackUpdate[] = [...byDoc].map(([docId, signals]) => ({ docId, apply: (old) => withSignals(docId, old, signals, now) }));
     if (updates.length) await this.deps.store.updateFeedback!(updates);
-    const quarantined = flagged.size ? await this.deps.quarantine(flagged, signal) : [];
+    const quarantined = flagged.size ? await this.deps.writer.quarantine(flagged, signal) : [];
     return { accepted: v.signals.length - unknown.length, unknown, quarantined };
   }
 

@@ -4,13 +4,14 @@
  * request finds it built. Seeds come from the engine's own retrieve, pinned to the graph's version.
  */
 import { invalidParams } from '../../protocol/errors.ts';
-import type { GraphResult, RetrieveResult } from '../../protocol/types.ts';
+import type { GraphResult } from '../../protocol/types.ts';
 import { checkAborted } from '../../util/abort.ts';
 import { NLTK_STOPWORDS } from '../analysis/stopwords.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
 import type { Embedder } from '../contracts.ts';
 import type { IndexView } from '../index/view.ts';
-import type { RetrievePlan } from '../query/plan.ts';
+import type { SeedRetrieve } from '../query/retriever.ts';
+import { FOREGROUND_MAX_WAIT_MS, type ForegroundGate } from '../state/foreground.ts';
 import { denseModel } from '../index/dense.ts';
 import { DocumentRewritten } from '../query/hits.ts';
 import type { DocumentReader } from '../state/text-cache.ts';
@@ -24,18 +25,25 @@ interface GraphCode {
   runGraphOp: typeof runGraphOp;
 }
 
+/** The engine's state as the graph reads it (IndexState). */
+export interface GraphState {
+  refresh(): Promise<void>;
+  resident(what: 'everything'): Promise<void>;
+  vectorsLoaded(): Promise<void>;
+  current(): IndexView;
+  /** Marks the view as possibly behind the store (a write of another tab), so the next refresh reads it. */
+  markStale(): void;
+}
+
 export interface GraphServiceDeps {
   analyzer: Analyzer;
   embedder?: Embedder;
   texts: DocumentReader;
-  /** The current view once its vectors are in memory. */
-  currentView(): Promise<IndexView>;
-  /** The engine's retrieve, as planned (no foreground tracking of its own). */
-  retrieve(plan: RetrievePlan, ctx: { signal?: AbortSignal }): Promise<RetrieveResult>;
-  /** Settles when no request waits (background work goes after them). */
-  idle(): Promise<void>;
-  /** Marks the engine's view as possibly behind the store (a write of another tab), so the next view reads it. */
-  stale(): void;
+  state: GraphState;
+  /** The engine's retrieve for seeds, as planned (query/retriever.ts; no foreground tracking of its own). */
+  seeds: SeedRetrieve;
+  /** Background refreshes go after the requests a person waits for (state/foreground.ts). */
+  foreground: Pick<ForegroundGate, 'idle'>;
 }
 
 /** Runs of one request when writes keep committing under it (each run sees a newer version). */
@@ -82,7 +90,7 @@ export class GraphService {
         return await this.runOnce(plan, signal);
       } catch (e) {
         if (!(e instanceof DocumentRewritten) || attempt >= MAX_ATTEMPTS) throw e;
-        this.deps.stale();
+        this.deps.state.markStale();
       }
     }
   }
@@ -91,7 +99,7 @@ export class GraphService {
     const t0 = performance.now();
     this.used = true;
     const { index, runGraphOp } = await this.graphCode();
-    const view = await this.deps.currentView();
+    const view = await this.currentView();
     const skipped = view.quarantined ?? EMPTY;
     const built = await index.at(view, skipped, signal);
     const result = await runGraphOp(plan, {
@@ -104,7 +112,7 @@ export class GraphService {
       seedHits: async (query, k, sig) => {
         const params = { query, k, indexVersion: String(view.version), includeText: false };
         // The session's default mode, served sparse (as any request naming none) while dense is not ready.
-        const r = await this.deps.retrieve({ params, k, candidateK: k, mode: plan.seedMode, modeDefaulted: true, notes: [] }, { signal: sig });
+        const r = await this.deps.seeds.run({ params, k, candidateK: k, mode: plan.seedMode, modeDefaulted: true, notes: [] }, { signal: sig });
         return r.hits.map((h) => ({ id: String(h.id), score: h.score }));
       },
     });
@@ -124,7 +132,7 @@ export class GraphService {
   async communityOf(ids: readonly string[], level: number, field: string, signal?: AbortSignal): Promise<{ of: Map<string, string>; indexVersion: string }> {
     this.used = true;
     const { index } = await this.graphCode();
-    const view = await this.deps.currentView();
+    const view = await this.currentView();
     const built = await index.at(view, view.quarantined ?? EMPTY, signal);
     const levels = await index.communities(built);
     checkAborted(signal);
@@ -160,12 +168,21 @@ export class GraphService {
     if (this.timer) clearTimeout(this.timer);
   }
 
+  /** The current view once its vectors are in memory. */
+  private async currentView(): Promise<IndexView> {
+    const { state } = this.deps;
+    await state.refresh();
+    await state.resident('everything');
+    await state.vectorsLoaded();
+    return state.current();
+  }
+
   private async refresh(): Promise<void> {
     try {
-      await this.deps.idle();
+      await this.deps.foreground.idle(FOREGROUND_MAX_WAIT_MS);
       if (this.closed) return;
       const { index } = await this.graphCode();
-      const view = await this.deps.currentView();
+      const view = await this.currentView();
       await index.at(view, view.quarantined ?? EMPTY);
     } catch {
       // A background refresh that fails (a store error) is retried by the next request.

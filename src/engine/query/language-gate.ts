@@ -77,3 +77,38 @@ export function describeProfile(profile: LanguageProfile, most = 3): string {
     .map(([l, n]) => `${l} ${n}`)
     .join(', ');
 }
+
+/** The live documents' language profile, counted once per index version. */
+export class LanguageProfiles {
+  private kept?: { version: number; profile: LanguageProfile };
+
+  constructor(private readonly state: { current(): { version: number }; readonly docs: ReadonlyMap<string, DocEntry> }) {}
+
+  /**
+   * Over a store read on demand (a bundle), documents whose meta is not read yet count as unknown.
+   * `skip` leaves documents out (a subset: counted afresh, not cached).
+   */
+  current(skip?: (d: DocEntry) => boolean): LanguageProfile {
+    if (skip) return languageProfile(this.state.docs.values(), skip);
+    const version = this.state.current().version;
+    if (this.kept?.version !== version) this.kept = { version, profile: languageProfile(this.state.docs.values()) };
+    return this.kept.profile;
+  }
+}
+
+/**
+ * The gate a retrieve asks (RecallDeps.absentLanguage): the query's language and the index's when
+ * no live document shares the query's, else undefined.
+ */
+export function absentLanguageGate(
+  detector: () => Promise<LanguageDetector>,
+  queryTerms: (text: string) => string[],
+  profiles: LanguageProfiles,
+): (text: string, view: IndexView) => Promise<{ query: string; index: string } | undefined> {
+  return async (text, view) => {
+    const detect = await detector();
+    const profile = profiles.current();
+    const query = absentQueryLanguage(text, detect, profile, () => termCoverage(queryTerms(text), view));
+    return query === undefined ? undefined : { query, index: describeProfile(profile) };
+  };
+}

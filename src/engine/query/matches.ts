@@ -5,6 +5,7 @@
  * `x-inpage-matches` when a retrieve asks for it with `_meta: { "x-inpage-matches": true }` (§4.4: `_meta` passes
  * validation untouched, and a server without the extension ignores it).
  */
+import type { Hit, RetrieveParams } from '../../protocol/types.ts';
 import type { Analyzer } from '../analysis/analyzer.ts';
 
 /** The request flag and the hit field (vendor extension names, §6.2). */
@@ -45,4 +46,12 @@ export function queryText(query: unknown): string | undefined {
   if (typeof query === 'string') return query;
   if (query && typeof query === 'object' && typeof (query as { text?: unknown }).text === 'string') return (query as { text: string }).text;
   return undefined;
+}
+
+/** Sets `x-inpage-matches` on every hit with text, when the request asks for it (its `_meta` flag). */
+export function addMatches(analyzer: Analyzer, params: Readonly<RetrieveParams>, hits: readonly Hit[]): void {
+  const text = params._meta?.[MATCHES_FIELD] === true ? queryText(params.query) : undefined;
+  if (text === undefined) return;
+  const terms = analyzer.queryTerms(text);
+  for (const h of hits) if (typeof h.text === 'string') (h as Hit & Record<string, unknown>)[MATCHES_FIELD] = findMatches(analyzer, terms, h.text);
 }

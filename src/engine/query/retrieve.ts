@@ -2,7 +2,7 @@
  * The retrieve pipeline (§7.7), one function per stage over one `Run`, in this order (`runRetrieve`):
  *
  *   snapshot → serve mode → session → rewrite → recall (filter inside) → recency → rerank → minScore
- *   → MMR → monotonic scores (§4.6) → page (cursor) → token budget → hits
+ *   → MMR → monotonic scores (§4.6) → page (cursor) → token budget → hits → annotations (pages, matches)
  *
  * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
  * needs no randomness.
@@ -10,7 +10,6 @@
 import { unseenScriptNote } from './script-note.ts';
 import { ErrorCode } from '../../protocol/codes.ts';
 import { contentText } from '../../protocol/content.ts';
-import { toEpochMs } from '../../protocol/dates.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import { compileFilter } from './filter-eval.ts';
 import { encodeVectors } from '../../protocol/vector-codec.ts';
@@ -22,7 +21,10 @@ import { cursorNotFound, decodeCursor, encodeCursor, paramsHash, type CursorStat
 import { candidateVector, cosine, denseModel, missingVectors } from '../index/dense.ts';
 import { DocumentRewritten, hitId, loadTexts, packBudget, toHit } from './hits.ts';
 import { jaccard, mmrOrder } from './mmr.ts';
+import { applyRecency, makeMonotonic } from './score-order.ts';
 import { suspectInjection } from './injection.ts';
+import { addMatches } from './matches.ts';
+import { addPages } from './pages.ts';
 import { lazyDense, recallVariants, type RecallDeps } from './recall.ts';
 import { queryVariants, rewriteQuery } from './transform.ts';
 import type { Sessions } from './dedup-sessions.ts';
@@ -67,44 +69,6 @@ function resolveView(deps: RetrieveDeps, params: RetrievePlan['params'], cursorV
   const v = Number.isSafeInteger(n) ? deps.viewAt(n) : undefined;
   if (!v) throw unavailable(`index version '${params.indexVersion}' is not retained (current is ${deps.current().version})`);
   return v;
-}
-
-/** Recency multiplier relative to the newest dated candidate, mapped around the stage floor. */
-function applyRecency(cands: Candidate[], field: string, halfLifeDays: number, floor: number | undefined, notes: string[]): void {
-  const dates = cands.map((c) => toEpochMs(c.doc.meta[field]));
-  const ref = Math.max(...dates.map((d) => d ?? -Infinity));
-  if (!Number.isFinite(ref)) {
-    notes.push(`recency: no candidate has a date in '${field}'; not applied`);
-    return;
-  }
-  let undated = 0;
-  const hl = halfLifeDays * 86_400_000;
-  cands.forEach((c, i) => {
-    const t = dates[i];
-    if (t === undefined) return void undated++;
-    const m = Math.pow(2, -(ref - t) / hl);
-    const decayed = floor !== undefined ? floor + (c.score - floor) * m : c.score >= 0 ? c.score * m : c.score / m;
-    // A negative score divided by a decay that underflowed to 0 must stay finite and ordered (§4.6).
-    c.score = Math.max(-Number.MAX_VALUE, Number.isNaN(decayed) ? -Number.MAX_VALUE : decayed);
-  });
-  if (undated > 0) notes.push(`recency: ${undated} candidates without a date in '${field}' were not decayed`);
-  cands.sort(compareCandidates);
-}
-
-/**
- * §4.6: scores must be monotonic with rank within a response. Only reorderings that do not follow
- * the score (MMR; reranked hits followed by unreranked ones) break it: there each hit's score
- * becomes the lower of its own and the one above it — still a value of the same scoring function,
- * so `scoreScale`/`scoreFloor` stay true — and the unchanged relevance is kept in `scores.relevance`.
- */
-function makeMonotonic(list: Candidate[]): void {
-  for (let i = 1; i < list.length; i++) {
-    const above = list[i - 1].score;
-    if (list[i].score > above) {
-      list[i].scores.relevance = list[i].score;
-      list[i].score = above;
-    }
-  }
 }
 
 /** σ(x) = 1 / (1 + e^−x): monotone, in [0, 1]. */
@@ -167,7 +131,14 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   pageAt(run);
   await resident(run, run.page);
   budget(run);
-  return hits(run);
+  return annotate(run, await hits(run));
+}
+
+/** The hits' page numbers (paged documents: pages.ts) and, when asked, `x-inpage-matches` (matches.ts). */
+function annotate(run: Run, result: RetrieveResult): RetrieveResult {
+  addPages(result.hits);
+  addMatches(run.deps.analyzer, run.params, result.hits);
+  return result;
 }
 
 /**

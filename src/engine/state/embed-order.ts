@@ -11,6 +11,10 @@
  * Chunks are named by chunk key (stable across merges and re-embedding rewrites, never reused),
  * documents by id (their current version's chunks).
  */
+import type { Hit } from '../../protocol/types.ts';
+import type { Analyzer } from '../analysis/analyzer.ts';
+import type { Bm25 } from '../index/bm25.ts';
+import { nextStamp } from '../index/select-top.ts';
 import { docAt, localOf, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
 /** A chunk that waits for a vector: segment `s` of the view, local ordinal, chunk key. */
@@ -42,6 +46,19 @@ export interface PickInput {
   n: number;
 }
 
+/** What one answered retrieve tells the order (`noteSearch`). */
+export interface SearchNote {
+  /** The current view (after the answer). */
+  view: IndexView;
+  /** True for a segment whose chunks wait for vectors. */
+  waiting: (seg: LiveSegment) => boolean;
+  analyzer: Analyzer;
+  bm25: Bm25;
+  /** The query's text. */
+  query: string;
+  hits: readonly Hit[];
+}
+
 export class EmbedOrder {
   /** Sparse top hits' chunk keys per recent query, latest first. */
   private queries: number[][] = [];
@@ -54,6 +71,18 @@ export class EmbedOrder {
   noteQuery(sparseTop: readonly number[], resultDocs: readonly string[]): void {
     if (sparseTop.length > 0) this.queries = [sparseTop.slice(0, SPARSE_TOP), ...this.queries].slice(0, RECENT_QUERIES);
     this.results = [...new Set(resultDocs)].slice(0, RESULT_DOCS);
+  }
+
+  /**
+   * While chunks wait for vectors, a retrieve tells the order what to embed first: its query's
+   * sparse top hits (whatever mode it was served in; the request's filter is not applied), by a
+   * second BM25 search of the view, and the documents of its hits. Nothing when no chunk waits.
+   */
+  noteSearch(n: SearchNote): void {
+    if (!n.view.segments.some((seg) => n.waiting(seg))) return;
+    const top = n.bm25.search(n.view, n.analyzer.queryTerms(n.query), { k: SPARSE_TOP, unit: 'chunk', stamp: nextStamp() });
+    const docs = n.hits.flatMap((h) => (h.citation?.source !== undefined ? [h.citation.source] : []));
+    this.noteQuery(top.map((c) => c.seg.record.chunkKeys[c.local]), docs);
   }
 
   /** A document was opened (read with its text). */

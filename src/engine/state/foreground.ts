@@ -5,6 +5,9 @@
  * document while its passages embedded: 5.9 s). The background pass asks `idle()` before each
  * batch; a steady stream of requests delays it by at most `maxWaitMs` per batch, so it still ends.
  */
+/** The longest a background step defers to foreground requests (a steady stream must not stop it). */
+export const FOREGROUND_MAX_WAIT_MS = 2_000;
+
 export class ForegroundGate {
   private active = 0;
   private waiters: (() => void)[] = [];
