@@ -17,7 +17,8 @@ import puppeteer, { type Browser as PBrowser, type Page as PPage } from 'puppete
 import { Builder, By, Key, type WebDriver } from 'selenium-webdriver';
 
 export type BrowserName = 'firefox' | 'webkit';
-export const BROWSERS: readonly BrowserName[] = ['firefox', 'webkit'];
+/** The engines the suite runs in; XB_BROWSERS=firefox (or webkit) narrows a local run to one. */
+export const BROWSERS: readonly BrowserName[] = (process.env.XB_BROWSERS?.split(',') ?? ['firefox', 'webkit']).filter((b): b is BrowserName => b === 'firefox' || b === 'webkit');
 
 export const FIREFOX = process.env.RCP_FIREFOX ?? '/usr/bin/firefox-esr';
 export const WEBKIT_DRIVER = process.env.RCP_WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
@@ -26,9 +27,15 @@ export const MINIBROWSER = process.env.RCP_MINIBROWSER ?? '/usr/lib/x86_64-linux
 /** A page function, or its source text (an expression, or a function expression called with `args`). */
 export type PageScript<T> = string | ((...args: never[]) => T | Promise<T>);
 
-/** Keys `press` knows, optionally prefixed with `Shift+`. */
+/** Keys `press` knows by name; a single character is pressed as itself. */
 export type KeyName = 'Enter' | 'Tab' | 'Escape' | 'ArrowDown' | 'ArrowUp' | 'ArrowLeft' | 'ArrowRight' | 'Backspace' | 'Home' | 'End' | 'Space';
-export type KeyChord = KeyName | `Shift+${KeyName}`;
+/** A key, optionally with Shift or Control held: 'Tab', 'Shift+Tab', 'Control+k'. */
+export type KeyChord = KeyName | `Shift+${KeyName}` | `Control+${string}`;
+
+const splitChord = (chord: KeyChord): { mod?: 'Shift' | 'Control'; key: string } => {
+  const m = /^(Shift|Control)\+(.+)$/.exec(chord);
+  return m ? { mod: m[1] as 'Shift' | 'Control', key: m[2] } : { key: chord };
+};
 
 export interface WaitOptions {
   timeout?: number;
@@ -53,10 +60,14 @@ export interface Tab {
   click(selector: string): Promise<void>;
   /** Focuses `selector` and types `text` key by key. */
   type(selector: string, text: string): Promise<void>;
-  /** Presses one key (or Shift+key) on whatever has focus. */
+  /** Presses one key (or a chord) on whatever has focus. */
   press(key: KeyChord): Promise<void>;
+  /** Types `text` key by key into whatever has focus. */
+  keys(text: string): Promise<void>;
   /** Puts files on an `<input type=file>` (through the driver, as the file chooser would). */
   setFiles(selector: string, paths: string[]): Promise<void>;
+  /** Makes this tab the selected one (a background tab's timers are throttled). */
+  front(): Promise<void>;
   /** Closes this tab. */
   close(): Promise<void>;
 }
@@ -126,6 +137,9 @@ const FIREFOX_PREFS: Record<string, string | number | boolean> = {
   'extensions.update.enabled': false,
   'browser.safebrowsing.malware.enabled': false,
   'browser.safebrowsing.phishing.enabled': false,
+  // No back/forward cache: a page left must end, with its worker and its database connections
+  // (a test deletes the database next, as the Chromium specs do after leaving the page).
+  'browser.sessionhistory.max_total_viewers': 0,
   // Service workers on http://localhost (a secure context) without devtools open.
   'dom.serviceWorkers.enabled': true,
   'dom.serviceWorkers.testing.enabled': true,
@@ -167,18 +181,20 @@ async function launchFirefox(options: LaunchOptions): Promise<BrowserSession> {
         await page.focus(selector);
         await page.keyboard.type(text);
       },
-      press: async (key) => {
-        const [mod, k] = key.startsWith('Shift+') ? ['Shift', key.slice(6)] : [undefined, key];
-        const name = (k === 'Space' ? ' ' : k) as Parameters<PPage['keyboard']['press']>[0];
-        if (mod) await page.keyboard.down('Shift');
+      press: async (chord) => {
+        const { mod, key } = splitChord(chord);
+        const name = (key === 'Space' ? ' ' : key) as Parameters<PPage['keyboard']['press']>[0];
+        if (mod) await page.keyboard.down(mod);
         await page.keyboard.press(name);
-        if (mod) await page.keyboard.up('Shift');
+        if (mod) await page.keyboard.up(mod);
       },
+      keys: (text) => page.keyboard.type(text),
       setFiles: async (selector, paths) => {
         const input = await page.waitForSelector(selector, { timeout: 60_000 });
         if (!input) throw new Error(`no ${selector}`);
         await (input as unknown as { uploadFile(...p: string[]): Promise<void> }).uploadFile(...paths);
       },
+      front: () => page.bringToFront(),
       close: () => page.close(),
     };
   };
@@ -346,14 +362,17 @@ async function launchWebKit(_options: LaunchOptions): Promise<BrowserSession> {
           await el.click();
         }),
       type: (selector, text) => serial(handle, async () => (await find(selector)).sendKeys(text)),
-      press: (key) =>
+      press: (chord) =>
         serial(handle, async () => {
-          const shift = key.startsWith('Shift+');
-          const k = KEYS[(shift ? key.slice(6) : key) as KeyName];
+          const { mod, key } = splitChord(chord);
+          const k = KEYS[key as KeyName] ?? key;
           const actions = driver.actions({ async: true });
-          await (shift ? actions.keyDown(Key.SHIFT).sendKeys(k).keyUp(Key.SHIFT) : actions.sendKeys(k)).perform();
+          const held = mod === 'Shift' ? Key.SHIFT : Key.CONTROL;
+          await (mod ? actions.keyDown(held).sendKeys(k).keyUp(held) : actions.sendKeys(k)).perform();
         }),
+      keys: (text) => serial(handle, () => driver.actions({ async: true }).sendKeys(text).perform()),
       setFiles: (selector, paths) => serial(handle, async () => (await find(selector)).sendKeys(paths.join('\n'))),
+      front: () => serial(handle, async () => undefined),
       close: () =>
         serial(handle, async () => {
           await driver.close();

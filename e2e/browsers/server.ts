@@ -48,6 +48,9 @@ export async function startApp(port = Number(process.env.BROWSERS_PORT ?? 4183))
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  // Never left behind, even when the run is interrupted.
+  const stopVite = () => vite.kill();
+  process.once('exit', stopVite);
   const overrides = new Map<string, { body: string | Uint8Array; type: string }>();
   let requests: string[] = [];
   const state = { offline: false };
@@ -87,7 +90,45 @@ export async function startApp(port = Number(process.env.BROWSERS_PORT ?? 4183))
       return r;
     },
     close: async () => {
+      process.off('exit', stopVite);
       vite.kill();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface FolderServer {
+  origin: string;
+  /** Paths requested since the last call. */
+  takeRequests(): string[];
+  close(): Promise<void>;
+}
+
+/** Serves `dir` as a static host would, at http://localhost:`port`, recording each path asked for. */
+export async function serveFolder(dir: string, port: number): Promise<FolderServer> {
+  const { resolveStatic } = await import('../../bridges/static-server.ts');
+  const { readFile } = await import('node:fs/promises');
+  const { extname } = await import('node:path');
+  const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.wasm': 'application/wasm' };
+  let requests: string[] = [];
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(path);
+    void resolveStatic(dir, path).then(async (file) => {
+      if (!file) return void res.writeHead(404).end('not found');
+      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(await readFile(file));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, 'localhost', resolve));
+  return {
+    origin: `http://localhost:${port}`,
+    takeRequests: () => {
+      const r = requests;
+      requests = [];
+      return r;
+    },
+    close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -90,7 +90,8 @@ export function mountImport(client: RcpClient, progress: ProgressView, changed: 
     });
     const parsed = outcomes.filter((o) => o.status === 'parsed').length;
     report.replaceChildren(
-      el('p', {}, `${plural(outcomes.length, 'file')}: ${parsed} imported${imported && parsed > 0 ? ` (${plural(passages, 'passage')})` : ''}, ${outcomes.length - parsed} not.`),
+      // A stopped import imported none of them: the line must not count the parsed files as imported.
+      el('p', {}, `${plural(outcomes.length, 'file')}: ${imported ? parsed : 0} imported${imported && parsed > 0 ? ` (${plural(passages, 'passage')})` : ''}, ${outcomes.length - (imported ? parsed : 0)} not.`),
       el('ul', { class: 'import-report' }, ...rows),
     );
   };

@@ -35,6 +35,7 @@ import { mountRelatedPassages } from './related-passages.ts';
 import { SampleSeeder, SAMPLE_VECTORS_BASE, sampleDeclined, seedState, setSampleDeclined, setSeedState } from './sample.ts';
 import { mountSearch } from './search-panel.ts';
 import { mountStorageView } from './storage-view.ts';
+import { mountStorageNotice } from './storage-notice.ts';
 import { registerServiceWorker } from './sw-register.ts';
 import { mountTheme } from './theme.ts';
 // Learn RCP's styles load with the page (6 KB), so the area does not restyle when its lazy tools arrive.
@@ -133,6 +134,7 @@ areas.onShow(mountLearn);
 mountLearn(areas.current());
 await nextTask();
 const storage = mountStorageView();
+void mountStorageNotice();
 const progress = mountProgress();
 const documents = mountDocumentsPanel(client, { open: (t, opener) => void docPanel.open(t, opener), changed: () => changed() });
 const syncShown = (area: string) => documents.setShown(area === 'documents');
