@@ -1,6 +1,6 @@
 /** Issue 10 #5 / #10 and issue 11 #3 / #5: hit ids, trust markers, vectors with f32-base64, MMR scores. */
 import { describe, expect, it } from 'vitest';
-import { parseHitId } from '../../src/engine/query/hits.ts';
+import { parseHitId } from '../../src/engine/index/hit-id.ts';
 import { suspectInjection } from '../../src/engine/query/injection.ts';
 import { HashEmbedder, makeEngine, search } from '../support/engine.ts';
 

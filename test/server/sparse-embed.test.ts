@@ -116,7 +116,9 @@ describe.skipIf(!BUILT)('embed/sparse when the learned-sparse model is missing o
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sparse-'));
-    cpSync(`${BASE}${SPLADE_TINY.name}`, join(dir, SPLADE_TINY.name), { recursive: true });
+    // dereference: a linked model folder (a worktree's) must be copied, or the write below would break the real model.
+    cpSync(`${BASE}${SPLADE_TINY.name}`, join(dir, SPLADE_TINY.name), { recursive: true, dereference: true });
+    rmSync(join(dir, SPLADE_TINY.name, 'onnx/model.onnx'));
     writeFileSync(join(dir, SPLADE_TINY.name, 'onnx/model.onnx'), 'not an onnx file');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@
  */
 import type { ValidatedFeedback } from '../../protocol/validate-feedback.ts';
 import type { FeedbackRecord, FeedbackUpdate, IndexStore, QuarantineEntry } from '../contracts.ts';
-import { parseHitId } from '../query/hits.ts';
+import { parseHitId } from '../index/hit-id.ts';
 import type { DocEntry } from '../index/view.ts';
 import { integrityReasons, withSignals } from './records.ts';
 

@@ -4,7 +4,7 @@
  * term → nodes table merged over the segments' postings (the index already holds them; nothing is
  * re-analysed). Both rare-term edges and community labels read that table.
  */
-import { hitId } from '../query/hits.ts';
+import { hitId } from '../index/hit-id.ts';
 import { docAt, type Candidate, type DocEntry, type IndexView, type LiveSegment } from '../index/view.ts';
 
 export interface GraphNodes {

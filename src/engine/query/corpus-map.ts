@@ -8,7 +8,7 @@
 import { checkAborted } from '../../util/abort.ts';
 import { segmentVectors, type DenseModel } from '../index/dense.ts';
 import type { IndexView } from '../index/view.ts';
-import { hitId } from './hits.ts';
+import { hitId } from '../index/hit-id.ts';
 import { docAt, type Candidate } from '../index/view.ts';
 
 export const MAP_MAX_SAMPLE = 5000;

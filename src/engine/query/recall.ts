@@ -12,7 +12,7 @@ import type { Embedder, FineCodes } from '../contracts.ts';
 import { ModelUnavailableError } from '../errors.ts';
 import { denseModel, denseSearch, type DenseModel, earlySearch, hasVector, missingVectors, refineDense, refinePool, segmentVectors, type EarlyLookup } from '../index/dense.ts';
 import { denseTuning } from '../index/vectors/tuning.ts';
-import { hitId } from './hits.ts';
+import { hitId } from '../index/hit-id.ts';
 import { checkAborted } from '../../util/abort.ts';
 import { STAGE_FLOOR } from '../serving.ts';
 import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
