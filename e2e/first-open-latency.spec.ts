@@ -10,7 +10,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { FIRST_OPEN_PROBE, type FirstOpenRecord } from '../scripts/browsers/first-open-probe.ts';
-import { startLoad, type Load } from './support/load-run.ts';
+import { startLoad, type Load } from '../tools/lib/load-run.ts';
 
 const LIMIT_MS = 1000;
 

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveStatic } from '../bridges/static-server.ts';
-import { startLoad, type Load } from '../e2e/support/load-run.ts';
+import { startLoad, type Load } from '../tools/lib/load-run.ts';
 import { FIRST_OPEN_PROBE, type FirstOpenRecord } from './browsers/first-open-probe.ts';
 import { BROWSERS, openBrowser, type BrowserName } from './browsers/open-browser.ts';
 import { loadavg } from 'node:os';
@@ -77,7 +77,7 @@ async function oneRun(url: string): Promise<RunOutcome> {
 async function main(): Promise<void> {
   const server = await serveStatic(opt('dist', join(root, 'dist')), port);
   let load: Load | undefined;
-  if (args.includes('--load')) load = await startLoad((l) => console.log(l));
+  if (args.includes('--load')) load = await startLoad((l: string) => console.log(l));
   const outcomes: RunOutcome[] = [];
   try {
     for (let i = 1; i <= runs; i++) {
