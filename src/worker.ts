@@ -32,6 +32,7 @@ import { describeRestore, keepRecoveryLog, type Recovery } from './storage/recov
 import { readAhead } from './storage/read-ahead.ts';
 import { bundleInpageCapabilities, withoutWrites } from './server/serve-bundle.ts';
 import { PortTransport } from './transport/port-transport.ts';
+import { startBeats } from './util/heartbeat.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
 /**
@@ -249,6 +250,11 @@ const control: ControlApi = {
       openPorts--;
       closed?.();
     };
+    return Comlink.transfer(port2, [port2]);
+  },
+  async heartbeat() {
+    const { port1, port2 } = new MessageChannel();
+    startBeats(port1);
     return Comlink.transfer(port2, [port2]);
   },
   async status(): Promise<WorkerStatus> {

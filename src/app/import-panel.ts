@@ -19,6 +19,34 @@ const STATUS_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, st
   failed: 'failed',
 });
 
+/** How the dock counts a file that was not imported ("1 binary, refused; 1 empty"). */
+const DOCK_WORDS: Readonly<Record<Exclude<FileOutcome['status'], 'parsed'>, string>> = Object.freeze({
+  binary: 'binary, refused',
+  empty: 'empty',
+  unsupported: 'unsupported',
+  failed: 'failed',
+});
+
+/**
+ * The dock's outcome of a file import, counting every file, not only the documents added. When
+ * every file was imported: "Imported 7 documents (21 passages) from 5 files."; otherwise
+ * "1 of 3 files imported (1 document, 12 passages): 1 binary, refused; 1 empty." (the reasons in
+ * a fixed order; the Import area's report names each file).
+ */
+export function filesOutcome(outcomes: readonly FileOutcome[], result: IngestResult | undefined): string {
+  // (A cancelled import keeps the progress view's own outcome: how many documents were added.)
+  const files = plural(outcomes.length, 'file');
+  const parsed = outcomes.filter((o) => o.status === 'parsed').length;
+  const imported = result ? parsed : 0;
+  const added = result ? `${plural(result.added, 'document')}, ${plural(result.chunks, 'passage')}` : '';
+  if (imported === outcomes.length) return `Imported ${plural(result!.added, 'document')} (${plural(result!.chunks, 'passage')})${outcomes.length > 1 ? ` from ${files}` : ''}.`;
+  const why = (Object.keys(DOCK_WORDS) as (keyof typeof DOCK_WORDS)[]).flatMap((status) => {
+    const n = outcomes.filter((o) => o.status === status).length;
+    return n ? [`${n} ${DOCK_WORDS[status]}`] : [];
+  });
+  return `${imported} of ${files} imported${imported ? ` (${added})` : ''}${why.length ? `: ${why.join('; ')}` : ''}.`;
+}
+
 /** One import under way, with the progress bar and Cancel: what its batches report, and how it ended. */
 export interface ImportTracker extends Required<IngestOptions> {
   /** Closes the progress bar with what was added, or shows why it failed. */
@@ -31,7 +59,11 @@ export interface Importer {
   track(label: string, total: number): ImportTracker;
 }
 
-export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void): Importer {
+/**
+ * `openImportArea` brings the Import area (its report) on screen (the dock's outcome links to it: a file
+ * dropped on another area was refused there, and its reason is only in the report).
+ */
+export function mountImport(client: RcpClient, progress: ProgressView, changed: () => void, openImportArea: () => void = () => undefined): Importer {
   const drop = byId('drop-zone');
   const input = byId<HTMLInputElement>('file-input');
   const problem = byId('import-error');
@@ -77,6 +109,11 @@ export function mountImport(client: RcpClient, progress: ProgressView, changed: 
   };
 
   const report = byId('import-report');
+  const openReport = () => {
+    openImportArea();
+    report.tabIndex = -1;
+    report.focus();
+  };
   /** One line per file: imported (documents), empty, unsupported, binary (refused) or failed, with the reason. */
   const showReport = (outcomes: FileOutcome[], imported: boolean, passages: number) => {
     const rows = outcomes.map((o) => {
@@ -105,8 +142,13 @@ export function mountImport(client: RcpClient, progress: ProgressView, changed: 
     const docs = outcomes.flatMap((o) => (o.status === 'parsed' ? o.docs : []));
     let result: IngestResult | undefined;
     if (docs.length > 0) result = await importDocs(docs, `Importing ${files.length === 1 ? files[0].name : `${files.length} files`}`);
-    else progressDone.textContent = 'Nothing was imported.';
     showReport(outcomes, result !== undefined && !result.cancelled, result?.chunks ?? 0);
+    // The dock counts every file, and links to the report that names them (an import that failed
+    // says why in the Import area already; a cancelled one keeps its count of documents added).
+    if (docs.length === 0 || (result && !result.cancelled)) {
+      const link = el('a', { attrs: { href: '#import-report' }, on: { click: (ev: Event) => (ev.preventDefault(), openReport()) } }, 'See the import report');
+      progressDone.replaceChildren(filesOutcome(outcomes, result), ' ', link);
+    }
   };
 
   input.addEventListener('change', () => {
@@ -126,7 +168,11 @@ export function mountImport(client: RcpClient, progress: ProgressView, changed: 
   });
   // Dropping a file anywhere else must not navigate away from the playground.
   window.addEventListener('dragover', (ev) => ev.preventDefault());
-  window.addEventListener('drop', (ev) => ev.preventDefault());
+  // Files dropped elsewhere (on the Search area, say) are imported as if dropped on the zone.
+  window.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    if (!(ev.target instanceof Node && drop.contains(ev.target)) && ev.dataTransfer?.files.length) void importFiles([...ev.dataTransfer.files]);
+  });
 
   byId<HTMLFormElement>('paste-form').addEventListener('submit', (ev) => {
     ev.preventDefault();

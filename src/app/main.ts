@@ -93,6 +93,8 @@ const { client, writer } = await started.catch((e: unknown) => {
   throw e;
 });
 Object.assign(window, { rcpClient: client });
+// The worker's heartbeat lets the watch tell a busy engine from a gone one.
+client.control.heartbeat().then((port) => watch.listen(port), () => undefined);
 const init = client.serverInfo!;
 status.textContent = `Connected to ${init.server.name} ${init.server.version} (${init._meta?.conformance ?? 'no conformance level'}).`;
 byId('q').removeEventListener('input', early);
@@ -143,7 +145,7 @@ syncShown(areas.current());
 // Each group below is a few ms of main-thread work: one task each, so that none is long (Lighthouse
 // counts every task over 50 ms at its 4× slowdown, i.e. over ~12 ms here).
 await nextTask();
-const importer = mountImport(writer, progress, () => changed());
+const importer = mountImport(writer, progress, () => changed(), () => areas.show('import', true));
 mountPortable({ reader: client, writer, progress, results: () => search.current(), changed: () => changed() });
 await nextTask();
 mountCorpusMap(client, () => search.current(), (docId, opener) => void docPanel.open({ docId, title: docId, text: '', spans: [] }, opener), mountCommunityLayer(client, openTarget));

@@ -214,6 +214,11 @@ export interface ControlApi {
   connect(): Promise<MessagePort>;
   status(): Promise<WorkerStatus>;
   /**
+   * A port on which the worker beats (src/util/heartbeat.ts `Beat`) from now on, answered at once
+   * (it does not start the engine): a watchdog tells a busy worker (late beats) from a gone one (none).
+   */
+  heartbeat(): Promise<MessagePort>;
+  /**
    * Settles once the engine opened its index and compared it with the record kept outside the
    * database (src/storage/witness.ts): the loss found (or an earlier one not yet dismissed), if any.
    */

@@ -1,8 +1,12 @@
+import { noteStep } from '../util/heartbeat.ts';
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
 import type { Change, FeedbackRecord, FeedbackUpdate, IndexStore, LoadOptions, LoadedIndex, Manifest, SegmentRecord, SegmentVectors, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import { DEFAULT_OPEN_TIMEOUT_MS, openDatabase } from './open.ts';
 import { needsDocuments } from './load-options.ts';
 import { ALL_STORES, MANIFEST_KEY, type RcpDB, type StoreName } from './schema.ts';
+
+/** A commit issues its writes in slices of about this long (see `commit`). */
+const COMMIT_SLICE_MS = 8;
 
 /** Test hooks that make a commit fail the way a full disk would. */
 export interface StoreFaults {
@@ -178,6 +182,26 @@ class IdbStore implements IndexStore {
       throw e;
     };
 
+    // Each put clones its value on this thread. A commit of a large batch (or a merged segment)
+    // cloned for seconds in Firefox under load (issue 44), so the puts are issued in slices of a
+    // few ms: between slices the commit awaits its last request, which keeps the transaction
+    // active (its success callback issues the next puts) and lets queued messages (a ping) run.
+    let sliceStart = performance.now();
+    let longest = 0;
+    // A failure is reported through the request awaited next or tx.done: none is left unhandled.
+    const add = (...requests: Promise<unknown>[]): void => {
+      for (const r of requests) {
+        r.catch(noop);
+        writes.push(r);
+      }
+    };
+    const pace = async (): Promise<void> => {
+      const ran = performance.now() - sliceStart;
+      if (ran < COMMIT_SLICE_MS) return;
+      longest = Math.max(longest, ran);
+      await writes[writes.length - 1];
+      sliceStart = performance.now();
+    };
     try {
       // Deletes before puts, so that a change which deletes and re-puts an id keeps the put.
       const meta = tx.objectStore('docMeta');
@@ -186,31 +210,34 @@ class IdbStore implements IndexStore {
       const segments = tx.objectStore('segments');
       const vectors = tx.objectStore('vectors');
       const feedback = tx.objectStore('feedback');
-      for (const id of change.deleteDocumentIds) writes.push(meta.delete(id), text.delete(id), feedback.delete(id));
-      for (const key of change.deleteChunkKeys) writes.push(chunks.delete(key));
-      for (const id of change.deleteSegmentIds) writes.push(segments.delete(id), vectors.delete(id));
+      for (const id of change.deleteDocumentIds) add(meta.delete(id), text.delete(id), feedback.delete(id));
+      for (const key of change.deleteChunkKeys) add(chunks.delete(key));
+      for (const id of change.deleteSegmentIds) add(segments.delete(id), vectors.delete(id));
       for (const d of change.putDocuments) {
-        writes.push(meta.put({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version }));
-        writes.push(text.put(d.text, d.id));
+        add(meta.put({ id: d.id, meta: d.meta, chunkKeys: d.chunkKeys, version: d.version }));
+        add(text.put(d.text, d.id));
+        await pace();
       }
-      for (const c of change.putChunks) writes.push(chunks.put(c));
+      for (const c of change.putChunks) {
+        add(chunks.put(c));
+        await pace();
+      }
       for (const s of change.putSegments) {
         const split = splitSegment(s);
-        writes.push(segments.put(split.record));
-        writes.push(split.vectors ? vectors.put(split.vectors, s.id) : vectors.delete(s.id));
+        add(segments.put(split.record));
+        add(split.vectors ? vectors.put(split.vectors, s.id) : vectors.delete(s.id));
+        await pace();
       }
-      writes.push(tx.objectStore('manifest').put(change.manifest, MANIFEST_KEY));
+      add(tx.objectStore('manifest').put(change.manifest, MANIFEST_KEY));
       if (change.idempotency) {
         const record = { result: change.idempotency.result, at: this.now() };
-        writes.push(tx.objectStore('idempotency').put(record, change.idempotency.key));
+        add(tx.objectStore('idempotency').put(record, change.idempotency.key));
       }
     } catch (e) {
       for (const w of writes) w.catch(noop);
       return fail(e);
     }
-    // Failures are reported through tx.done (which rejects with tx.error); do not leave the
-    // individual request promises unhandled.
-    for (const w of writes) w.catch(noop);
+    noteStep(`store: issuing a commit's ${writes.length} writes (longest slice)`, Math.max(longest, performance.now() - sliceStart));
 
     const failWith = this.opts.faults?.failCommitWith;
     if (failWith) {

@@ -50,4 +50,29 @@ describe('engine watch', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(box.hidden).toBe(true);
   });
+
+  it('while beats come the engine is said to be busy, never crashed; once they stop too it is said to have stopped', async () => {
+    const box = page();
+    const watch = mountEngineWatch();
+    const port = {} as MessagePort;
+    watch.listen(port);
+    const beat = () => port.onmessage?.({ data: { type: 'beat', seq: 0, lagMs: 900, steps: [] } } as unknown as MessageEvent);
+    const beating = setInterval(beat, 1_000);
+    void watch.status(() => new Promise(() => undefined));
+    await vi.advanceTimersByTimeAsync(SILENCE_TO_FAULT_MS * 3);
+    expect(box.hidden).toBe(false);
+    expect(box.dataset.state).toBe('busy');
+    expect(box.textContent).toContain('The engine is busy');
+    expect(box.textContent).not.toMatch(/crashed|stopped responding/);
+    clearInterval(beating);
+    await vi.advanceTimersByTimeAsync(SILENCE_TO_FAULT_MS - 2_000);
+    expect(box.textContent).toContain('The engine is busy');
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(box.dataset.state).toBe('down');
+    expect(box.textContent).toContain('The engine stopped responding');
+    expect(box.textContent).toMatch(/no sign of life for 2\d s/);
+    // A late beat: it was busy after all.
+    beat();
+    expect(box.textContent).toContain('The engine is busy');
+  });
 });

@@ -10,6 +10,7 @@
  * plus per-chunk citation data (chunk index, [start,end) in the document, document length, context),
  * so queries and citations never need the store.
  */
+import type { Sliced } from '../../util/slices.ts';
 
 /** What the engine stores in `SegmentRecord.lexical`. */
 export interface LexicalSegmentData {
@@ -123,10 +124,10 @@ export function findTerm(terms: readonly string[], term: string): number {
  * input, the new local ordinal of each kept chunk (-1 for dropped ones). Inputs must share analyzer
  * and contextWeight (the caller merges only compatible segments).
  */
-export function mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Array }[]): {
+export function* mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Array }[]): Sliced<{
   data: LexicalSegmentData;
   remap: Int32Array[];
-} {
+}> {
   const remap: Int32Array[] = [];
   let n = 0;
   for (const { data, keep } of parts) {
@@ -136,9 +137,10 @@ export function mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Array
   }
   const lists = new Map<string, number[]>();
   let total = 0;
-  parts.forEach(({ data }, pi) => {
+  for (const [pi, { data }] of parts.entries()) {
     const m = remap[pi];
     for (let t = 0; t < data.terms.length; t++) {
+      if ((t & 1023) === 0) yield 'merge: postings';
       let l: number[] | undefined;
       for (let i = data.offsets[t]; i < data.offsets[t + 1]; i++) {
         const to = m[data.postings[i]];
@@ -151,8 +153,10 @@ export function mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Array
         total++;
       }
     }
-  });
+  }
+  yield 'merge: postings gathered';
   const packed = packPostings(lists, n, total);
+  yield 'merge: postings packed';
   const pick = <T extends Uint32Array>(get: (d: LexicalSegmentData) => T): Uint32Array => {
     const out = new Uint32Array(n);
     parts.forEach(({ data }, pi) => {

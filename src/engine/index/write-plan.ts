@@ -3,6 +3,7 @@
  * ids to delete, computes the single atomic `Change` for the store and the view to publish once
  * that change is durable. Pure: nothing here touches the store or the published state.
  */
+import { runInSlices, runToEnd, type Sliced } from '../../util/slices.ts';
 import type { Change, FloatVectors, Manifest, SegmentRecord, StoredChunk, StoredDocument } from '../contracts.ts';
 import { mergeDense } from './dense.ts';
 import { fineCodes } from './vectors/fine.ts';
@@ -36,8 +37,8 @@ export interface PlannedWrite {
   applyDocs(docs: Map<string, DocEntry>): void;
 }
 
-function mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: number): LiveSegment {
-  const { data, remap } = mergeLexical(parts.map(({ seg, dead }) => ({ data: seg.lex, keep: dead.map((d) => 1 - d) })));
+function* mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: number): Sliced<LiveSegment> {
+  const { data, remap } = yield* mergeLexical(parts.map(({ seg, dead }) => ({ data: seg.lex, keep: dead.map((d) => 1 - d) })));
   const n = data.lengths.length;
   const chunkKeys = new Uint32Array(n);
   const docs = new Array<DocEntry | undefined>(n);
@@ -48,9 +49,12 @@ function mergeSegments(parts: { seg: LiveSegment; dead: Uint8Array }[], id: numb
       docs[to] = docAt(seg, c);
     });
   });
+  yield 'merge: chunks remapped';
   const record: SegmentRecord = { id, chunkKeys, lexical: data, docTable: buildDocTable(docs) };
+  yield 'merge: document table built';
   const dense = mergeDense(parts.map(({ seg }, pi) => ({ seg, remap: remap[pi] })), n);
   if (dense) record.dense = dense;
+  yield 'merge: vectors merged';
   return liveSegment(record, docs);
 }
 
@@ -69,15 +73,29 @@ export const MAX_MERGED_CHUNKS = 1 << 17;
 
 const liveCount = (dead: Uint8Array): number => dead.length - dead.reduce((s, d) => s + d, 0);
 
-/** Plans a write of `puts` (upserts) and `deletes`, in one new index version. */
-export function planWrite(
+/** Plans a write of `puts` (upserts) and `deletes`, in one new index version (at once: Node, tests). */
+export function planWrite(...args: Parameters<typeof planWriteSteps>): PlannedWrite {
+  return runToEnd(planWriteSteps(...args));
+}
+
+/**
+ * `planWrite` in slices of a few ms: building and merging segments held Firefox's engine worker for
+ * 2.5–3.7 s per merge while seeding the sample under load (issue 44), so pings went unanswered.
+ * The caller holds the write lock; nothing is published until the commit, so readers meanwhile
+ * see the current version.
+ */
+export function planWriteSliced(...args: Parameters<typeof planWriteSteps>): Promise<PlannedWrite> {
+  return runInSlices(planWriteSteps(...args), 'index: planning a write (longest slice)');
+}
+
+function* planWriteSteps(
   view: IndexView,
   current: ReadonlyMap<string, DocEntry>,
   manifest: Manifest,
   puts: PreparedDoc[],
   deletes: string[],
   o: WriteOptions,
-): PlannedWrite {
+): Sliced<PlannedWrite> {
   const version = manifest.version + 1;
   let nextChunkKey = manifest.nextChunkKey;
   let nextSegmentId = manifest.nextSegmentId;
@@ -145,6 +163,7 @@ export function planWrite(
       segDocs.push(entry);
     });
   }
+  yield 'plan: documents placed';
   if (chunkTerms.length > 0) {
     const record: SegmentRecord = {
       id: nextSegmentId++,
@@ -163,6 +182,7 @@ export function planWrite(
     putSegments.push(record);
     segments.push(liveSegment(record, segDocs));
     dead.push(new Uint8Array(chunkTerms.length));
+    yield 'plan: new segment built';
   }
 
   // Drop fully dead segments; rewrite mostly dead ones; merge adjacent ones while there are too many.
@@ -173,8 +193,8 @@ export function planWrite(
       dead.splice(s, 1);
     }
   }
-  const replace = (from: number, count: number): void => {
-    const merged = mergeSegments(
+  function* replace(from: number, count: number): Sliced<void> {
+    const merged = yield* mergeSegments(
       segments.slice(from, from + count).map((seg, i) => ({ seg, dead: dead[from + i] })),
       nextSegmentId++,
     );
@@ -182,8 +202,8 @@ export function planWrite(
     segments.splice(from, count, merged);
     dead.splice(from, count, new Uint8Array(merged.size));
     putSegments.push(merged.record);
-  };
-  for (let s = 0; s < segments.length; s++) if (liveCount(dead[s]) * 2 < segments[s].size) replace(s, 1);
+  }
+  for (let s = 0; s < segments.length; s++) if (liveCount(dead[s]) * 2 < segments[s].size) yield* replace(s, 1);
   while (segments.length > o.maxSegments) {
     let best = -1;
     let bestSize = Infinity;
@@ -193,7 +213,8 @@ export function planWrite(
       if (size < bestSize && size <= MAX_MERGED_CHUNKS) [best, bestSize] = [s, size];
     }
     if (best < 0) break;
-    replace(best, 2);
+    yield* replace(best, 2);
+    yield 'plan: segments merged';
   }
   // A segment planned in this change and merged away again is simply not written.
   const gone = new Set(deleteSegmentIds);

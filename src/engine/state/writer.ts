@@ -25,7 +25,7 @@ import type { QuarantineWriter } from '../feedback/service.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from '../index/prepare.ts';
 import { unchangedIds, withoutDocs } from '../index/unchanged.ts';
 import { makeView } from '../index/view.ts';
-import { planWrite, type PlannedWrite } from '../index/write-plan.ts';
+import { planWriteSliced, type PlannedWrite } from '../index/write-plan.ts';
 import type { IndexState } from './index-state.ts';
 
 /** What a published write invalidates; each is told after the write is current. */
@@ -129,7 +129,7 @@ export class IndexWriter implements QuarantineWriter {
         const oneAnalysis = view.segments.every((g) => g.lex.analyzer === analyzer.id && g.lex.contextWeight === this.deps.contextWeight && (identity === undefined || g.record.dense?.identity === identity));
         const todo = oneAnalysis ? withoutDocs(prepared, await unchangedIds(store, state.docs, prepared.docs)) : prepared;
         if (todo.docs.length === 0) return { ids, chunks: prepared.chunks, indexVersion: String(view.version), ...(opts.vectors ? { vectorsReused: prepared.reused ?? 0 } : {}) };
-        const plan = planWrite(view, state.docs, state.manifest, todo.docs, [], { ...this.analysis(), dense: todo.dense });
+        const plan = await planWriteSliced(view, state.docs, state.manifest, todo.docs, [], { ...this.analysis(), dense: todo.dense });
         const result: AddResult = { ids, chunks: prepared.chunks, indexVersion: String(plan.view.version) };
         if (opts.vectors) result.vectorsReused = prepared.reused ?? 0;
         if (key !== undefined) plan.change.idempotency = { key, result };
@@ -151,7 +151,7 @@ export class IndexWriter implements QuarantineWriter {
         const current = state.current();
         const present = [...new Set(ids)].filter((id) => state.docs.has(id));
         if (present.length === 0) return { deleted: 0, indexVersion: String(current.version) };
-        const plan = planWrite(current, state.docs, state.manifest, [], present, this.analysis());
+        const plan = await planWriteSliced(current, state.docs, state.manifest, [], present, this.analysis());
         await this.deps.store.commit(plan.change);
         this.publish(plan);
         return { deleted: plan.deleted, indexVersion: String(plan.view.version) };

@@ -54,9 +54,15 @@ export class LocalBatchEncoder implements BatchEncoder {
     kernels: EncoderKernels,
     private readonly pooling: Pooling,
     maxTokens?: number,
+    encoder: WasmBertEncoder = new WasmBertEncoder(weights, kernels, maxTokens),
   ) {
-    this.encoder = new WasmBertEncoder(weights, kernels, maxTokens);
+    this.encoder = encoder;
     this.description = `${describeKernels(kernels)}, in this thread`;
+  }
+
+  /** The same, its weights packed in slices (`WasmBertEncoder.create`): for a thread that must keep answering. */
+  static async create(weights: BertWeights, kernels: EncoderKernels, pooling: Pooling, maxTokens?: number): Promise<LocalBatchEncoder> {
+    return new LocalBatchEncoder(weights, kernels, pooling, maxTokens, await WasmBertEncoder.create(weights, kernels, maxTokens));
   }
 
   get maxTokens(): number {

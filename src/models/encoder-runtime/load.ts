@@ -13,6 +13,7 @@ import { loadTokenizer } from '../tokenizer-loader.ts';
 import { KernelEmbedder, readWeightsFile } from './kernel-embedder.ts';
 import { LOCAL_QUERY_TOKENS, LocalQueries } from './local-queries.ts';
 import { encoderKernels } from './kernel-module.ts';
+import { timeStep } from '../../util/heartbeat.ts';
 import { DEFAULT_MAX_TOKENS } from './wasm-encoder.ts';
 import { WEIGHTS_FILE, type EncoderShape } from './weights-file.ts';
 
@@ -105,9 +106,9 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
       return start(await fromInlined());
     });
     // Short queries also run here, so none waits behind a worker's document batch (local-queries.ts).
-    backend = new LocalQueries(pool, new LocalBatchEncoder(bertWeights(weights), kernels, pooling, LOCAL_QUERY_TOKENS));
+    backend = new LocalQueries(pool, await LocalBatchEncoder.create(timeStep('encoder: reading the weights', () => bertWeights(weights)), kernels, pooling, LOCAL_QUERY_TOKENS));
   } else {
-    backend = new LocalBatchEncoder(bertWeights(weights), kernels, pooling);
+    backend = await LocalBatchEncoder.create(bertWeights(weights), kernels, pooling);
   }
   const embedder = new KernelEmbedder(folder.identity, shape.hidden, folder, tokenizer, backend);
   try {

@@ -17,6 +17,9 @@ import { attend, placeAttentionScratch, type AttentionScratch } from './kernels/
 import { columnSums, gemmName, packWeights } from './kernels/gemm.ts';
 import { GELU, layerNormName, quantizeName } from './kernels/rows.ts';
 import type { EncoderInput } from './reference.ts';
+import { yieldToEventLoop } from '../../util/abort.ts';
+import { noteStep } from '../../util/heartbeat.ts';
+import { runToEnd } from '../../util/slices.ts';
 
 /** Tokens per batch the memory is sized for (8 passages of 256 word pieces). */
 export const DEFAULT_MAX_TOKENS = 2048;
@@ -65,97 +68,39 @@ export class WasmBertEncoder {
   private readonly buf: { x: number; a: number; ctx: number; qkv: number; h: number; codes: number; rowScale: number; rowZero: number };
   private readonly scratch: AttentionScratch;
 
+  /**
+   * Lays the weights out and writes them into a fresh memory at once (holding the thread some
+   * 100 ms for MiniLM); `create` does the same in slices.
+   */
   constructor(
     readonly weights: BertWeights,
     readonly kernels: EncoderKernels,
     maxTokens = DEFAULT_MAX_TOKENS,
+    placement: Placement = runToEnd(layOut(weights, maxTokens)),
   ) {
-    const { hidden: H, intermediate: I, heads, layers, maxPositions } = weights.shape;
-    if (weights.dtype !== 'q8') throw new Error('the WASM encoder runs int8 weights only');
-    if (H % 16 || I % 16 || (H / heads) % 8) throw new Error(`the WASM encoder needs hidden and intermediate widths that are multiples of 16 and a head size that is a multiple of 8 (got ${H}, ${I}, ${H / heads})`);
     this.maxTokens = maxTokens;
-    const layout = new Layout();
-    const rows = maxTokens + SLACK_ROWS;
-    const seq = maxPositions + SLACK_ROWS;
-    this.buf = {
-      x: layout.take(rows * H * 4),
-      a: layout.take(rows * H * 4),
-      ctx: layout.take(rows * H * 4),
-      qkv: layout.take(rows * 3 * H * 4),
-      h: layout.take(rows * I * 4),
-      codes: layout.take(rows * Math.max(H, I)),
-      rowScale: layout.take(rows * 4),
-      rowZero: layout.take(rows * 4),
-    };
-    this.scratch = placeAttentionScratch(H, heads, seq, (bytes) => layout.take(bytes)); // fresh memory: `zeros` is zeros
-    // Weights: placed now, written once the memory exists.
-    const writes: [number, Int8Array | Int32Array | Float32Array][] = [];
-    const ones = new Map<number, number>();
-    const onesOf = (K: number) => {
-      if (!ones.has(K)) {
-        const at = layout.take(K * 4);
-        writes.push([at, new Float32Array(K).fill(1)]);
-        ones.set(K, at);
-      }
-      return ones.get(K)!;
-    };
-    const place = (parts: Int8Linear[], scaleFirst = 1): PlacedLinear => {
-      const K = parts[0].inDim;
-      const N = parts.reduce((n, l) => n + l.outDim, 0);
-      // Concatenate the parts' columns ([Q | K | V] for the fused projection).
-      const w = new Int8Array(K * N);
-      const colScale = new Float32Array(N);
-      const bias = new Float32Array(N);
-      let col = 0;
-      parts.forEach((l, i) => {
-        const f = i === 0 ? scaleFirst : 1;
-        for (let k = 0; k < K; k++) w.set(l.weight.subarray(k * l.outDim, (k + 1) * l.outDim), k * N + col);
-        for (let n = 0; n < l.outDim; n++) {
-          colScale[col + n] = l.scale[n] * f;
-          bias[col + n] = l.bias[n] * f;
-        }
-        col += l.outDim;
-      });
-      const placed: PlacedLinear = {
-        K,
-        N,
-        weights: layout.take(K * N),
-        colSum: layout.take(N * 4),
-        colScale: layout.take(N * 4),
-        bias: layout.take(N * 4),
-        smoothing: parts[0].smoothing ? layout.take(K * 4) : onesOf(K),
-      };
-      writes.push([placed.weights, packWeights(w, K, N)], [placed.colSum, columnSums(w, K, N)], [placed.colScale, colScale], [placed.bias, bias]);
-      if (parts[0].smoothing) writes.push([placed.smoothing, parts[0].smoothing]);
-      return placed;
-    };
-    const int8 = (l: Linear): Int8Linear => {
-      if (l.kind !== 'i8') throw new Error('the WASM encoder runs int8 weights only');
-      return l;
-    };
-    const norm = (n: { gamma: Float32Array; beta: Float32Array }): [number, number] => {
-      const g = layout.take(H * 4);
-      const b = layout.take(H * 4);
-      writes.push([g, n.gamma], [b, n.beta]);
-      return [g, b];
-    };
-    this.embeddingNorm = norm(weights.embeddingNorm);
-    this.layers = weights.layers.map((l) => {
-      const [q, k, v] = [int8(l.query), int8(l.key), int8(l.value)];
-      if (!sameSmoothing(q, k) || !sameSmoothing(q, v)) throw new Error('query, key and value are smoothed differently: cannot fuse them');
-      return {
-        qkv: place([q, k, v], 1 / Math.sqrt(H / heads)),
-        attentionOutput: place([int8(l.attentionOutput)]),
-        intermediate: place([int8(l.intermediate)]),
-        output: place([int8(l.output)]),
-        attentionNorm: norm(l.attentionNorm),
-        outputNorm: norm(l.outputNorm),
-      };
-    });
-    if (this.layers.length !== layers) throw new Error('layer count mismatch');
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil(layout.size / PAGE) });
-    for (const [at, data] of writes) new Uint8Array(this.memory.buffer, at, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    this.buf = placement.buf;
+    this.scratch = placement.scratch;
+    this.embeddingNorm = placement.embeddingNorm;
+    this.layers = placement.layers;
+    this.memory = new WebAssembly.Memory({ initial: Math.ceil(placement.size / PAGE) });
+    for (const [at, data] of placement.writes) new Uint8Array(this.memory.buffer, at, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     this.k = instantiate<Record<string, Kernel>>(kernels.module, this.memory);
+  }
+
+  /**
+   * The same encoder, its weights packed one linear layer per task: on the engine worker, which
+   * must keep answering (a ping within 1 s, issue 44) while the model loads.
+   */
+  static async create(weights: BertWeights, kernels: EncoderKernels, maxTokens = DEFAULT_MAX_TOKENS): Promise<WasmBertEncoder> {
+    const steps = layOut(weights, maxTokens);
+    for (;;) {
+      await yieldToEventLoop();
+      const t0 = performance.now();
+      const r = steps.next();
+      noteStep('encoder: packing a layer', performance.now() - t0);
+      if (r.done) return new WasmBertEncoder(weights, kernels, maxTokens, r.value);
+    }
   }
 
   /** Bytes of WebAssembly memory this instance holds. */
@@ -228,6 +173,105 @@ export class WasmBertEncoder {
     }
     x.fill(0, row * H);
   }
+}
+
+/** Where everything lies in an encoder's memory, and what to write there. */
+interface Placement {
+  size: number;
+  writes: [number, Int8Array | Int32Array | Float32Array][];
+  buf: { x: number; a: number; ctx: number; qkv: number; h: number; codes: number; rowScale: number; rowZero: number };
+  scratch: AttentionScratch;
+  embeddingNorm: [number, number];
+  layers: PlacedLayer[];
+}
+
+/** Lays out the memory and packs the weights, pausing (yielding) after each linear layer. */
+function* layOut(weights: BertWeights, maxTokens: number): Generator<void, Placement> {
+  const { hidden: H, intermediate: I, heads, layers, maxPositions } = weights.shape;
+  if (weights.dtype !== 'q8') throw new Error('the WASM encoder runs int8 weights only');
+  if (H % 16 || I % 16 || (H / heads) % 8) throw new Error(`the WASM encoder needs hidden and intermediate widths that are multiples of 16 and a head size that is a multiple of 8 (got ${H}, ${I}, ${H / heads})`);
+  const layout = new Layout();
+  const rows = maxTokens + SLACK_ROWS;
+  const seq = maxPositions + SLACK_ROWS;
+  const buf = {
+    x: layout.take(rows * H * 4),
+    a: layout.take(rows * H * 4),
+    ctx: layout.take(rows * H * 4),
+    qkv: layout.take(rows * 3 * H * 4),
+    h: layout.take(rows * I * 4),
+    codes: layout.take(rows * Math.max(H, I)),
+    rowScale: layout.take(rows * 4),
+    rowZero: layout.take(rows * 4),
+  };
+  const scratch = placeAttentionScratch(H, heads, seq, (bytes) => layout.take(bytes)); // fresh memory: `zeros` is zeros
+  // Weights: placed now, written once the memory exists.
+  const writes: [number, Int8Array | Int32Array | Float32Array][] = [];
+  const ones = new Map<number, number>();
+  const onesOf = (K: number) => {
+    if (!ones.has(K)) {
+      const at = layout.take(K * 4);
+      writes.push([at, new Float32Array(K).fill(1)]);
+      ones.set(K, at);
+    }
+    return ones.get(K)!;
+  };
+  const place = (parts: Int8Linear[], scaleFirst = 1): PlacedLinear => {
+    const K = parts[0].inDim;
+    const N = parts.reduce((n, l) => n + l.outDim, 0);
+    // Concatenate the parts' columns ([Q | K | V] for the fused projection).
+    const w = new Int8Array(K * N);
+    const colScale = new Float32Array(N);
+    const bias = new Float32Array(N);
+    let col = 0;
+    parts.forEach((l, i) => {
+      const f = i === 0 ? scaleFirst : 1;
+      for (let k = 0; k < K; k++) w.set(l.weight.subarray(k * l.outDim, (k + 1) * l.outDim), k * N + col);
+      for (let n = 0; n < l.outDim; n++) {
+        colScale[col + n] = l.scale[n] * f;
+        bias[col + n] = l.bias[n] * f;
+      }
+      col += l.outDim;
+    });
+    const placed: PlacedLinear = {
+      K,
+      N,
+      weights: layout.take(K * N),
+      colSum: layout.take(N * 4),
+      colScale: layout.take(N * 4),
+      bias: layout.take(N * 4),
+      smoothing: parts[0].smoothing ? layout.take(K * 4) : onesOf(K),
+    };
+    writes.push([placed.weights, packWeights(w, K, N)], [placed.colSum, columnSums(w, K, N)], [placed.colScale, colScale], [placed.bias, bias]);
+    if (parts[0].smoothing) writes.push([placed.smoothing, parts[0].smoothing]);
+    return placed;
+  };
+  const int8 = (l: Linear): Int8Linear => {
+    if (l.kind !== 'i8') throw new Error('the WASM encoder runs int8 weights only');
+    return l;
+  };
+  const norm = (n: { gamma: Float32Array; beta: Float32Array }): [number, number] => {
+    const g = layout.take(H * 4);
+    const b = layout.take(H * 4);
+    writes.push([g, n.gamma], [b, n.beta]);
+    return [g, b];
+  };
+  const embeddingNorm = norm(weights.embeddingNorm);
+  const placed: PlacedLayer[] = [];
+  for (const l of weights.layers) {
+    const [q, k, v] = [int8(l.query), int8(l.key), int8(l.value)];
+    if (!sameSmoothing(q, k) || !sameSmoothing(q, v)) throw new Error('query, key and value are smoothed differently: cannot fuse them');
+    const qkv = place([q, k, v], 1 / Math.sqrt(H / heads));
+    yield;
+    const attentionOutput = place([int8(l.attentionOutput)]);
+    yield;
+    const intermediate = place([int8(l.intermediate)]);
+    yield;
+    const output = place([int8(l.output)]);
+    yield;
+    placed.push({ qkv, attentionOutput, intermediate, output, attentionNorm: norm(l.attentionNorm), outputNorm: norm(l.outputNorm) });
+  }
+  if (placed.length !== layers) throw new Error('layer count mismatch');
+  return { size: layout.size, writes, buf, scratch, embeddingNorm, layers: placed };
 }
 
 function sameSmoothing(a: Int8Linear, b: Int8Linear): boolean {
