@@ -51,31 +51,35 @@ function stdioId(command: string[], taken: Set<string>): string {
   return id;
 }
 
-/** Parses the flags out of a bridge's argv; throws a clear message on a bad value. */
-export function federateArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): FederateArgs {
+/** One flag as node:util parseArgs reports it in its `tokens` (command-line order). */
+export interface FlagToken {
+  kind: string;
+  name?: string;
+  value?: string;
+}
+
+/**
+ * The aggregator's flags out of a bridge's parsed flags, in command-line order (a `--federate-token`
+ * belongs to the `--federate` before it); throws a clear message on a bad value.
+ */
+export function federateArgs(tokens: readonly FlagToken[], env: Readonly<Record<string, string | undefined>> = process.env): FederateArgs {
   const engines: RemoteEngine[] = [];
   const taken = new Set<string>();
   const envToken = env.RCP_FEDERATE_TOKEN || undefined;
   let last: RemoteEngine | undefined;
   let identity: string | undefined;
   let fusion: FederatedFusion | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const eq = a.indexOf('=');
-    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+  let byDefault = false;
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const flag = `--${t.name}`;
     const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new Error(`${flag} needs a value`);
-      return v;
+      if (!t.value) throw new Error(`${flag} needs a value`);
+      return t.value;
     };
     if (flag === '--federate') {
-      const url = value();
-      if (!isHttpUrl(url)) throw new Error(`--federate needs an http(s) URL of an RCP server, got ${JSON.stringify(url)}`);
-      let id = new URL(url).host;
-      for (let n = 2; taken.has(id); n++) id = `${new URL(url).host}-${n}`;
-      last = { id, transport: 'http', url };
+      last = httpEngine(value(), taken);
       engines.push(last);
-      taken.add(id);
     } else if (flag === '--federate-token') {
       const token = value();
       if (last?.transport !== 'http') throw new Error('--federate-token must follow the --federate URL it is for');
@@ -92,10 +96,19 @@ export function federateArgs(argv: readonly string[], env: Readonly<Record<strin
       const f = value();
       if (!FUSIONS.includes(f)) throw new Error(`--federate-fusion must be one of ${FUSIONS.join(', ')}, got ${JSON.stringify(f)}`);
       fusion = f as FederatedFusion;
-    }
+    } else if (flag === '--federate-default') byDefault = true;
   }
   for (const e of engines) if (e.transport === 'http' && e.token === undefined && envToken) e.token = envToken;
-  return { engines, byDefault: argv.includes('--federate-default'), ...(identity ? { identity } : {}), ...(fusion ? { fusion } : {}) };
+  return { engines, byDefault, ...(identity ? { identity } : {}), ...(fusion ? { fusion } : {}) };
+}
+
+/** An HTTP engine for `--federate URL`, labelled by its host, unique among the engines. */
+function httpEngine(url: string, taken: Set<string>): RemoteEngine {
+  if (!isHttpUrl(url)) throw new Error(`--federate needs an http(s) URL of an RCP server, got ${JSON.stringify(url)}`);
+  let id = new URL(url).host;
+  for (let n = 2; taken.has(id); n++) id = `${new URL(url).host}-${n}`;
+  taken.add(id);
+  return { id, transport: 'http', url };
 }
 
 /**

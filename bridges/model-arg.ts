@@ -11,23 +11,16 @@ import { checkModelName } from '../src/models/built-models.ts';
 /** The models folder of the built app the bridges serve (vite copies public/models/ into dist/). */
 export const DIST_MODELS = join(import.meta.dirname, '..', 'dist', 'models') + '/';
 
-/** `--model NAME` / `--model=NAME` from argv, or undefined when not given. A bare `--model` is refused. */
-export function modelFlag(argv: readonly string[]): string | undefined {
-  let name: string | undefined;
-  argv.forEach((a, i) => {
-    if (a === '--model') {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new Error('--model needs a model name (a folder built by `npm run models`) or auto');
-      name = next;
-    } else if (a.startsWith('--model=')) name = a.slice('--model='.length);
-  });
-  if (name === '') throw new Error('--model needs a model name (a folder built by `npm run models`) or auto');
-  return name;
+const NEEDS_NAME = '--model needs a model name (a folder built by `npm run models`) or auto';
+
+/** The parsed `--model` value, or undefined when not given; an empty one (`--model=`) is refused. */
+export function modelFlag(value: string | undefined): string | undefined {
+  if (value === '') throw new Error(NEEDS_NAME);
+  return value;
 }
 
-/** The `--model` value, checked against the built models under `base` (default: dist/models/); throws the refusal. */
-export async function modelArg(argv: readonly string[], base = DIST_MODELS): Promise<string | undefined> {
-  const name = modelFlag(argv);
+/** The `--model` name, checked against the built models under `base` (default: dist/models/); throws the refusal. */
+export async function modelArg(name: string | undefined, base = DIST_MODELS): Promise<string | undefined> {
   if (name === undefined) return undefined;
   const refused = await checkModelName(name, base, true);
   if (refused) throw new Error(`--model: ${refused}`);

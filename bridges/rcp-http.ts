@@ -9,11 +9,11 @@
  * Origin, JSON only, the bearer token when one is set: `--token T` or RCP_HTTP_TOKEN).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { bridgeArgs, diag } from './cli.ts';
+import { BRIDGE_USAGE, bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
-import { describeFederation, federateArgs, relayEngineAt } from './federate-args.ts';
+import { describeFederation, relayEngineAt } from './federate-args.ts';
 import { EngineRelay } from './engine-relay.ts';
 import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
@@ -21,27 +21,26 @@ import { classify, rpcError, unanswerableEntries } from './http-frame.ts';
 import { corsHeaders, originAllowed, refuse, type GuardOptions } from './http-guard.ts';
 import { HttpSessions } from './http-sessions.ts';
 
-const args = bridgeArgs(process.argv.slice(2), {
+const HTTP_USAGE = `npm run --silent rcp:http -- [--port 8787] [--base /rcp] [--token T] [--allow-origin O]… ${BRIDGE_USAGE}`;
+const { values: args, federate, model: modelName } = bridgeArgs(HTTP_USAGE, {
   port: { type: 'string', default: '8787' },
   base: { type: 'string', default: '/rcp' },
   token: { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
 });
-const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const port = Number(text(args.port) ?? 8787);
-const base = (text(args.base) ?? '/rcp').replace(/\/$/, '');
+const port = Number(args.port);
+const base = args.base.replace(/\/$/, '');
 const maxBody = 64 * 1024 * 1024;
 const guard: GuardOptions = {
-  allowOrigins: new Set([args['allow-origin'] ?? []].flat().filter((o): o is string => typeof o === 'string')),
-  token: text(args.token) ?? (process.env.RCP_HTTP_TOKEN || undefined),
+  allowOrigins: new Set(args['allow-origin'] ?? []),
+  token: args.token ?? (process.env.RCP_HTTP_TOKEN || undefined),
 };
 /** `<base>/session/<name>/<method>`: a stateful session for clients that cannot send `RCP-Session`. */
 const SESSION_PATH = /^session\/([A-Za-z0-9._~-]{1,128})(?:\/(.*))?$/;
 const SESSION_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 
 await ensureBuilt(diag);
-const federate = federateArgs(process.argv.slice(2));
-const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
+const model = await modelArg(modelName).catch((e: Error) => {
   diag(e.message);
   process.exit(2);
 });
@@ -49,14 +48,14 @@ const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
 const relay = federate.engines.length ? new EngineRelay(federate.engines, { identity: federate.identity, diag }) : undefined;
 const host = await launchHost({
   model,
-  profile: text(args.profile),
+  profile: args.profile,
   idb: 'profile',
-  newProfileIdb: idbChoice(text(args.idb)),
+  newProfileIdb: idbChoice(args.idb),
   headed: args.headed === true,
   log: args.verbose === true ? diag : undefined,
   federate,
   relay: relay ? { engineAt: (origin) => relayEngineAt(origin, federate.engines)?.id, handle: (id, body) => relay.handle(id, body) } : undefined,
-  models: !process.argv.includes('--no-models'),
+  models: args['no-models'] !== true,
 });
 reportIndexLoss(host, diag);
 if (relay) diag(describeFederation(federate));

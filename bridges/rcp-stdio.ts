@@ -6,23 +6,22 @@
  * received is answered first, and nothing received after the shutdown answer is forwarded (§13.1).
  */
 import { LineBuffer, toLine } from '../src/transport/ndjson.ts';
-import { bridgeArgs, diag } from './cli.ts';
+import { BRIDGE_USAGE, bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
-import { describeFederation, federateArgs, relayEngineAt } from './federate-args.ts';
+import { describeFederation, relayEngineAt } from './federate-args.ts';
 import { EngineRelay } from './engine-relay.ts';
 import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
 import { RequestTracker } from './request-tracker.ts';
 
-const args = bridgeArgs(process.argv.slice(2), {});
+const { values: args, federate, model: modelName } = bridgeArgs(`npm run --silent rcp:stdio -- ${BRIDGE_USAGE}`, {});
 const verbose = args.verbose === true;
 const started = Date.now();
 
 await ensureBuilt(diag);
-const federate = federateArgs(process.argv.slice(2));
-const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
+const model = await modelArg(modelName).catch((e: Error) => {
   diag(e.message);
   process.exit(2);
 });
@@ -30,14 +29,14 @@ const model = await modelArg(process.argv.slice(2)).catch((e: Error) => {
 const relay = federate.engines.length ? new EngineRelay(federate.engines, { identity: federate.identity, diag }) : undefined;
 const host = await launchHost({
   model,
-  profile: typeof args.profile === 'string' ? args.profile : undefined,
+  profile: args.profile,
   idb: 'profile',
-  newProfileIdb: idbChoice(typeof args.idb === 'string' ? args.idb : undefined),
+  newProfileIdb: idbChoice(args.idb),
   headed: args.headed === true,
   log: verbose ? diag : undefined,
   federate,
   relay: relay ? { engineAt: (origin) => relayEngineAt(origin, federate.engines)?.id, handle: (id, body) => relay.handle(id, body) } : undefined,
-  models: !process.argv.includes('--no-models'),
+  models: args['no-models'] !== true,
 });
 if (relay) diag(describeFederation(federate));
 const tracker = new RequestTracker();

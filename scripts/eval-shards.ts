@@ -24,19 +24,25 @@ import { rankedDocuments } from '../src/eval/harness.ts';
 import { ndcgAt } from '../src/eval/metrics.ts';
 import type { RetrieveResult } from '../src/protocol/types.ts';
 import { HttpTransport } from '../src/transport/http-transport.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { startHttp } from '../tools/lib/bridge-process.ts';
 import { readCollection } from './lib/beir-files.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string, dflt: string): string => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
-};
-const dir = argv.find((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--')) ?? join(import.meta.dirname, '..', '..', 'shared', 'eval', 'cacm');
-const shardCounts = flag('shards', '2,4').split(',').map(Number);
-const fusions = flag('fusions', 'rrf,convex,score').split(',');
-const PORT = Number(flag('port', '8331'));
-const asJson = argv.includes('--json');
+const { values: flags, positionals } = cliArgs({
+  usage: 'npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score] [--port 8331] [--json]',
+  options: {
+    shards: { type: 'string', default: '2,4' },
+    fusions: { type: 'string', default: 'rrf,convex,score' },
+    port: { type: 'string', default: '8331' },
+    json: { type: 'boolean' },
+  },
+  positionals: true,
+});
+const dir = positionals[0] ?? join(import.meta.dirname, '..', '..', 'shared', 'eval', 'cacm');
+const shardCounts = flags.shards.split(',').map(Number);
+const fusions = flags.fusions.split(',');
+const PORT = Number(flags.port);
+const asJson = flags.json === true;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const url = (port: number) => `http://127.0.0.1:${port}/rcp`;
 

@@ -9,20 +9,31 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveStatic } from '../bridges/static-server.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { startLoad, type Load } from '../tools/lib/load-run.ts';
 import { FIRST_OPEN_PROBE, type FirstOpenRecord } from './browsers/first-open-probe.ts';
 import { BROWSERS, openBrowser, type BrowserName } from './browsers/open-browser.ts';
 import { loadavg } from 'node:os';
 
-const args = process.argv.slice(2);
-const opt = (name: string, fallback: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
-const browser = opt('browser', 'chromium') as BrowserName;
-if (!BROWSERS.includes(browser)) throw new Error(`--browser must be one of ${BROWSERS.join(', ')}`);
-const runs = Number(opt('runs', '20'));
-const port = Number(opt('port', '4221'));
-const limitMs = Number(opt('limit-ms', '1000'));
-const runTimeoutMs = Number(opt('timeout-s', '180')) * 1000;
 const root = join(import.meta.dirname, '..');
+const { values: opts } = cliArgs({
+  usage: 'node --import tsx scripts/measure-first-open.ts --browser firefox|webkit|chromium [--runs 20] [--load] [--port 4221] [--limit-ms 1000] [--timeout-s 180] [--dist DIR]',
+  options: {
+    browser: { type: 'string', default: 'chromium' },
+    runs: { type: 'string', default: '20' },
+    port: { type: 'string', default: '4221' },
+    'limit-ms': { type: 'string', default: '1000' },
+    'timeout-s': { type: 'string', default: '180' },
+    dist: { type: 'string', default: join(root, 'dist') },
+    load: { type: 'boolean' },
+  },
+});
+const browser = opts.browser as BrowserName;
+if (!BROWSERS.includes(browser)) throw new Error(`--browser must be one of ${BROWSERS.join(', ')}`);
+const runs = Number(opts.runs);
+const port = Number(opts.port);
+const limitMs = Number(opts['limit-ms']);
+const runTimeoutMs = Number(opts['timeout-s']) * 1000;
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 interface RunOutcome {
@@ -75,9 +86,9 @@ async function oneRun(url: string): Promise<RunOutcome> {
 }
 
 async function main(): Promise<void> {
-  const server = await serveStatic(opt('dist', join(root, 'dist')), port);
+  const server = await serveStatic(opts.dist, port);
   let load: Load | undefined;
-  if (args.includes('--load')) load = await startLoad((l: string) => console.log(l));
+  if (opts.load) load = await startLoad((l: string) => console.log(l));
   const outcomes: RunOutcome[] = [];
   try {
     for (let i = 1; i <= runs; i++) {

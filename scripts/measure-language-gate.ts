@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { createAnalyzer } from '../src/engine/analysis/analyzer.ts';
 import { loadLanguageDetector } from '../src/engine/analysis/language.ts';
 import { ABSENT_SHARE, MAX_TERM_COVERAGE } from '../src/engine/query/language-gate.ts';
+import { cliArgs } from '../tools/lib/args.ts';
 import { readCollection } from './lib/beir-files.ts';
 
 const EVAL = join(import.meta.dirname, '..', '..', 'shared', 'eval');
-const dirs = process.argv.slice(2).length ? process.argv.slice(2) : readdirSync(EVAL).filter((d) => !d.includes('.')).map((d) => join(EVAL, d));
+const { positionals } = cliArgs({ usage: 'node --import tsx scripts/measure-language-gate.ts [DIR …]', options: {}, positionals: true });
+const dirs = positionals.length ? positionals : readdirSync(EVAL).filter((d) => !d.includes('.')).map((d) => join(EVAL, d));
 const detect = await loadLanguageDetector();
 const analyzer = createAnalyzer();
 console.log('| collection | queries | corpus language (most documents) | eld: query language absent | the gate fires |');

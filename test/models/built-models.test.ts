@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtModelNames, checkModelName, unknownModelMessage } from '../../src/models/built-models.ts';
-import { modelArg, modelFlag } from '../../bridges/model-arg.ts';
+import { modelArg } from '../../bridges/model-arg.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'built-models-'));
 const base = `${dir}/`;
@@ -35,20 +35,11 @@ describe('built models', () => {
   });
 });
 
-describe('the bridges\' --model', () => {
-  it('reads --model NAME and --model=NAME; a bare flag is refused', () => {
-    expect(modelFlag(['--profile', 'p'])).toBeUndefined();
-    expect(modelFlag(['--model', 'multilingual-e5-small', '--verbose'])).toBe('multilingual-e5-small');
-    expect(modelFlag(['--model=auto'])).toBe('auto');
-    expect(() => modelFlag(['--model'])).toThrow(/needs a model name/);
-    expect(() => modelFlag(['--model', '--verbose'])).toThrow(/needs a model name/);
-    expect(() => modelFlag(['--model='])).toThrow(/needs a model name/);
-  });
-
+describe('the bridges\' --model (its parsing: test/bridges/bridge-args.test.ts)', () => {
   it('checks the name against the built models before anything starts', async () => {
-    expect(await modelArg(['--model', 'minilm-l6-v2'], base)).toBe('minilm-l6-v2');
-    expect(await modelArg([], base)).toBeUndefined();
-    await expect(modelArg(['--model', 'nope'], base)).rejects.toThrow("--model: model 'nope' is not built here; built models: minilm-l6-v2, multilingual-e5-small");
+    expect(await modelArg('minilm-l6-v2', base)).toBe('minilm-l6-v2');
+    expect(await modelArg(undefined, base)).toBeUndefined();
+    await expect(modelArg('nope', base)).rejects.toThrow("--model: model 'nope' is not built here; built models: minilm-l6-v2, multilingual-e5-small");
   });
 });
 

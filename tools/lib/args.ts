@@ -25,6 +25,7 @@ export function cliArgs<const O extends Options>(spec: CliSpec<O>) {
       options: { ...spec.options, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: spec.positionals ?? false,
+      tokens: true, // the flags in command-line order, for a tool whose flags pair up (bridges/federate-args.ts)
     });
   } catch (e) {
     console.error(`${(e as Error).message}\nusage: ${spec.usage}`);
