@@ -30,10 +30,12 @@ export const GENERATOR = 'rcp-in-page 0.1.0';
 const CACHE_DIR = '.rcp-cache';
 /** Version of the static-model part (src/bundle/static-format.ts) in the input key: a bundle without it is rebuilt. */
 const STATIC_PART = 2;
+/** Version of the typo shards (src/bundle/typo-format.ts) in the input key: a bundle without them is rebuilt. */
+const TYPO_PART = 1;
 /** Documents per engine `add` (one segment each; the engine merges past its segment limit). */
 const ADD_BATCH = 2_000;
 /** The folders a bundle's content files live in ('' = beside the manifest; stale ones are removed after a build). */
-const CONTENT_DIRS = ['', 'terms', 'texts', 'vectors', 'fine', 'segments', 'static', 'static/vocab', 'static/rows', 'static/cluster'];
+const CONTENT_DIRS = ['', 'terms', 'texts', 'vectors', 'fine', 'segments', 'static', 'static/vocab', 'static/rows', 'static/cluster', 'typos'];
 
 export interface BuildOptions {
   /** The site (or content) folder. */
@@ -134,7 +136,7 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
   const docs: IndexDocument[] = outcomes.flatMap((p) => (p.status === 'parsed' ? [p.doc] : []));
   const settings = { analyzer: '', chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP, contextWeight: DEFAULT_CONTEXT_WEIGHT };
   const inputKey = createHash('sha256')
-    .update(JSON.stringify({ generator: GENERATOR, baseUrl: o.baseUrl, model: o.model?.name ?? null, dtype: o.model?.dtype ?? null, semantic: STATIC_PART, settings, pages: paths.map((p) => [p, cache.pages[p].sha256]) }))
+    .update(JSON.stringify({ generator: GENERATOR, baseUrl: o.baseUrl, model: o.model?.name ?? null, dtype: o.model?.dtype ?? null, semantic: STATIC_PART, typos: TYPO_PART, settings, pages: paths.map((p) => [p, cache.pages[p].sha256]) }))
     .digest('hex');
 
   const manifestPath = join(out, MANIFEST_FILE);
@@ -182,6 +184,7 @@ export async function buildIndex(o: BuildOptions): Promise<BuildReport> {
     model,
     ...(staticModel ? { staticModel } : {}),
     fields: inferFields(docs.map((d) => d.meta ?? {})),
+    analyzer: engine.analyzer,
     generator: GENERATOR,
     inputKey,
   });

@@ -21,6 +21,7 @@ import { listedFiles, MANIFEST_FILE, termFile, termShardOf, textFile, textIndexO
 import { cachingFetch, pruneBundleCache } from './http-cache.ts';
 import { decodeCore, decodeTermShard, type CoreValue, type TermShardValue } from './pieces.ts';
 import type { StaticDense } from './static-dense.ts';
+import { TypoReader } from './typo-reader.ts';
 
 export { bundleBase, fetchManifest, type FetchLike } from './bundle-files.ts';
 
@@ -67,6 +68,8 @@ export class BundleStore implements IndexStore {
   readonly partial: PartialSource;
   /** The static model's rows and the clustered sign bits, when the bundle was built with a static model. */
   readonly staticDense: StaticDense | undefined;
+  /** The corpus's words by blocking key, when the bundle carries them (typo-format.ts). */
+  private readonly typos: TypoReader | undefined;
   private readonly files: BundleFiles;
   private segments: Promise<SegmentRecord[]> | undefined;
   private readonly texts = new Map<string, Promise<Texts>>();
@@ -85,8 +88,10 @@ export class BundleStore implements IndexStore {
     this.files = new BundleFiles(base, fetchFn);
     this.staticDense = manifest.static && StaticDenseReader ? new StaticDenseReader(this.files, manifest.static, manifest.segments.map((s) => s.id)) : undefined;
     const dense = this.staticDense;
+    const typos = (this.typos = manifest.typos ? new TypoReader(this.files, manifest.typos) : undefined);
     this.partial = {
       ...(dense ? { denseNearest: (query: Float32Array) => dense.nearest(query, denseProbe) } : {}),
+      ...(typos ? { nearWords: (words: readonly string[]) => typos.near(words) } : {}),
       readTerms: (terms) => this.readTerms(terms),
       readAllTerms: () => this.readTerms(undefined),
       readDocuments: (ordinals) => this.readDocuments(ordinals),
@@ -116,7 +121,7 @@ export class BundleStore implements IndexStore {
     if (options.cache !== false && 'caches' in globalThis) {
       const keep = async (): Promise<Set<string>> => {
         // A static-model bundle lists its row and cluster shards in its static core: pruned once a query read it.
-        const more = store.staticDense ? await store.staticDense.listedFiles() : [];
+        const more = [...(store.staticDense ? await store.staticDense.listedFiles() : []), ...(store.typos ? await store.typos.listedFiles() : [])];
         return new Set([manifestUrl, ...[...listedFiles(manifest), ...more].map((f) => new URL(f.path, base).href)]);
       };
       void new Promise<void>((later) => setTimeout(later, CACHE_PRUNE_DELAY_MS))

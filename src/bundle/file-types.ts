@@ -1,5 +1,5 @@
 /**
- * The manifest's file entries, apart from format.ts so that static-format.ts (which format.ts
+ * The manifest's file entries, apart from format.ts so that static-format.ts and typo-format.ts (which format.ts
  * imports) can name them without importing format.ts back.
  */
 
@@ -25,4 +25,9 @@ export interface BundleShards {
   hashes: string;
   /** Each file's length in bytes. */
   bytes: number[];
+}
+
+/** The manifest's `typos` entry (typo-format.ts): the listing of the typo shards. */
+export interface BundleTypos {
+  core: BundleFile;
 }

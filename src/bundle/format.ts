@@ -18,6 +18,8 @@
  *   metas-<hash>.bin         every document's meta, version and text length, by ordinal
  *   vectors/<id>-<hash>.bin  a segment's vectors (int8 codes, scales, sign bits: the engine's own)
  *   fine/<id>-<hash>.bin     their fine codes (what dense rescoring reads)
+ *   typos-<hash>.bin         the listing of the typo shards (typo-format.ts), read only to correct a word
+ *   typos/<n>-<hash>.bin     the corpus's words by blocking key, with their counts
  *
  * Documents are numbered in id order (UTF-16 code units) across the segments, which is the order
  * the engine breaks score ties in, so ranking needs no id.
@@ -25,7 +27,7 @@
 import type { FilterFieldType } from '../protocol/types.ts';
 import type { Manifest, StoredChunk, StoredDocument } from '../engine/contracts.ts';
 import type { BundleStatic } from './static-format.ts';
-import type { BundleFile, BundleShards } from './file-types.ts';
+import type { BundleFile, BundleShards, BundleTypos } from './file-types.ts';
 
 export type { BundleFile, BundleShards } from './file-types.ts';
 
@@ -147,6 +149,12 @@ export interface BundleManifest {
    * (static-format.ts), so a dense or hybrid first answer reads a few shards and no model runtime.
    */
   static?: BundleStatic;
+  /**
+   * The corpus's words for typo tolerance (typo-format.ts). Optional, so the format version did
+   * not change: a reader that predates it ignores it (and corrects nothing), and a bundle written
+   * before it is read as before (a query word it does not know stays as typed).
+   */
+  typos?: BundleTypos;
 }
 
 /** Facet values a manifest keeps per keyword field. */
@@ -160,6 +168,7 @@ export function listedFiles(m: BundleManifest): BundleFile[] {
     ...m.texts.bytes.map((_, i) => textFile(m, i)),
     ...m.segments.flatMap((s) => [s.vectors, s.fine].filter((f): f is BundleFile => f !== undefined)),
     ...(m.static ? [m.static.core] : []),
+    ...(m.typos ? [m.typos.core] : []),
   ];
 }
 
@@ -232,5 +241,8 @@ export function checkManifest(value: unknown, file: string): BundleManifest {
   const ok = m.index && Array.isArray(m.index.segmentIds) && Array.isArray(m.segments) && listing(m.texts, true) &&
     listing(m.terms, false) && m.core && m.ids && m.metas && m.engine && typeof m.engine.analyzer === 'string';
   if (!ok) throw new BundleError(`${file} is damaged (missing index, segments, terms, texts or engine settings)`, file);
+  if (m.typos !== undefined && !(m.typos && typeof m.typos.core?.path === 'string' && typeof m.typos.core.sha256 === 'string')) {
+    throw new BundleError(`${file} is damaged (its typos entry names no listing file)`, file);
+  }
   return m as BundleManifest;
 }

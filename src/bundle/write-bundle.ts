@@ -20,6 +20,8 @@ import { gzip } from './gzip.ts';
 import { quantize } from '../engine/index/vectors/quantize.ts';
 import { writeStatic, type StaticModelInput } from './write-static.ts';
 import { sha256Hex } from './hash.ts';
+import type { Analyzer } from '../engine/analysis/analyzer.ts';
+import { corpusWords, writeTypos } from './write-typos.ts';
 import { encodeCore, encodeTermEntry, encodeTermShard, type CoreSegmentInput, type TermSegmentInput } from './pieces.ts';
 
 /**
@@ -41,6 +43,8 @@ export interface WriteBundleInput {
   /** The model is a static one: also write its rows and the vectors as clustered sign bits (static-format.ts). */
   staticModel?: StaticModelInput;
   fields: Record<string, FilterFieldType>;
+  /** The analyser the documents were indexed with: given, the bundle carries typo shards (write-typos.ts). */
+  analyzer?: Analyzer;
   generator: string;
   inputKey: string;
   /** Fixed in tests; default now. */
@@ -136,6 +140,9 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
         return { vectors: q && q.identity === input.model!.identity ? q : undefined, live: s.live };
       }))
     : undefined;
+  const typos = input.analyzer
+    ? await writeTypos((name, value, digits) => files.add(name, value, true, digits), corpusWords(docs.flatMap((d) => (d ? [d.text] : [])), input.analyzer))
+    : undefined;
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
@@ -160,6 +167,7 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
     }),
     facets: facetsOf(input.fields, metas.filter((_, o) => docs[o] !== null)),
     ...(semantic ? { static: semantic } : {}),
+    ...(typos ? { typos } : {}),
   };
   return { manifest, files: files.map };
 }

@@ -150,6 +150,19 @@ export interface PartialSource {
    * memory. Absent: dense search reads every segment's vectors (`IndexStore.loadVectors`).
    */
   denseNearest?(query: Float32Array): Promise<LazyDenseHits>;
+  /**
+   * The corpus's words within one edit (insertion, deletion, substitution, transposition of
+   * neighbours) of each asked word (lowercase), the word itself included when the corpus has it,
+   * with how often the texts hold each: a bundle's typo shards, read on demand. Absent: the store
+   * offers no typo tolerance of its own (query/typos.ts).
+   */
+  nearWords?(words: readonly string[]): Promise<Map<string, NearWord[]>>;
+}
+
+/** A corpus word `PartialSource.nearWords` found, with its occurrences over the documents' texts. */
+export interface NearWord {
+  word: string;
+  count: number;
 }
 
 /** What `PartialSource.denseNearest` found: chunks by segment id and local ordinal, with their approximate cosines. */

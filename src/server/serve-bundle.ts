@@ -17,7 +17,7 @@ export function bundleInpageCapabilities(bundle: { base: string; manifest: Bundl
       facets: true,
       export: true,
       map: true,
-      bundle: { url: bundle.base, documents: m.documents, chunks: m.chunks, built: m.built, generator: m.generator, ...(m.model ? { model: m.model.identity } : {}), readOnly: true },
+      bundle: { url: bundle.base, documents: m.documents, chunks: m.chunks, built: m.built, generator: m.generator, ...(m.model ? { model: m.model.identity } : {}), typos: m.typos !== undefined, readOnly: true },
     },
   };
 }

@@ -48,9 +48,12 @@ export function queryText(query: unknown): string | undefined {
   return undefined;
 }
 
-/** Sets `x-inpage-matches` on every hit with text, when the request asks for it (its `_meta` flag). */
-export function addMatches(analyzer: Analyzer, params: Readonly<RetrieveParams>, hits: readonly Hit[]): void {
-  const text = params._meta?.[MATCHES_FIELD] === true ? queryText(params.query) : undefined;
+/**
+ * Sets `x-inpage-matches` on every hit with text, when the request asks for it (its `_meta` flag):
+ * matches of `searched` when the query was rewritten (a corrected typo marks the word it found).
+ */
+export function addMatches(analyzer: Analyzer, params: Readonly<RetrieveParams>, hits: readonly Hit[], searched?: string): void {
+  const text = params._meta?.[MATCHES_FIELD] === true ? (searched ?? queryText(params.query)) : undefined;
   if (text === undefined) return;
   const terms = analyzer.queryTerms(text);
   for (const h of hits) if (typeof h.text === 'string') (h as Hit & Record<string, unknown>)[MATCHES_FIELD] = findMatches(analyzer, terms, h.text);

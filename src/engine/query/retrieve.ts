@@ -1,7 +1,7 @@
 /**
  * The retrieve pipeline (§7.7), one function per stage over one `Run`, in this order (`runRetrieve`):
  *
- *   snapshot → serve mode → session → rewrite → recall (filter inside) → recency → rerank → minScore
+ *   snapshot → serve mode → session → rewrite → typos → recall (filter inside) → recency → rerank → minScore
  *   → MMR → monotonic scores (§4.6) → page (cursor) → token budget → hits → annotations (pages, matches)
  *
  * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
@@ -28,6 +28,7 @@ import { addMatches } from './matches.ts';
 import { addPages } from './pages.ts';
 import { lazyDense, recallVariants, type RecallDeps } from './recall.ts';
 import { queryVariants, rewriteQuery } from './transform.ts';
+import { correctTypos, typoNote } from './typos.ts';
 import type { Sessions } from './dedup-sessions.ts';
 import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
 
@@ -123,6 +124,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   await serveMode(run);
   beginSession(run);
   await rewrite(run);
+  await typos(run);
   await recallStage(run);
   if (run.params.recency) recency(run, run.list, run.floor);
   await rerank(run);
@@ -138,7 +140,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
 /** The hits' page numbers (paged documents: pages.ts) and, when asked, `x-inpage-matches` (matches.ts). */
 function annotate(run: Run, result: RetrieveResult): RetrieveResult {
   addPages(result.hits);
-  addMatches(run.deps.analyzer, run.params, result.hits);
+  addMatches(run.deps.analyzer, run.params, result.hits, run.rewrittenQuery);
   return result;
 }
 
@@ -229,6 +231,22 @@ async function rewrite(run: Run): Promise<void> {
   run.rewrittenQuery = run.variants[0];
   if (run.variants.length > 1) run.notes.push(`multi-query: ${run.variants.length} variants fused by RRF`);
   checkAborted(run.ctx.signal);
+}
+
+/**
+ * Typo tolerance (query/typos.ts), where the store finds the corpus's words near a query word (a
+ * bundle with typo shards) and the request asks for no rewrite of its own: `rewrite: false` turns
+ * it off. What was searched is in `rewrittenQuery` and `usage.notes`.
+ */
+async function typos(run: Run): Promise<void> {
+  const { params, deps } = run;
+  if (params.rewrite !== undefined || !deps.residency?.typos || run.variants.length !== 1) return;
+  const fixed = await correctTypos(run.variants[0], { analyzer: deps.analyzer, view: run.view, residency: deps.residency });
+  checkAborted(run.ctx.signal);
+  if (fixed.fixes.length === 0) return;
+  run.variants = [fixed.query];
+  run.rewrittenQuery = fixed.query;
+  run.notes.push(typoNote(fixed.fixes));
 }
 
 /** Recall in the served mode, the metadata filter applied while candidates are generated, session-seen hits excluded. */

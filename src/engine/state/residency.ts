@@ -12,7 +12,7 @@
  * A first sparse answer therefore reads its terms' shards and its hits' documents, nothing else.
  * Reads already under way are shared; a failed read is retried by the next request.
  */
-import type { PartialSource } from '../contracts.ts';
+import type { NearWord, PartialSource } from '../contracts.ts';
 import {
   addPostings, fillDocument, fillTable, isCited, missingTerms, partialVocabulary, tableFilled, uncitedDocuments,
 } from '../index/partial.ts';
@@ -40,6 +40,16 @@ export class Residency {
   async hits(view: IndexView, cands: readonly Pick<Candidate, 'seg' | 'local' | 'doc'>[]): Promise<void> {
     const ordinals = uncitedDocuments(cands);
     if (ordinals.length > 0) this.fill(view, await this.source.readDocuments(ordinals));
+  }
+
+  /** True when the source finds the corpus's words one edit from a query word (PartialSource.nearWords). */
+  get typos(): boolean {
+    return this.source.nearWords !== undefined;
+  }
+
+  /** The corpus's words within one edit of each of `words`, with their counts (none without `typos`). */
+  async nearWords(words: readonly string[]): Promise<Map<string, NearWord[]>> {
+    return words.length > 0 && this.source.nearWords ? this.source.nearWords(words) : new Map();
   }
 
   /** True when the source answers dense search on demand (PartialSource.denseNearest). */
