@@ -146,6 +146,27 @@ test.describe('a static bundle opened over HTTP', () => {
     await context.close();
   });
 
+  test('corrects a misspelt word from the typo shards, in every mode, reading them only for that query', async ({ browser }) => {
+    const context = await browser.newContext();
+    const fetched = await serveBundle(context);
+    const page = await context.newPage();
+    await openTab(page, 'e2e-bundle', {}, '?bundle=/site-search/');
+    const typoFiles = (): string[] => fetched.filter((p) => /^typos[-/]/.test(p));
+    expect((await call(page, 'retrieve', { query: 'white whale', k: 5, mode: 'sparse' })).result.hits.length).toBeGreaterThan(0);
+    expect(typoFiles()).toEqual([]);
+    for (const mode of ['sparse', 'hybrid', 'dense'] as const) {
+      const clean = await call(page, 'retrieve', { query: 'harpoon line', k: 5, mode });
+      const fixed = await call(page, 'retrieve', { query: 'harpoom line', k: 5, mode });
+      expect(fixed.error, mode).toBeUndefined();
+      expect(fixed.result.rewrittenQuery).toBe('harpoon line');
+      expect(fixed.result.usage.notes).toContain("typo tolerance: searched 'harpoom' as 'harpoon'");
+      expect(fixed.result.hits.map((h: { id: string }) => h.id), mode).toEqual(clean.result.hits.map((h: { id: string }) => h.id));
+    }
+    expect(typoFiles().length).toBeGreaterThan(1); // the listing and the word's shards
+    expect(typoFiles().length).toBeLessThanOrEqual(5);
+    await context.close();
+  });
+
   test('the playground opens a bundle by URL, read-only, and searches it offline on the next visit', async ({ context, page }) => {
     const { external } = await watchOrigin(context);
     await serveBundle(context);
