@@ -9,7 +9,8 @@
  * only after that read, so a cold start's first sparse answer does not compete with the model.
  */
 import * as Comlink from 'comlink';
-import { browserCoordination } from './engine/state/coordination.ts';
+import type { BundleStore } from './bundle/bundle-store.ts';
+import { browserCoordination, type Coordination } from './engine/state/coordination.ts';
 import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
@@ -20,7 +21,7 @@ import { DEFAULT_MODEL_BASE } from './models/settings.ts';
 import type { ControlApi, EngineConfig, IndexLoss, WorkerStatus } from './protocol/control.ts';
 import { SERVER_INFO, type Backend } from './server/backend.ts';
 import { advertisedCapabilities, modelCapabilities, SESSION_CAPABILITIES, withoutDenseModel } from './server/capabilities.ts';
-import { createEngineBackend } from './server/engine-backend.ts';
+import { createEngineBackend, type EngineBackendOptions } from './server/engine-backend.ts';
 import { createInpageHandlers, INPAGE_CAPABILITIES, INPAGE_DEADLINES, INPAGE_WRITES } from './server/inpage-handlers.ts';
 import { createGraphFeedbackHandlers, FEEDBACK_WRITES } from './server/graph-feedback-handlers.ts';
 import { createModelHandlers, createSparseEmbedHandler } from './server/model-handlers.ts';
@@ -29,7 +30,7 @@ import { openIndexedDbStore } from './storage/index.ts';
 import { describeLoss, memoryWitnessFile, opfsWitnessFile, Witness } from './storage/witness.ts';
 import { lazyStore } from './storage/lazy-store.ts';
 import { describeRestore, keepRecoveryLog, type Recovery } from './storage/recovery/recovery.ts';
-import { readAhead } from './storage/read-ahead.ts';
+import { readAhead, type ReadAheadStore } from './storage/read-ahead.ts';
 import { bundleInpageCapabilities, withoutWrites } from './server/serve-bundle.ts';
 import { PortTransport } from './transport/port-transport.ts';
 import { startBeats } from './util/heartbeat.ts';
@@ -86,16 +87,26 @@ async function modelChoice(config: EngineConfig): Promise<ModelChoice | undefine
   return choice;
 }
 
-async function start(config: EngineConfig): Promise<Runtime> {
-  // An unknown model name refuses the start before the index opens: nothing is indexed with a model nobody chose.
-  const chosenModel = config.bundle === undefined && config.models !== false ? await modelChoice(config) : undefined;
-  const database = config.database ?? DEFAULT_DATABASE;
-  // A bundle built ahead is served read-only, with the model it was built with (src/bundle).
-  // Imported only then: a worker serving its own index carries no bundle reader.
-  const bundle =
-    config.bundle === undefined
-      ? undefined
-      : await (await (bundleReader ?? loadBundleReader())).BundleStore.open(config.bundle, { primed: config.bundlePrimed });
+/** A bundle built ahead is served read-only, with the model it was built with (src/bundle); imported only then. */
+async function openBundle(config: EngineConfig): Promise<BundleStore | undefined> {
+  if (config.bundle === undefined) return undefined;
+  return (await (bundleReader ?? loadBundleReader())).BundleStore.open(config.bundle, { primed: config.bundlePrimed });
+}
+
+/** What the engine reads and writes through, and the records kept beside it. */
+interface Storage {
+  store: ReadAheadStore;
+  coordination: Coordination | undefined;
+  witness: Witness;
+  recovery: Recovery | undefined;
+  /** Fires when another tab deleted the database: the engine must reopen. */
+  connectionLost: EventTarget;
+  /** What an IndexedDB upgrade said it discarded, once the database opened. */
+  upgrade: { dataLoss?: string };
+}
+
+/** The bundle, read-only, or this browser's own database with its witness and recovery log. */
+function openStorage(database: string, bundle: BundleStore | undefined): Storage {
   // Other tabs run their own worker and engine over the same database: writes take a Web Lock,
   // commits are broadcast, and a lost connection (another tab deleted the database) forces a reload.
   const coordination = bundle ? undefined : browserCoordination(database);
@@ -103,27 +114,30 @@ async function start(config: EngineConfig): Promise<Runtime> {
   // Read before the database opens, so no commit can replace it first. Without OPFS nothing
   // outlives the database, so a loss cannot be told (kept in memory: every check passes).
   const witness = new Witness((bundle ? undefined : opfsWitnessFile(database)) ?? memoryWitnessFile());
-  let browserDataLoss: string | undefined;
+  const upgrade: { dataLoss?: string } = {};
   // Beside the database and outside it, what rebuilds an acknowledged index the browser discarded.
   const own = bundle
     ? undefined
     : keepRecoveryLog(
         openIndexedDbStore(database, {
           onConnectionLost: () => connectionLost.dispatchEvent(new Event('lost')),
-          onUpgrade: (u) => (browserDataLoss ??= u.dataLoss),
+          onUpgrade: (u) => (upgrade.dataLoss ??= u.dataLoss),
         }),
         { database, coordination },
       );
-  const recovery = own?.recovery;
   const store = readAhead(lazyStore(bundle ? Promise.resolve(bundle) : own!.store, bundle?.partial), coordination);
-  // On an empty index, the first write (the playground seeding its sample, an app's first import)
-  // commits before the model's weights load and its encoder workers spawn: both run on this
-  // thread too, and would delay that write and with it the first answers. Released once the index
-  // has opened (at once when it holds documents).
-  let releaseModel!: (gate: Promise<unknown>) => void;
-  const modelGate = new Promise<unknown>((resolve) => (releaseModel = resolve));
-  let firstCommit!: () => void;
-  const committed = new Promise<void>((resolve) => (firstCommit = resolve));
+  return { store, coordination, witness, recovery: own?.recovery, connectionLost, upgrade };
+}
+
+/** A promise settled later, by whoever holds `settle`. */
+function deferred<T>(): { promise: Promise<T>; settle: (value: T) => void } {
+  let settle!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (settle = resolve));
+  return { promise, settle };
+}
+
+/** The embedders: a static-model bundle's rows, or the model runtime (loading once `loadAfter` settles), or none. */
+async function openModels(config: EngineConfig, bundle: BundleStore | undefined, chosen: ModelChoice | undefined, loadAfter: Promise<unknown>) {
   // A bundle built with a static model carries its rows: queries are embedded from them, and no
   // model runtime (transformers.js, onnxruntime-web) is imported at all.
   const staticDense = config.models === false ? undefined : bundle?.staticDense;
@@ -133,19 +147,25 @@ async function start(config: EngineConfig): Promise<Runtime> {
       ? undefined
       : // Imported only then: a worker with no model (a sparse bundle) never fetches transformers.js.
         await (await import('./models/runtime.ts')).ModelRuntime.open({
-          loadAfter: modelGate, // settles after the index's first read (it waits for the open)
-          choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : chosenModel,
+          loadAfter, // settles after the index's first read (it waits for the open)
+          choice: bundle?.manifest.model ? { embedder: bundle.manifest.model.name } : chosen,
           precomputedBase: config.vectorsBase,
           ...definedOnly({ modelBase: config.modelBase, wasmPaths: config.wasmPaths, device: config.device }),
         });
-  const rerankers = models?.rerankers() ?? [];
+  return { staticModel, models, rerankers: models?.rerankers() ?? [] };
+}
+type Models = Awaited<ReturnType<typeof openModels>>;
+
+/** The engine over the storage; each commit is noted in the witness, and the first one settles `firstCommit`. */
+function createEngine(storage: Storage, m: Models, bundle: BundleStore | undefined, firstCommit: () => void): Engine {
+  const { witness } = storage;
   const engine = new Engine({
-    store,
-    embedder: staticModel ?? models?.embedder,
-    reranker: rerankers,
-    coordination,
+    store: storage.store,
+    embedder: m.staticModel ?? m.models?.embedder,
+    reranker: m.rerankers,
+    coordination: storage.coordination,
     // A slow encoder embeds in the background: sparse search sees a write at once (status shows the backlog).
-    embedInBackground: models?.catalog?.backgroundEmbedding === true,
+    embedInBackground: m.models?.catalog?.backgroundEmbedding === true,
     ...(bundle ? { readOnly: true, fields: bundle.manifest.fields } : {}),
     detectLanguage: loadLanguageDetector,
     // A clear is the person starting over: what was lost before is no longer news.
@@ -155,24 +175,43 @@ async function start(config: EngineConfig): Promise<Runtime> {
       else witness.note(summary);
     },
   });
-  connectionLost.addEventListener('lost', () => engine.invalidate());
-  const opened = engine.open();
-  // A bundle's visitor is waiting for a first answer, which the model's download and compile would
-  // slow (measured: a 46 MB MiniLM load beside it doubled the first sparse answer); a hybrid request
-  // before then starts the load itself (models/runtime.ts).
-  releaseModel(
-    opened
-      .then(() => (bundle ? Promise.race([engine.firstAnswer(), delay(BUNDLE_MODEL_GRACE_MS)]) : engine.size === 0 ? Promise.race([committed, delay(FIRST_WRITE_GRACE_MS)]) : undefined))
-      .catch(() => undefined),
-  );
-  // The first add detects languages: load the detector (a 1 MB module) once the index is open, not when that add arrives.
-  if (!bundle) opened.then(() => loadLanguageDetector()).catch(() => undefined);
-  const ready = opened.then(() => engine);
-  ready.catch(() => undefined); // surfaced per request as -32010
-  const indexLoss = opened.then(
-    () => witness.check(engine.openedAs!, { storedId: engine.openedAs!.storedId, missing: engine.missing, browserDataLoss }),
-    () => witness.loss,
-  );
+  storage.connectionLost.addEventListener('lost', () => engine.invalidate());
+  return engine;
+}
+
+/**
+ * What the model's load waits for once the index has opened. A bundle's visitor is waiting for a
+ * first answer, which the model's download and compile would slow (measured: a 46 MB MiniLM load
+ * beside it doubled the first sparse answer); a hybrid request before then starts the load itself
+ * (models/runtime.ts). An empty index waits for its first commit, a while.
+ */
+function modelLoadWaits(engine: Engine, opened: Promise<void>, bundle: BundleStore | undefined, committed: Promise<void>): Promise<unknown> {
+  return opened
+    .then(() => (bundle ? Promise.race([engine.firstAnswer(), delay(BUNDLE_MODEL_GRACE_MS)]) : engine.size === 0 ? Promise.race([committed, delay(FIRST_WRITE_GRACE_MS)]) : undefined))
+    .catch(() => undefined);
+}
+
+/** Index loss and warnings, told to every session that listens, and in `notes`. */
+function indexNews(storage: Storage, models: Models['models']): Pick<EngineBackendOptions, 'subscribe' | 'notes'> {
+  const { witness, recovery } = storage;
+  return {
+    subscribe: (listener) => {
+      // A loss is news to every session that listens: found later, or already (then after the initialize answer).
+      const tell = (loss: IndexLoss) => listener('error', describeLoss(loss), { 'x-inpage-index-loss': loss });
+      const warn = (warning: string) => listener('warning', warning);
+      if (witness.loss) setTimeout(tell, 0, witness.loss);
+      if (witness.warning) setTimeout(warn, 0, witness.warning);
+      void recovery?.restored().then((r) => r && warn(describeRestore(r)));
+      const unsubscribe = [witness.onLoss(tell), witness.onWarning(warn), models?.subscribe(listener)];
+      return () => unsubscribe.forEach((u) => u?.());
+    },
+    notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : []), ...(recovery?.notes() ?? [])],
+  };
+}
+
+/** The RCP backend over the opening engine: its capabilities, methods and vendor extension. */
+function createBackend(engine: Engine, ready: Promise<Engine>, m: Models, bundle: BundleStore | undefined, storage: Storage): Backend {
+  const { models, rerankers } = m;
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
     // A static-model bundle's rows embed queries only (no `embed` method is served for it).
@@ -182,7 +221,7 @@ async function start(config: EngineConfig): Promise<Runtime> {
   });
   // A session initialized once the model is known broken is not offered what needs it.
   const degraded = withoutDenseModel(capabilities);
-  const plain: Backend = {
+  return {
     ...createEngineBackend({
       serverInfo: SERVER_INFO,
       engine: ready,
@@ -193,30 +232,50 @@ async function start(config: EngineConfig): Promise<Runtime> {
         ...(models?.sparseEncoder ? createSparseEmbedHandler(models.sparseEncoder) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
-      subscribe: (listener) => {
-        // A loss is news to every session that listens: found later, or already (then after the initialize answer).
-        const tell = (loss: IndexLoss) => listener('error', describeLoss(loss), { 'x-inpage-index-loss': loss });
-        const warn = (warning: string) => listener('warning', warning);
-        if (witness.loss) setTimeout(tell, 0, witness.loss);
-        if (witness.warning) setTimeout(warn, 0, witness.warning);
-        void recovery?.restored().then((r) => r && warn(describeRestore(r)));
-        const unsubscribe = [witness.onLoss(tell), witness.onWarning(warn), models?.subscribe(listener)];
-        return () => unsubscribe.forEach((u) => u?.());
-      },
-      notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : []), ...(recovery?.notes() ?? [])],
+      ...indexNews(storage, models),
     }),
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
     deadlines: INPAGE_DEADLINES,
     initializeMeta: models ? () => ({ models: { embed: models.identityNotes() } }) : undefined,
   };
-  const f = config.federation;
-  // An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).
-  // Imported only then: the federation client is not fetched by a worker that serves its own index alone.
-  const backend = f?.engines.length
-    ? (await import('./server/aggregator.ts')).withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` })
-    : plain;
-  return { engine, models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, recovery, indexLoss, backend, deadlines: config.deadlines };
+}
+
+/**
+ * An aggregator only when remote engines are configured (§7.13: `catalog` means it federates).
+ * Imported only then: the federation client is not fetched by a worker that serves its own index alone.
+ */
+async function federated(plain: Backend, f: EngineConfig['federation']): Promise<Backend> {
+  if (!f?.engines.length) return plain;
+  return (await import('./server/aggregator.ts')).withFederation(plain, { ...f, identity: f.identity ?? `rcp-in-page:${crypto.randomUUID().slice(0, 8)}` });
+}
+
+async function start(config: EngineConfig): Promise<Runtime> {
+  // An unknown model name refuses the start before the index opens: nothing is indexed with a model nobody chose.
+  const chosenModel = config.bundle === undefined && config.models !== false ? await modelChoice(config) : undefined;
+  const bundle = await openBundle(config);
+  const storage = openStorage(config.database ?? DEFAULT_DATABASE, bundle);
+  // On an empty index, the first write (the playground seeding its sample, an app's first import)
+  // commits before the model's weights load and its encoder workers spawn: both run on this
+  // thread too, and would delay that write and with it the first answers. Released once the index
+  // has opened (at once when it holds documents).
+  const modelGate = deferred<unknown>();
+  const committed = deferred<void>();
+  const m = await openModels(config, bundle, chosenModel, modelGate.promise);
+  const engine = createEngine(storage, m, bundle, () => committed.settle());
+  const opened = engine.open();
+  modelGate.settle(modelLoadWaits(engine, opened, bundle, committed.promise));
+  // The first add detects languages: load the detector (a 1 MB module) once the index is open, not when that add arrives.
+  if (!bundle) opened.then(() => loadLanguageDetector()).catch(() => undefined);
+  const ready = opened.then(() => engine);
+  ready.catch(() => undefined); // surfaced per request as -32010
+  const { witness, recovery } = storage;
+  const indexLoss = opened.then(
+    () => witness.check(engine.openedAs!, { storedId: engine.openedAs!.storedId, missing: engine.missing, browserDataLoss: storage.upgrade.dataLoss }),
+    () => witness.loss,
+  );
+  const backend = await federated(createBackend(engine, ready, m, bundle, storage), config.federation);
+  return { engine, models: m.models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, recovery, indexLoss, backend, deadlines: config.deadlines };
 }
 
 /** A document of the playground's built-in sample corpus (scripts/build-sample.ts gives each a `sample:` URI). */
