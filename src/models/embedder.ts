@@ -68,6 +68,7 @@ export class TransformersEmbedder implements Embedder {
     const settings: EmbedderSettings = { ...defaultEmbedderSettings(support), ...overrides };
     configureEnvironment(settings, support);
     const resolved = folder ?? (await resolveModelFolder(settings.modelBase, settings.model, settings.dtype, support.node));
+    useOneThreadFor(resolved, support);
     const emit = safeEmitter(settings.onProgress);
 
     const { value, device } = await loadOnFirstDevice(settings.model, settings, support, emit, async (device) => {
@@ -242,6 +243,22 @@ export function wasmThreads(): number {
   const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
   return isolated ? Math.max(1, Math.min(4, cores)) : 1;
 }
+
+/**
+ * A static model (a lookup table and a mean: `npm run models` writes "static embedding" in its
+ * manifest's format) gains nothing from inference threads, and they cost it its load where nested
+ * workers are fragile: WebKitGTK refused the thread pool's pthread_create on 2 of 3 first opens
+ * ("Can't initialize onnxruntime"), after which onnxruntime-web cannot be initialised again.
+ */
+function useOneThreadFor(folder: ModelFolder, support: Readonly<ModelRuntimeSupport>): void {
+  const wasm = env.backends.onnx.wasm;
+  if (!support.node && wasm && isStaticModel(folder)) wasm.numThreads = 1;
+}
+
+export const isStaticModel = (folder: ModelFolder): boolean => /static embedding/.test(folder.manifest?.format ?? '');
+
+/** The inference threads onnxruntime-web was (or will be) initialised with in this worker. */
+export const ortThreads = (): number => env.backends.onnx.wasm?.numThreads ?? wasmThreads();
 
 /** Indexes of `texts`, shortest first (a stable proxy for token count), for length-bucketed batches. */
 export function lengthOrder(texts: readonly string[]): number[] {

@@ -13,6 +13,8 @@ export interface ModelManifest extends ManifestRecipeFields {
   normalized: boolean;
   license: string;
   description: string;
+  /** What the folder holds, for people (a static model's says "static embedding"). */
+  format?: string;
   /** Path within the model folder → sha256 (hex). */
   files: Record<string, string>;
 }

@@ -7,7 +7,7 @@
 import type { ModelStatus } from '../protocol/control.ts';
 import { CrossEncoderReranker } from './cross-encoder.ts';
 import { errorMessage } from './devices.ts';
-import { wasmThreads } from './embedder.ts';
+import { ortThreads } from './embedder.ts';
 import { loadEncoder, type LoadedEncoder } from './encoder-choice.ts';
 import { LazyCrossEncoder } from './lazy-cross-encoder.ts';
 import { LazySparseEncoder } from './lazy-sparse-encoder.ts';
@@ -31,7 +31,7 @@ export function embedderLoader(folder: ModelFolder, settings: Partial<EmbedderSe
     return loadEncoder({ ...settings, onProgress }, folder, (level, message, data) => log.emit(level, message, data), restarted).then(
       (model) => {
         const loadMs = Math.round(performance.now() - t0);
-        const threads = model.device === 'wasm' && model.runtime.startsWith('transformers.js') ? wasmThreads() : undefined;
+        const threads = model.device === 'wasm' && model.runtime.startsWith('transformers.js') ? ortThreads() : undefined;
         Object.assign(status, { state: 'ready', progress: 1, device: model.device, loadMs, threads, runtime: model.runtime });
         const on = threads ? `${model.device} (${threads} thread${threads > 1 ? 's' : ''})` : model.device;
         log.emit('info', `model ${folder.name} ready on ${on} in ${loadMs} ms, runtime ${model.runtime}`, { identity: folder.identity, device: model.device, loadMs, threads, runtime: model.runtime });
