@@ -29,17 +29,14 @@
  */
 import { ErrorCode } from '../protocol/codes.ts';
 import { RcpError } from '../protocol/errors.ts';
-import { optInt, paramsObject, reqString } from '../protocol/validate-kit.ts';
+import { optArray, optBool, optInt, optString, paramsObject, reqString, stringArray } from '../protocol/validate-kit.ts';
 import type {
   InpageClearResult, InpageDocument, InpageDocumentRange, InpageDocumentsResult, InpageExportResult, InpageFacetsResult, InpageFeedbackResult,
   InpageImportResult, InpageMapResult, InpageQuarantineResult, InpageReleaseResult,
 } from '../protocol/inpage.ts';
-import { decodeF32Base64, encodeF32Base64 } from '../protocol/vector-codec.ts';
-import { expectObject, optArray, optBool, optObject, optString, stringArray } from '../protocol/validate-kit.ts';
+import { encodeF32Base64 } from '../protocol/vector-codec.ts';
 import { engineReady, type ServedEngine, type VendorHandler } from './backend.ts';
-import { presetKey } from '../engine/index/prepare.ts';
-import type { FeedbackRecord, QuarantineEntry } from '../engine/contracts.ts';
-import { importExtras } from './import-extras.ts';
+import { importPlan, runImport } from './inpage-import.ts';
 
 /** The capability advertising the extension's methods. */
 export const INPAGE_CAPABILITIES = Object.freeze({
@@ -70,9 +67,16 @@ export interface InpageHandlerOptions {
   engine: Promise<ServedEngine>;
 }
 
+type Ready = () => Promise<ServedEngine>;
+
 /** The `x-inpage/*` handlers by full method name, for `Backend.vendorHandlers`. */
 export function createInpageHandlers(opts: InpageHandlerOptions): Record<string, VendorHandler> {
   const ready = engineReady(opts.engine);
+  return { ...browseHandlers(ready), ...transferHandlers(ready), ...corpusHandlers(ready), ...writeHandlers(ready) };
+}
+
+/** documents, document, facets: paging through the corpus. */
+function browseHandlers(ready: Ready): Record<string, VendorHandler> {
   return {
     async 'x-inpage/documents'(raw) {
       const p = paramsObject(raw);
@@ -97,7 +101,12 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       const limit = optInt(p, 'limit', 'limit', { min: 1, max: DOCUMENTS_MAX_LIMIT }) ?? DOCUMENTS_DEFAULT_LIMIT;
       return (await ready()).facets(field, limit);
     },
+  };
+}
 
+/** export and import: the whole corpus out a page at a time, and back in (src/server/inpage-import.ts). */
+function transferHandlers(ready: Ready): Record<string, VendorHandler> {
+  return {
     async 'x-inpage/export'(raw): Promise<InpageExportResult> {
       const p = paramsObject(raw);
       const offset = optInt(p, 'offset', 'offset', { min: 0 }) ?? 0;
@@ -115,61 +124,15 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
     },
 
     async 'x-inpage/import'(raw, ctx): Promise<InpageImportResult> {
-      const p = paramsObject(raw);
-      const docs = optArray(p, 'documents') ?? [];
-      const model = optObject(p, 'model');
-      let identity: string | undefined;
-      let dimension = 0;
-      if (model) {
-        identity = reqString(model, 'identity', 'model.identity', { nonEmpty: true });
-        dimension = optInt(model, 'dimension', 'model.dimension', { min: 1, max: 65_536 }) ?? 0;
-        if (dimension === 0) throw new RcpError(ErrorCode.InvalidParams, 'model.dimension is required with model', { field: 'model.dimension' });
-      }
-      const vectors = new Map<string, Float32Array>();
-      /** Documents by how they were indexed ("chunk|contextual"): one engine add per way. */
-      const groups = new Map<string, { chunk: boolean; contextual: boolean; docs: { id: string; text: string; meta?: Record<string, unknown> }[] }>();
-      /** Each document's feedback and quarantine from the file, put back once its text is in. */
-      const extras: NonNullable<ReturnType<typeof importExtras>>[] = [];
-      docs.forEach((d, i) => {
-        const o = expectObject(d, `documents[${i}]`);
-        const id = reqString(o, 'id', `documents[${i}].id`, { nonEmpty: true });
-        const text = reqString(o, 'text', `documents[${i}].text`);
-        const meta = optObject(o, 'meta', `documents[${i}].meta`);
-        const contextual = optBool(o, 'contextual', `documents[${i}].contextual`) ?? false;
-        const chunks = optArray(o, 'chunks', `documents[${i}].chunks`) ?? [];
-        let whole = chunks.length === 1;
-        chunks.forEach((c, j) => {
-          const field = `documents[${i}].chunks[${j}]`;
-          const co = expectObject(c, field);
-          const start = optInt(co, 'start', `${field}.start`, { min: 0 });
-          const end = optInt(co, 'end', `${field}.end`, { min: 0 });
-          if (start !== 0 || end !== text.length) whole = false;
-          if (identity === undefined || co.vector === undefined || start === undefined || end === undefined) return;
-          vectors.set(presetKey(id, start, end), decodeF32Base64(co.vector as string, dimension, `${field}.vector`));
-        });
-        // One chunk spanning the whole text: indexed whole (a long text added unchunked stays one passage).
-        const chunk = !whole;
-        const key = `${chunk}|${contextual}`;
-        if (!groups.has(key)) groups.set(key, { chunk, contextual, docs: [] });
-        groups.get(key)!.docs.push(meta ? { id, text, meta } : { id, text });
-        const extra = importExtras(o, id, `documents[${i}]`);
-        if (extra) extras.push(extra);
-      });
-      const engine = await ready();
-      const out: InpageImportResult = { ids: [], chunks: 0, vectorsReused: 0, indexVersion: '' };
-      for (const g of groups.values()) {
-        const r = await engine.add(g.docs, { chunk: g.chunk, contextual: g.contextual, signal: ctx.signal, vectors: identity !== undefined ? { identity, dimension, vectors } : undefined });
-        out.ids.push(...r.ids);
-        out.chunks += r.chunks;
-        out.vectorsReused += r.vectorsReused ?? 0;
-        out.indexVersion = r.indexVersion;
-      }
-      if (extras.length) await engine.restoreExtras(extras, { signal: ctx.signal });
-      if (groups.size === 0 || extras.length) out.indexVersion = engine.stats().indexVersion;
-      ctx.log('info', `x-inpage/import: ${out.ids.length} documents, ${out.chunks} chunks, ${out.vectorsReused} vectors reused`);
-      return out;
+      const plan = importPlan(paramsObject(raw));
+      return runImport(await ready(), plan, ctx);
     },
+  };
+}
 
+/** map, feedback, quarantine: what the corpus looks like and what was learnt about it. */
+function corpusHandlers(ready: Ready): Record<string, VendorHandler> {
+  return {
     async 'x-inpage/map'(raw, ctx): Promise<InpageMapResult> {
       const p = paramsObject(raw);
       const limit = optInt(p, 'limit', 'limit', { min: 2, max: MAP_MAX_LIMIT }) ?? MAP_DEFAULT_LIMIT;
@@ -191,7 +154,12 @@ export function createInpageHandlers(opts: InpageHandlerOptions): Record<string,
       paramsObject(raw);
       return { documents: await (await ready()).quarantine() };
     },
+  };
+}
 
+/** release and clear: the writes besides import (INPAGE_WRITES). */
+function writeHandlers(ready: Ready): Record<string, VendorHandler> {
+  return {
     async 'x-inpage/release'(raw, ctx): Promise<InpageReleaseResult> {
       const ids = stringArray(optArray(paramsObject(raw), 'ids') ?? [], 'ids');
       const out = await (await ready()).release(ids, { signal: ctx.signal });
