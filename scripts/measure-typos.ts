@@ -149,7 +149,9 @@ for (const dir of dirs) {
 
   console.log(`\n## ${name}: ${corpus.length} pages, ${judged.length} judged queries (${misspelt.length} misspelt), ${words.length} words; model ${model}; seed ${seed}; built in ${buildS.toFixed(1)} s`);
   console.log(`typos the corpus itself holds (real-word errors, left alone by design): ${misspelt.filter((m) => (realWord.get(m.typo) ?? 0) > 0).length} of ${misspelt.length} queries, ${words.filter((w) => (wordReal.get(w.typo) ?? 0) > 0).length} of ${words.length} words`);
-  console.log(`bundle: ${(allBytes / 1024).toFixed(0)} KB, of which typo files ${(typoBytes / 1024).toFixed(0)} KB (+${pct(typoBytes, allBytes - typoBytes)} over the bundle without them; ${(store.manifest.typos ? 1 : 0)} listing + shards)`);
+  const listing = store.manifest.typos!.core;
+  const shardCount = readdirSync(join(out, 'typos')).length;
+  console.log(`bundle: ${(allBytes / 1024).toFixed(0)} KB, of which typo files ${(typoBytes / 1024).toFixed(0)} KB (+${pct(typoBytes, allBytes - typoBytes)} over the bundle without them): a ${(listing.bytes / 1024).toFixed(1)} KB listing and ${shardCount} shards of ${((typoBytes - listing.bytes) / shardCount / 1024).toFixed(1)} KB on average`);
   console.log('\n| mode | queries: intended page in top 5, typo tolerance / without | clean nDCG@10, with / without | misspelt nDCG@10, with / without | words alone: intended page in top 5, with / without | typo corrected back to the word (queries / words) |');
   console.log('|---|---|---|---|---|---|');
   for (const mode of modes) {
