@@ -77,3 +77,16 @@ test('playground: the page status shows the failure and sparse search works', as
   await expect(page.locator('#hits li').first()).toContainText(/whale/i);
   expect(external).toEqual([]);
 });
+
+// A static model embeds as documents are written: when it cannot load, the write is stored for sparse search (not refused).
+test('a static model that cannot load: index/add stores the documents, sparse search finds them', async ({ page, context }) => {
+  test.setTimeout(180_000);
+  const external = await guardOrigin(context, { modelConfig: wasmModel('glove-static-100d'), replace: { '/models/glove-static-100d/onnx/model_quantized.onnx': 'this is not an ONNX protobuf at all' } });
+  await openTab(page, 'e2e-faults-static', { capabilities: { log: {} }, _meta: { logLevel: 'debug' } });
+  const add = await call(page, 'index/add', { documents: [{ id: 'w', text: 'The white whale swam past the ship.' }] });
+  expect(add.error, JSON.stringify(add.error)).toBeUndefined();
+  expect(add.result.ids).toEqual(['w']);
+  const sparse = await call(page, 'retrieve', { query: 'whale', mode: 'sparse' });
+  expect(sparse.result.hits.map((h: { id: string }) => h.id)).toEqual(['w']);
+  expect(external).toEqual([]);
+});

@@ -2,7 +2,9 @@
  * Runs re-embedding passes (§15.7) in the background: one at a time, started when the engine opens,
  * reloads from the store, or commits a write (so a segment a stopped pass left behind is retried).
  * After a pass fails, writes retry it only after a back-off (1 s, doubling, at most 5 min), so a
- * segment the model keeps failing on is not re-embedded on every write. With coordination only
+ * segment the model keeps failing on is not re-embedded on every write; when the back-off ends a
+ * pass starts by itself (a model that could not load may load now: its writes were stored without
+ * vectors and wait for one). With coordination only
  * one engine re-embeds at a time; the others find the work done when they get the lock.
  */
 import { ErrorCode } from '../../protocol/codes.ts';
@@ -44,6 +46,7 @@ export class BackgroundReembed {
   /** Consecutive failed passes, and before when a write may not start another. */
   private failures = 0;
   private retryAt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(opts: BackgroundReembedOptions) {
     this.opts = opts;
@@ -55,6 +58,7 @@ export class BackgroundReembed {
   }
 
   close(): void {
+    clearTimeout(this.retryTimer);
     this.stop.abort(new RcpError(ErrorCode.Cancelled, 'engine closed'));
   }
 
@@ -112,10 +116,18 @@ export class BackgroundReembed {
         this.retryAt = now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
         const warning = `re-embedding stopped: ${e instanceof Error ? e.message : String(e)}`;
         if (warnings.at(-1) !== warning) warnings.push(warning);
+        clearTimeout(this.retryTimer);
+        if (!signal.aborted) this.retryTimer = unrefTimer(setTimeout(() => this.schedule(), this.retryAt - now()));
         throw e;
       },
     );
     run.catch(() => undefined);
     this.running = run;
   }
+}
+
+/** A retry timer that does not keep Node (a CLI, a test run) alive; browsers have no unref. */
+function unrefTimer(t: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
+  (t as { unref?: () => void }).unref?.();
+  return t;
 }

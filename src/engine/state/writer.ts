@@ -20,6 +20,7 @@ import type { LanguageDetector } from '../analysis/language.ts';
 import type { EngineLimits } from '../config.ts';
 import type { Embedder, IndexStore, Manifest, QuarantineEntry } from '../contracts.ts';
 import type { AddOptions, AddResult, DeleteResult } from '../engine-options.ts';
+import { ModelUnavailableError } from '../errors.ts';
 import { quarantined, released, restoredQuarantine } from '../feedback/quarantine.ts';
 import type { QuarantineWriter } from '../feedback/service.ts';
 import { checkAddDocuments, prepareDocuments, type AddDocument, type PresetVectors } from '../index/prepare.ts';
@@ -104,10 +105,12 @@ export class IndexWriter implements QuarantineWriter {
       const effective = ids.flatMap((id, i) => (last.get(id) === i ? [{ ...docs[i], id }] : []));
       this.checkRoom(effective);
       // Analysis and embedding run outside the cross-engine lock; only planning and commit hold it.
-      const prepared = await prepareDocuments(effective, {
+      const language = await this.deps.detectLanguage?.();
+      const inline = this.deps.embedInBackground ? undefined : this.deps.embedder;
+      const prepare = (embedder: Embedder | undefined) => prepareDocuments(effective, {
         analyzer,
-        language: await this.deps.detectLanguage?.(),
-        embedder: this.deps.embedInBackground ? undefined : this.deps.embedder,
+        language,
+        embedder,
         preset: this.usablePreset(opts.vectors),
         chunk: opts.chunk === true,
         contextual: opts.contextual === true,
@@ -116,6 +119,12 @@ export class IndexWriter implements QuarantineWriter {
         embedBatch: limits.embedBatch,
         onProgress: opts.onProgress,
         signal: opts.signal,
+      });
+      // A model that cannot load now does not refuse the write: it is stored for sparse search, and
+      // the background pass (background-reembed.ts) embeds it once the model loads.
+      const prepared = await prepare(inline).catch((e: unknown) => {
+        if (!inline || !(e instanceof ModelUnavailableError)) throw e;
+        return prepare(undefined);
       });
       return state.locked(opts.signal, async () => {
         if (key !== undefined && this.deps.coordinated) {
