@@ -131,12 +131,22 @@ const FOLDED_SCRIPTS = /[\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}]/u;
 const NONSPACING = /\p{Mn}+/gu;
 const foldMarks = (w: string): string => w.normalize('NFD').replace(NONSPACING, '').normalize('NFC').replace(/ς/g, 'σ');
 
-/** Builds an analyzer; defaults are the measured ones (see docs/eval.md). */
-export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+/** An analyzer's options resolved: what each step does, and the id that names them. */
+interface Settings {
+  id: string;
+  stem: (w: string) => string;
+  stops: ReadonlySet<string>;
+  stopAt: 'query' | 'both';
+  /** CJK runs yield the segmenter's words (only when a segmenter exists). */
+  cjkWords: boolean;
+  /** CJK runs yield bigrams (always without a segmenter). */
+  cjkBigrams: boolean;
+}
+
+function settingsOf(options: AnalyzerOptions): Settings {
   const stemOpt = options.stem ?? 'porter';
   const stem: (w: string) => string = stemOpt === 'porter' ? porter : stemOpt === 'none' ? (w) => w : stemOpt;
   const stopName = options.stopwords ?? 'nltk';
-  const stops = stopwordSet(stopName);
   const stopAt = options.stopwordsAt ?? 'query';
   const stemName = typeof stemOpt === 'function' ? 'custom' : stemOpt;
   const cjk = options.cjk ?? 'bigrams';
@@ -144,10 +154,38 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const cjkWords = cjk !== 'bigrams' && segmenter !== undefined;
   const cjkBigrams = cjk !== 'words' || segmenter === undefined;
   const id = `a2/${stemName}/${stopAt === 'both' ? stopName : 'none'}${cjkWords ? `/cjk-${cjk}` : ''}`;
-  const cache = new Map<string, string>();
+  return { id, stem, stops: stopwordSet(stopName), stopAt, cjkWords, cjkBigrams };
+}
 
-  /** One word (already lowercased) → terms, appended to `out`; `drop` removes stopwords. */
-  const pushWord = (word: string, out: string[], drop: boolean, query: boolean): void => {
+/** `stem`, remembering its answers (a corpus repeats its words); forgets all past 200,000. */
+function cachedStem(stem: (w: string) => string): (w: string) => string {
+  const cache = new Map<string, string>();
+  return (w) => {
+    let s = cache.get(w);
+    if (s === undefined) {
+      s = stem(w);
+      if (cache.size > 200_000) cache.clear();
+      cache.set(w, s);
+    }
+    return s;
+  };
+}
+
+type PushWord = (word: string, out: string[], drop: boolean, query: boolean) => void;
+
+/** The per-word step: one word (already lowercased) → terms, appended to `out`; `drop` removes stopwords. */
+function wordPipeline(s: Settings): PushWord {
+  const stemOf = cachedStem(s.stem);
+  const pushLatin = (w: string, out: string[], drop: boolean): void => {
+    if (drop && s.stops.has(w)) return;
+    out.push(ASCII_LETTERS.test(w) ? stemOf(w) : w);
+  };
+  /** A CJK run as configured: bigrams (pushCjk), the segmenter's words, or both. */
+  const pushCjkRun = (run: string, out: string[], query: boolean): void => {
+    if (s.cjkBigrams) pushCjk(run, out, query);
+    if (s.cjkWords) for (const seg of segmentWords(segmenter!, run)) if (!s.cjkBigrams || Array.from(seg.segment).length > 2) out.push(seg.segment);
+  };
+  const pushWord: PushWord = (word, out, drop, query) => {
     if (ASCII_WORD.test(word)) {
       pushLatin(word, out, drop);
       return;
@@ -173,35 +211,34 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     }
     out.push((FOLDED_SCRIPTS.test(word) ? foldMarks(word) : word).replace(APOSTROPHES, ''));
   };
+  return pushWord;
+}
 
-  /** A CJK run as configured: bigrams (pushCjk), the segmenter's words, or both. */
-  const pushCjkRun = (run: string, out: string[], query: boolean): void => {
-    if (cjkBigrams) pushCjk(run, out, query);
-    if (cjkWords) for (const seg of segmentWords(segmenter!, run)) if (!cjkBigrams || Array.from(seg.segment).length > 2) out.push(seg.segment);
-  };
-
-  const pushLatin = (w: string, out: string[], drop: boolean): void => {
-    if (drop && stops.has(w)) return;
-    if (!ASCII_LETTERS.test(w)) {
-      out.push(w);
-      return;
+/** A CJK run at `p0` of the text: its unigrams and bigrams as in pushCjk (documents), and/or its words, with offsets. */
+function cjkRunSpans(run: string, p0: number, s: Settings, out: TermSpan[]): void {
+  // Characters (units of Array.from) with their offsets.
+  const chars = Array.from(run);
+  const offs: number[] = [];
+  let o = p0;
+  for (const c of chars) {
+    offs.push(o);
+    o += c.length;
+  }
+  offs.push(o);
+  if (s.cjkBigrams) {
+    chars.forEach((c, i) => out.push({ term: c.toLowerCase(), start: offs[i], end: offs[i + 1] }));
+    for (let i = 0; i + 1 < chars.length; i++) out.push({ term: (chars[i] + chars[i + 1]).toLowerCase(), start: offs[i], end: offs[i + 2] });
+  }
+  if (s.cjkWords) {
+    for (const seg of segmentWords(segmenter!, run)) {
+      if (s.cjkBigrams && Array.from(seg.segment).length <= 2) continue;
+      out.push({ term: seg.segment.toLowerCase(), start: p0 + seg.index, end: p0 + seg.index + seg.segment.length });
     }
-    let s = cache.get(w);
-    if (s === undefined) {
-      s = stem(w);
-      if (cache.size > 200_000) cache.clear();
-      cache.set(w, s);
-    }
-    out.push(s);
-  };
+  }
+}
 
-  const analyze = (text: string, drop: boolean, query: boolean): string[] => {
-    const out: string[] = [];
-    const norm = text.normalize('NFKC').toLowerCase();
-    for (const m of norm.matchAll(WORD)) pushWord(m[0], out, drop, query);
-    return out;
-  };
-
+/** Analyzer.termSpans over the word step. */
+function spanPipeline(s: Settings, pushWord: PushWord): (text: string) => TermSpan[] {
   const termSpans = (text: string): TermSpan[] => {
     const out: TermSpan[] = [];
     const terms: string[] = [];
@@ -213,46 +250,37 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       if (HAS_CJK.test(lower) && lower.length === word.length) {
         for (const part of word.matchAll(CJK_SPLIT)) {
           const p0 = at + (part.index ?? 0);
-          if (!IS_CJK_RUN.test(part[0])) {
-            for (const t of termSpans(part[0])) out.push({ term: t.term, start: p0 + t.start, end: p0 + t.end });
-            continue;
-          }
-          // Characters (units of Array.from) with their offsets: unigrams and bigrams as in pushCjk (documents).
-          const chars = Array.from(part[0]);
-          const offs: number[] = [];
-          let o = p0;
-          for (const c of chars) {
-            offs.push(o);
-            o += c.length;
-          }
-          offs.push(o);
-          if (cjkBigrams) {
-            chars.forEach((c, i) => out.push({ term: c.toLowerCase(), start: offs[i], end: offs[i + 1] }));
-            for (let i = 0; i + 1 < chars.length; i++) out.push({ term: (chars[i] + chars[i + 1]).toLowerCase(), start: offs[i], end: offs[i + 2] });
-          }
-          if (cjkWords) {
-            for (const seg of segmentWords(segmenter!, part[0])) {
-              if (cjkBigrams && Array.from(seg.segment).length <= 2) continue;
-              out.push({ term: seg.segment.toLowerCase(), start: p0 + seg.index, end: p0 + seg.index + seg.segment.length });
-            }
-          }
+          if (IS_CJK_RUN.test(part[0])) cjkRunSpans(part[0], p0, s, out);
+          else for (const t of termSpans(part[0])) out.push({ term: t.term, start: p0 + t.start, end: p0 + t.end });
         }
         continue;
       }
       terms.length = 0;
-      pushWord(lower, terms, stopAt === 'both', false);
+      pushWord(lower, terms, s.stopAt === 'both', false);
       for (const t of terms) out.push({ term: t, start: at, end: at + word.length });
     }
     return out;
   };
+  return termSpans;
+}
 
+/** Builds an analyzer; defaults are the measured ones (see docs/eval.md). */
+export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const s = settingsOf(options);
+  const pushWord = wordPipeline(s);
+  const analyze = (text: string, drop: boolean, query: boolean): string[] => {
+    const out: string[] = [];
+    const norm = text.normalize('NFKC').toLowerCase();
+    for (const m of norm.matchAll(WORD)) pushWord(m[0], out, drop, query);
+    return out;
+  };
   return Object.freeze({
-    id,
-    termSpans,
-    indexTerms: (text: string) => analyze(text, stopAt === 'both', false),
+    id: s.id,
+    termSpans: spanPipeline(s, pushWord),
+    indexTerms: (text: string) => analyze(text, s.stopAt === 'both', false),
     queryTerms: (text: string) => {
-      const terms = analyze(text, stops.size > 0, true);
-      return terms.length > 0 || stops.size === 0 ? terms : analyze(text, false, true);
+      const terms = analyze(text, s.stops.size > 0, true);
+      return terms.length > 0 || s.stops.size === 0 ? terms : analyze(text, false, true);
     },
   });
 }
