@@ -73,7 +73,8 @@ test('the example indexes a real documentation set and <rcp-search> searches it:
   const followed = await page.evaluate(() => (window as unknown as { followed: string[] }).followed);
   const first = await groups.first().getAttribute('aria-labelledby');
   expect(first).toBeTruthy();
-  expect(followed[0]).toMatch(/^\/docs\/[\w-]+\.html#:~:text=[^,]+(,[^,]+)?$/);
+  // The section's anchor (when the passage is under a heading), then the quoted text.
+  expect(followed[0]).toMatch(/^\/docs\/[\w-]+\.html#[\w%-]*:~:text=[^,]+(,[^,]+)?$/);
 
   // axe: no violations on the page with results shown (shadow DOM included).
   await page.addScriptTag({ path: AXE });
@@ -106,6 +107,100 @@ test('the example indexes a real documentation set and <rcp-search> searches it:
   await expect(page.locator('rcp-search[dialog] [part=status]')).toHaveText(/results? on/, { timeout: 30_000 });
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
+  expect(outside).toEqual([]);
+});
+
+test('the element\'s conventions: / opens the dialog, sub-results link to their section, recent searches survive a reload', async ({ page }) => {
+  const outside = await open(page);
+  const dialog = page.locator('rcp-search[dialog] dialog');
+  // `/` typed into a field is a character, not a shortcut.
+  const box = inline(page).locator('input');
+  await box.click();
+  await page.keyboard.type('a/b');
+  await expect(box).toHaveValue('a/b');
+  await expect(dialog).toBeHidden();
+  await box.fill('');
+  // `/` anywhere else opens the dialog, focused and empty.
+  await page.locator('main p').first().click();
+  await page.keyboard.press('/');
+  await expect(dialog).toBeVisible();
+  const dialogBox = page.locator('rcp-search[dialog] input');
+  await expect(dialogBox).toBeFocused();
+  await expect(dialogBox).toHaveValue('');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+
+  // Sub-results: each page with its count of matching sections, each section with its heading and
+  // a deep link to that heading's id on the page.
+  await box.fill('Float32Array typed array constructor');
+  const status = inline(page).locator('[part=status]');
+  await expect(status).toHaveText(/^\d+ results? on \d+ pages?$/, { timeout: 60_000 });
+  const counts = await inline(page).locator('[part=group-title] [part=count]').allTextContents();
+  expect(counts.length).toBeGreaterThan(0);
+  for (const c of counts) expect(c).toMatch(/^\d+ sections?$/);
+  const withSection = inline(page).locator('[part=passage]').filter({ has: page.locator('[part=section]') }).first();
+  const href = (await withSection.getAttribute('data-href')) ?? '';
+  const m = /^(\/docs\/[\w-]+\.html)#([^:]+):~:text=/.exec(href);
+  expect(m, href).not.toBeNull();
+  const pageHtml = readFileSync(join(site, decodeURI(m![1])), 'utf8');
+  expect(pageHtml).toContain(`id="${decodeURIComponent(m![2])}"`);
+
+  // Following a result keeps its query; after a reload the empty box lists it, ↓ and Enter run it.
+  await withSection.click();
+  expect(await page.evaluate(() => (window as unknown as { followed: string[] }).followed)).toEqual([href]);
+  await page.reload();
+  await page.evaluate(() => document.addEventListener('rcp-search-navigate', (ev) => ev.preventDefault()));
+  await inline(page).locator('input').click();
+  const recent = inline(page).locator('[part=recent]');
+  await expect(recent).toHaveText(['Float32Array typed array constructor']);
+  await expect(inline(page).locator('[part=group-title]')).toHaveText('Recent searches');
+  await page.keyboard.press('ArrowDown');
+  await expect(recent.first()).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(inline(page).locator('input')).toHaveValue('Float32Array typed array constructor');
+  await expect(status).toHaveText(/^\d+ results? on \d+ pages?$/, { timeout: 60_000 });
+  // Emptied, the box lists it again; Clear forgets it, for this page and the next.
+  await inline(page).locator('input').fill('');
+  await expect(recent).toHaveCount(1);
+  await inline(page).locator('[part=clear-recent]').click();
+  await expect(recent).toHaveCount(0);
+  expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('rcp-search:recent:')))).toEqual([]);
+  expect(outside).toEqual([]);
+});
+
+test('UI strings: replaced by attribute and property, built in for the page\'s language, right to left for Arabic and Hebrew', async ({ page }) => {
+  const outside = await open(page);
+  await page.evaluate(() => {
+    const add = (html: string) => {
+      const wrap = document.createElement('div');
+      wrap.innerHTML = html;
+      document.body.append(wrap);
+    };
+    add(`<rcp-search class="custom" bundle="./search/" mode="sparse" strings='{"placeholder":"Find a function","noResults":"Nothing matches {query}","bogus":1}'></rcp-search>`);
+    add('<rcp-search class="ar" lang="ar" dialog bundle="./search/" mode="sparse"></rcp-search>');
+    add('<div lang="he"><rcp-search class="he" bundle="./search/" mode="sparse"></rcp-search></div>');
+    (document.querySelector('rcp-search.custom') as HTMLElement & { strings: Record<string, string> }).strings = { label: 'Search the stdlib' };
+  });
+  const field = (cls: string) => page.locator(`rcp-search.${cls} input`);
+  await expect(field('custom')).toHaveAttribute('placeholder', 'Find a function');
+  await expect(page.locator('rcp-search.custom label')).toHaveText('Search the stdlib');
+  // Arabic and Hebrew: their built-in strings (each a chunk fetched for its page), right to left.
+  await expect(page.locator('rcp-search.ar [part=trigger]')).toHaveText('بحث Ctrl K');
+  await expect(field('ar')).toHaveAttribute('placeholder', 'بحث');
+  await expect(field('he')).toHaveAttribute('placeholder', 'חיפוש');
+  const direction = (cls: string) => field(cls).evaluate((el) => getComputedStyle(el).direction);
+  expect([await direction('ar'), await direction('he'), await direction('custom')]).toEqual(['rtl', 'rtl', 'ltr']);
+  // The replaced "no results" string, and the built-in one naming the active filter.
+  const custom = page.locator('rcp-search.custom');
+  await custom.locator('input').fill('zzqxvj');
+  await expect(custom.locator('[part=status]')).toHaveText('Nothing matches zzqxvj', { timeout: 60_000 });
+  const he = page.locator('rcp-search.he');
+  const family = he.locator('[part=filter] select').filter({ has: page.locator('option[value="string"]') });
+  await he.locator('input').fill('zzqxvj');
+  await expect(he.locator('[part=status]')).toHaveText('אין תוצאות עבור "zzqxvj"', { timeout: 60_000 });
+  await family.selectOption('string');
+  await expect(he.locator('[part=status]')).toHaveText('אין תוצאות עבור "zzqxvj" עם family: string', { timeout: 30_000 });
+  await expect(he.locator('[part=box], .box').first()).toHaveAttribute('dir', 'rtl');
   expect(outside).toEqual([]);
 });
 

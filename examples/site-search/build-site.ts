@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import MarkdownIt from 'markdown-it';
 import { buildIndex } from '../../cli/build-index.ts';
+import { slug } from '../../src/element/anchor.ts';
 import { loadEmbedder } from '../../src/models/index.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -24,6 +25,13 @@ const out = resolve(values.out ?? join(import.meta.dirname, 'dist'));
 const model = values.model ?? 'glove-static-100d';
 
 const md = new MarkdownIt({ html: true, linkify: false });
+// Headings get ids as GitHub and most generators give them (the element's deep links name them).
+md.core.ruler.push('heading_ids', (state) => {
+  state.tokens.forEach((t, i) => {
+    const inline = state.tokens[i + 1];
+    if (t.type === 'heading_open' && inline?.children) t.attrSet('id', slug(inline.children.filter((c) => c.type === 'text' || c.type === 'code_inline').map((c) => c.content).join('')));
+  });
+});
 const escape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
 /** A README as the page a docs site would make of it: the stdlib boilerplate (license comment, "About stdlib") dropped. */

@@ -35,9 +35,14 @@ export function textDirective(passage: string): string | undefined {
   return `text=${encodeTerm(w.slice(0, EDGE_WORDS).join(' '))},${encodeTerm(w.slice(-EDGE_WORDS).join(' '))}`;
 }
 
-/** `url` with a text fragment for `passage` (any existing fragment is replaced). */
-export function deepLink(url: string, passage: string): string {
+/**
+ * `url` with a text fragment for `passage` (any existing fragment is replaced), after `anchor`
+ * (the section's element id) when given: `page#anchor:~:text=…` scrolls to the quoted text where
+ * text fragments are followed, and to the section elsewhere.
+ */
+export function deepLink(url: string, passage: string, anchor?: string): string {
   const directive = textDirective(passage);
   const base = url.replace(/#.*$/, '');
-  return directive ? `${base}#:~:${directive}` : base;
+  const id = anchor ? encodeURIComponent(anchor) : '';
+  return directive ? `${base}#${id}:~:${directive}` : id ? `${base}#${id}` : base;
 }

@@ -1,16 +1,28 @@
 /**
  * The results of `<rcp-search>` as DOM: hits grouped by page (best page first, its passages in
- * rank order), each passage an ARIA option whose matched words are `<mark>`ed from the engine's
- * own match spans (`x-inpage-matches`). Built with text nodes only: nothing from the index is ever
- * parsed as HTML.
+ * rank order), as Pagefind shows sub-results: each page's title with its count of matching
+ * sections, then each section's heading path and excerpt, an ARIA option whose deep link goes to
+ * the section's anchor and the quoted text (anchor.ts, deep-link.ts). Matched words are `<mark>`ed
+ * from the engine's own match spans (`x-inpage-matches`). Built with text nodes only: nothing from
+ * the index is ever parsed as HTML.
  */
 import type { Hit } from '../protocol/types.ts';
+import { sectionOf } from './anchor.ts';
 import { deepLink } from './deep-link.ts';
 
-/** One passage as shown: where it links, for keyboard and pointer navigation. */
-export interface ShownPassage {
+/** One option as shown: a passage (where it links) or a recent search (the query it runs). */
+export interface ShownOption {
   id: string;
-  href: string;
+  href?: string;
+  query?: string;
+}
+
+/** What the view asks of its element: words, and the anchor of a section. */
+export interface ResultsViewOptions {
+  /** "3 sections", in the element's language. */
+  sections(n: number): string;
+  /** The id the page gives `heading`, or undefined for none. */
+  sectionId(heading: string, pageUrl: string): string | undefined;
 }
 
 interface Matches {
@@ -62,7 +74,7 @@ const hitUrl = (h: Hit): string | undefined => {
  * Renders `hits` into `list` (a listbox) and returns the passages in display order. `prefix`
  * makes ids unique per element instance.
  */
-export function renderResults(list: HTMLElement, hits: readonly Hit[], prefix: string): ShownPassage[] {
+export function renderResults(list: HTMLElement, hits: readonly Hit[], prefix: string, view: ResultsViewOptions): ShownOption[] {
   const doc = list.ownerDocument;
   const groups = new Map<string, Hit[]>();
   for (const h of hits) {
@@ -71,44 +83,88 @@ export function renderResults(list: HTMLElement, hits: readonly Hit[], prefix: s
     if (!g) groups.set(key, (g = []));
     g.push(h);
   }
-  const shown: ShownPassage[] = [];
+  const shown: ShownOption[] = [];
   const items: HTMLElement[] = [];
   let n = 0;
   for (const [source, group] of groups) {
     const first = group[0];
     const url = hitUrl(first) ?? '';
-    const g = doc.createElement('div');
-    g.setAttribute('role', 'group');
-    g.setAttribute('part', 'group');
-    const title = doc.createElement('div');
-    const titleId = `${prefix}-g${items.length}`;
-    title.id = titleId;
-    title.setAttribute('part', 'group-title');
-    title.textContent = first.citation?.title ?? (typeof first.meta?.title === 'string' ? first.meta.title : source);
-    g.setAttribute('aria-labelledby', titleId);
-    g.append(title);
+    const titleText = first.citation?.title ?? (typeof first.meta?.title === 'string' ? first.meta.title : source);
+    const g = groupOf(doc, `${prefix}-g${items.length}`, titleText, view.sections(group.length));
     for (const h of group) {
       const id = `${prefix}-o${n++}`;
-      const opt = doc.createElement('div');
-      opt.id = id;
-      opt.setAttribute('role', 'option');
-      opt.setAttribute('aria-selected', 'false');
-      opt.setAttribute('part', 'passage');
-      const section = h.chunk?.context?.split(' › ').slice(1).join(' › ');
+      const section = sectionOf(h.chunk?.context);
+      const href = url ? deepLink(url, h.text ?? '', section ? view.sectionId(section.heading, url) : undefined) : '';
+      const opt = option(doc, id, 'passage', href);
       if (section) {
         const s = doc.createElement('span');
         s.setAttribute('part', 'section');
-        s.textContent = section;
+        s.dir = 'auto';
+        s.textContent = section.path;
         opt.append(s, ' ');
       }
       const text = doc.createElement('span');
+      text.dir = 'auto';
       text.append(marked(h.text ?? '', (h as Hit & { 'x-inpage-matches'?: Matches })['x-inpage-matches'], doc));
       opt.append(text);
       g.append(opt);
-      shown.push({ id, href: url ? deepLink(url, h.text ?? '') : '' });
+      shown.push({ id, href });
     }
     items.push(g);
   }
   list.replaceChildren(...items);
   return shown;
+}
+
+/** Renders recent searches into `list` under `title`; returns them as options that run their query. */
+export function renderRecent(list: HTMLElement, queries: readonly string[], prefix: string, title: string): ShownOption[] {
+  const doc = list.ownerDocument;
+  if (queries.length === 0) {
+    list.replaceChildren();
+    return [];
+  }
+  const g = groupOf(doc, `${prefix}-recent`, title);
+  const shown = queries.map((query, i) => {
+    const opt = option(doc, `${prefix}-r${i}`, 'recent');
+    opt.dir = 'auto';
+    opt.textContent = query;
+    g.append(opt);
+    return { id: opt.id, query };
+  });
+  list.replaceChildren(g);
+  return shown;
+}
+
+function groupOf(doc: Document, titleId: string, titleText: string, countText?: string): HTMLElement {
+  const g = doc.createElement('div');
+  g.setAttribute('role', 'group');
+  g.setAttribute('part', 'group');
+  g.setAttribute('aria-labelledby', titleId);
+  const title = doc.createElement('div');
+  title.id = titleId;
+  title.setAttribute('part', 'group-title');
+  const name = doc.createElement('span');
+  name.setAttribute('part', 'page-title');
+  name.dir = 'auto';
+  name.textContent = titleText;
+  title.append(name);
+  if (countText) {
+    const c = doc.createElement('span');
+    c.setAttribute('part', 'count');
+    c.textContent = countText;
+    title.append(' ', c);
+  }
+  g.append(title);
+  return g;
+}
+
+function option(doc: Document, id: string, part: string, href?: string): HTMLElement {
+  const opt = doc.createElement('div');
+  opt.id = id;
+  opt.setAttribute('role', 'option');
+  opt.setAttribute('aria-selected', 'false');
+  opt.setAttribute('part', part);
+  // The deep link, for the page's scripts and for tests (following it is the element's: Enter or a click).
+  if (href) opt.dataset.href = href;
+  return opt;
 }

@@ -16,9 +16,11 @@ input:focus-visible { outline: 2px solid var(--rcp-search-accent, Highlight); ou
   background: var(--rcp-search-background, Canvas); }
 [part=group] { padding: 0.25rem 0; border-top: 1px solid var(--rcp-search-border, GrayText); }
 [part=group-title] { font-weight: 600; padding: 0.25rem 0.5rem; }
-[part=passage] { padding: 0.375rem 0.5rem 0.375rem 1rem; cursor: pointer; border-radius: var(--rcp-search-radius, 0.375rem); }
-[part=passage][aria-selected=true], [part=passage]:hover { background: var(--rcp-search-active, SelectedItem); color: var(--rcp-search-active-text, SelectedItemText); }
+[part=passage], [part=recent] { padding-block: 0.375rem; padding-inline: 1rem 0.5rem; cursor: pointer; border-radius: var(--rcp-search-radius, 0.375rem); }
+[part=passage][aria-selected=true], [part=passage]:hover, [part=recent][aria-selected=true], [part=recent]:hover { background: var(--rcp-search-active, SelectedItem); color: var(--rcp-search-active-text, SelectedItemText); }
 [part=section] { display: block; font-size: 0.8em; }
+[part=count] { font-weight: normal; font-size: 0.8em; color: var(--rcp-search-muted, inherit); margin-inline-start: 0.5rem; }
+[part=clear-recent] { display: block; margin-inline-start: auto; font: inherit; font-size: 0.8em; padding: 0.125rem 0.5rem; }
 mark { background: var(--rcp-search-mark, Mark); color: var(--rcp-search-mark-text, MarkText); }
 [part=trigger] { font: inherit; padding: 0.375rem 0.75rem; border-radius: var(--rcp-search-radius, 0.375rem); }
 dialog { width: min(44rem, 92vw); border: none; border-radius: var(--rcp-search-radius, 0.5rem); padding: 1rem;

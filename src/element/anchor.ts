@@ -1,0 +1,24 @@
+/**
+ * The anchor of a passage's section: the `id` its page most likely gives the heading. The index
+ * keeps a heading's text (the passage's heading path), not its `id`, so the id is derived as the
+ * usual generators derive it (GitHub, markdown-it-anchor, VitePress, Docusaurus, Hugo's default):
+ * the heading's visible text lowercased, punctuation dropped, spaces made hyphens. A site whose
+ * ids differ sets the element's `sectionId`. A wrong id costs nothing: browsers that follow text
+ * fragments scroll to the quoted text first, and others go to the top of the page.
+ */
+import { visibleWords } from './deep-link.ts';
+
+export function slug(heading: string): string {
+  return visibleWords(heading)
+    .join(' ')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The deepest heading of a passage's context (`Title › Section › Subsection`), if below the title. */
+export function sectionOf(context: string | undefined): { path: string; heading: string } | undefined {
+  const parts = context?.split(' › ').slice(1).filter(Boolean) ?? [];
+  const heading = parts[parts.length - 1];
+  return heading ? { path: parts.join(' › '), heading } : undefined;
+}
