@@ -34,6 +34,7 @@ import type { LanguageProfile } from './query/language-gate.ts';
 import type { RetrievePlan } from './query/plan.ts';
 import type { RetrieveContext } from './query/retrieve.ts';
 import { queryVariants, rewriteQuery, type Correction } from './query/transform.ts';
+import { correctTypos } from './query/typos.ts';
 import { buildStages, indexSummary, type Stages } from './stages.ts';
 
 export type { EngineCapabilities } from './capabilities.ts';
@@ -280,8 +281,17 @@ export class Engine {
   /**
    * §7.8 query transformation from the index's own vocabulary: `rewrite` gives the spelling-corrected
    * query, `multi-query` up to `n` variants (transform.ts). `corrections` lists the words changed.
+   * Over a bundle with typo shards, `rewrite` corrects from them (one edit: query/typos.ts).
    */
   transform(query: string, method: 'rewrite' | 'multi-query', n = 3): Promise<{ queries: string[]; corrections: Correction[] }> {
+    const residency = this.s.state.residency;
+    if (method === 'rewrite' && residency?.typos) {
+      // A bundle with typo shards corrects from them (query/typos.ts) instead of reading the whole index.
+      return this.s.reads.read('view', async () => {
+        const r = await correctTypos(query, { analyzer: this.analyzer, view: this.s.state.current(), residency });
+        return { queries: [r.query], corrections: r.fixes.map((f) => ({ from: f.from, to: f.kept ? `${f.from} ${f.to}` : f.to })) };
+      });
+    }
     return this.s.reads.read('everything', async () => {
       const deps = { analyzer: this.analyzer, view: this.s.state.current(), texts: this.s.texts };
       if (method === 'rewrite') {

@@ -195,6 +195,26 @@ describe('a built bundle with typo shards', () => {
     e.close();
   });
 
+  it('answers an asked rewrite and query/transform from the typo shards, not by reading the whole bundle', async () => {
+    const fresh = await BundleStore.open(url, { fetch: recording, cache: false });
+    const e = new Engine({ store: fresh, readOnly: true, fields: fresh.manifest.fields });
+    await e.open();
+    served.length = 0;
+    const r = await search(e, { query: 'harpoom', k: 5, mode: 'sparse', rewrite: 'rewrite' });
+    expect(r.rewrittenQuery).toBe('harpoon');
+    expect(r.hits.length).toBeGreaterThan(0);
+    expect((await search(e, { query: 'harpoon', k: 5, mode: 'sparse', rewrite: 'rewrite' })).rewrittenQuery).toBe('harpoon');
+    expect(await e.transform('Whaels and harpoom', 'rewrite')).toEqual({
+      queries: ['Whales and harpoon'],
+      corrections: [{ from: 'Whaels', to: 'Whales' }, { from: 'harpoom', to: 'harpoon' }],
+    });
+    // Neither every document's id and meta nor every term shard was read.
+    const m = fresh.manifest;
+    expect(served.some((u) => u.endsWith(m.ids.path) || u.endsWith(m.metas.path))).toBe(false);
+    expect(served.filter((u) => u.includes('/terms/')).length).toBeLessThan(m.terms.bytes.length);
+    e.close();
+  });
+
   it('fails a request whose typo shard is missing with -32010 naming it, and the next request reads it again', async () => {
     const fresh = await BundleStore.open(url, { fetch: fileFetch, cache: false });
     const e = new Engine({ store: fresh, readOnly: true, fields: fresh.manifest.fields });

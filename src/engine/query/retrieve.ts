@@ -223,6 +223,8 @@ async function rewrite(run: Run): Promise<void> {
   const { params, deps } = run;
   if (params.rewrite !== 'rewrite' && params.rewrite !== 'multi-query') return;
   const text = run.variants[0];
+  // A bundle with typo shards corrects from them (one edit away, a few KB) rather than read the whole index.
+  if (params.rewrite === 'rewrite' && deps.residency?.typos) return typos(run, true);
   // The index's vocabulary and sample passages: for a store read on demand, all of it.
   await deps.residency?.everything(run.view);
   const tdeps = { analyzer: deps.analyzer, view: run.view, texts: deps.texts };
@@ -235,14 +237,15 @@ async function rewrite(run: Run): Promise<void> {
 
 /**
  * Typo tolerance (query/typos.ts), where the store finds the corpus's words near a query word (a
- * bundle with typo shards) and the request asks for no rewrite of its own: `rewrite: false` turns
- * it off. What was searched is in `rewrittenQuery` and `usage.notes`.
+ * bundle with typo shards) and the request asks for no rewrite of its own (`rewrite: false` turns
+ * it off), or asks for `rewrite` (`asked`). What was searched is in `rewrittenQuery` and `usage.notes`.
  */
-async function typos(run: Run): Promise<void> {
+async function typos(run: Run, asked = false): Promise<void> {
   const { params, deps } = run;
-  if (params.rewrite !== undefined || !deps.residency?.typos || run.variants.length !== 1) return;
+  if ((!asked && params.rewrite !== undefined) || !deps.residency?.typos || run.variants.length !== 1) return;
   const fixed = await correctTypos(run.variants[0], { analyzer: deps.analyzer, view: run.view, residency: deps.residency });
   checkAborted(run.ctx.signal);
+  if (asked) run.rewrittenQuery = fixed.query; // an asked rewrite says what it searched, changed or not
   if (fixed.fixes.length === 0) return;
   run.variants = [fixed.query];
   run.rewrittenQuery = fixed.query;
