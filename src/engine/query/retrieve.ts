@@ -5,112 +5,29 @@
  *   → MMR → monotonic scores (§4.6) → page (cursor) → token budget → hits → annotations (pages, matches)
  *
  * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
- * needs no randomness.
+ * needs no randomness. Here: the stages up to recall. The `Run` and its start: retrieve-run.ts;
+ * the stages that reorder after recall: retrieve-order.ts; the page and its hits: retrieve-page.ts.
  */
-import { unseenScriptNote } from './script-note.ts';
-import { ErrorCode } from '../../protocol/codes.ts';
 import { contentText } from '../../protocol/content.ts';
-import { RcpError } from '../../protocol/errors.ts';
-import { compileFilter } from './filter-eval.ts';
-import { encodeVectors } from '../../protocol/vector-codec.ts';
-import type { FilterFieldType, Hit, RetrieveMode, RetrieveResult, Unit } from '../../protocol/types.ts';
+import type { RetrieveResult } from '../../protocol/types.ts';
 import { checkAborted } from '../../util/abort.ts';
-import { readOncePerQuery, type DocumentReader } from '../state/text-cache.ts';
+import { denseModel, missingVectors } from '../index/dense.ts';
+import type { DocEntry, IndexView } from '../index/view.ts';
+import { compileFilter } from './filter-eval.ts';
 import type { RetrievePlan } from './plan.ts';
-import { cursorNotFound, decodeCursor, encodeCursor, paramsHash, type CursorState } from './cursor.ts';
-import { candidateVector, cosine, denseModel, missingVectors } from '../index/dense.ts';
-import { DocumentRewritten, loadTexts, packBudget, toHit } from './hits.ts';
-import { hitId } from '../index/hit-id.ts';
-import { jaccard, mmrOrder } from './mmr.ts';
-import { applyRecency, makeMonotonic } from './score-order.ts';
-import { suspectInjection } from './injection.ts';
-import { addMatches } from './matches.ts';
-import { addPages } from './pages.ts';
-import { lazyDense, recallVariants, type RecallDeps } from './recall.ts';
+import { lazyDense, recallVariants } from './recall.ts';
+import { minScore, mmr, recency, rerank } from './retrieve-order.ts';
+import { annotate, budget, hits, pageAt } from './retrieve-page.ts';
+import { resident, snapshot, type RetrieveContext, type RetrieveDeps, type Run } from './retrieve-run.ts';
+import { makeMonotonic } from './score-order.ts';
+import { unseenScriptNote } from './script-note.ts';
 import { queryVariants, rewriteQuery } from './transform.ts';
 import { correctTypos, typoNote } from './typos.ts';
-import type { Sessions } from './dedup-sessions.ts';
-import { compareCandidates, type Candidate, type DocEntry, type IndexView } from '../index/view.ts';
 
-export interface RetrieveDeps extends RecallDeps {
-  /** Where hit texts are read (the store, through the engine's TextCache). */
-  texts: DocumentReader;
-  fields: Record<string, FilterFieldType>;
-  sessions: Sessions;
-  /** A retained view by version, or undefined when it is gone. */
-  viewAt(version: number): IndexView | undefined;
-  current(): IndexView;
-}
-
-export interface RetrieveContext {
-  signal?: AbortSignal;
-  /** Called as stages start (§9 progress): 'recall', 'rerank', 'mmr', 'pack'. */
-  onStage?(stage: string, progress: number): void;
-}
+export type { RetrieveContext, RetrieveDeps } from './retrieve-run.ts';
 
 /** Query variants `rewrite: "multi-query"` retrieves with. */
 const MULTI_QUERY_VARIANTS = 3;
-
-/** MMR reorders at most this many leading candidates (O(n²) similarities). */
-const MMR_POOL = 200;
-
-const unavailable = (detail: string): RcpError =>
-  new RcpError(ErrorCode.BackendUnavailable, 'indexVersion no longer available', { detail, retryable: false });
-
-function resolveView(deps: RetrieveDeps, params: RetrievePlan['params'], cursorVersion: number | undefined): IndexView {
-  if (cursorVersion !== undefined) {
-    const v = deps.viewAt(cursorVersion);
-    if (!v) throw cursorNotFound(`index version ${cursorVersion} of this cursor is no longer retained`);
-    if (params.indexVersion !== undefined && params.indexVersion !== String(cursorVersion)) {
-      throw cursorNotFound('cursor belongs to another indexVersion');
-    }
-    return v;
-  }
-  if (params.indexVersion === undefined) return deps.current();
-  const n = /^\d+$/.test(params.indexVersion) ? Number(params.indexVersion) : NaN;
-  const v = Number.isSafeInteger(n) ? deps.viewAt(n) : undefined;
-  if (!v) throw unavailable(`index version '${params.indexVersion}' is not retained (current is ${deps.current().version})`);
-  return v;
-}
-
-/** σ(x) = 1 / (1 + e^−x): monotone, in [0, 1]. */
-const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
-
-/** What one retrieve carries from stage to stage. */
-interface Run {
-  readonly deps: RetrieveDeps;
-  readonly plan: RetrievePlan;
-  readonly params: RetrievePlan['params'];
-  readonly ctx: RetrieveContext;
-  readonly t0: number;
-  /** Degradations and clamps, for `usage.notes`. */
-  readonly notes: string[];
-  /** Hit texts, each document read at most once per query. */
-  readonly reader: DocumentReader;
-  readonly hash: string;
-  readonly cursor?: CursorState;
-  readonly view: IndexView;
-  readonly unitOut: Unit;
-  readonly unit: 'chunk' | 'document';
-  /** The mode served: the plan's, or sparse while dense is not ready for a defaulted mode. */
-  mode: RetrieveMode;
-  /** The query text(s) recalled: the query, its spelling-corrected form or its variants. */
-  variants: string[];
-  rewrittenQuery?: string;
-  session?: ReturnType<Sessions['begin']>;
-  /** Candidates, best first. */
-  list: Candidate[];
-  /** How many recall returned (`usage.candidates`). */
-  candidates: number;
-  /** The floor of the scores in `list` (recency decays toward it). */
-  floor: number;
-  reranked: number;
-  /** Where this page starts in `list` (the cursor's offset). */
-  offset: number;
-  /** The hits of this page, after the budget. */
-  page: Candidate[];
-  tokens?: number;
-}
 
 /** Runs one retrieve against the engine state, as planned (validated, gated and clamped) by the caller. */
 export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext = {}): Promise<RetrieveResult> {
@@ -135,43 +52,6 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   await resident(run, run.page);
   budget(run);
   return annotate(run, await hits(run));
-}
-
-/** The hits' page numbers (paged documents: pages.ts) and, when asked, `x-inpage-matches` (matches.ts). */
-function annotate(run: Run, result: RetrieveResult): RetrieveResult {
-  addPages(result.hits);
-  addMatches(run.deps.analyzer, run.params, result.hits, run.rewrittenQuery);
-  return result;
-}
-
-/**
- * A store read on demand (state/residency.ts): the documents of `cands` — what their hits cite —
- * are read before anything names or cites them. A no-op for any other store.
- */
-async function resident(run: Run, cands: readonly Candidate[]): Promise<void> {
-  if (!run.deps.residency || cands.length === 0) return;
-  await run.deps.residency.hits(run.view, cands);
-  checkAborted(run.ctx.signal);
-}
-
-/** Resolves the cursor and the index view the request reads (current, pinned or the cursor's). */
-function snapshot(deps: RetrieveDeps, plan: RetrievePlan, ctx: RetrieveContext, t0: number): Run {
-  const { params } = plan;
-  const hash = paramsHash(params);
-  const cursor = params.cursor !== undefined ? decodeCursor(params.cursor) : undefined;
-  if (cursor && cursor.hash !== hash) throw cursorNotFound('cursor was issued for a different request');
-  const unitOut: Unit = params.unit ?? 'chunk';
-  return {
-    deps, plan, params, ctx, t0, hash, cursor,
-    notes: [...plan.notes],
-    reader: readOncePerQuery(deps.texts),
-    view: resolveView(deps, params, cursor?.version),
-    unitOut,
-    unit: unitOut === 'document' ? 'document' : 'chunk',
-    mode: plan.mode,
-    variants: [contentText(params.query)],
-    list: [], candidates: 0, floor: 0, reranked: 0, offset: 0, page: [],
-  };
 }
 
 /**
@@ -323,131 +203,3 @@ function quarantineNote(ids: ReadonlySet<string>): string {
   return `quarantined after a feedback integrity signal, left out: ${shown}${list.length > 5 ? ` and ${list.length - 5} more` : ''} (release with x-inpage/release)`;
 }
 
-/** Recency multiplier relative to the newest dated candidate, mapped around the stage floor. */
-function recency(run: Run, cands: Candidate[], floor: number | undefined): void {
-  const { field, halfLifeDays } = run.params.recency!;
-  applyRecency(cands, field, halfLifeDays, floor, run.notes);
-}
-
-/** The plan's reranker rescores the leading `topN`; the rest follow in recall order up to `k`. */
-async function rerank(run: Run): Promise<void> {
-  if (!run.plan.rerank) return;
-  const { reranker, topN } = run.plan.rerank;
-  const { signal } = run.ctx;
-  run.ctx.onStage?.('rerank', 0.5);
-  const pool = run.list.slice(0, topN);
-  await resident(run, pool);
-  const texts = await loadTexts(run.reader, pool, 'chunk');
-  checkAborted(signal);
-  const passages = pool.map((c, i) => (c.seg.lex.contexts[c.local] ? `${c.seg.lex.contexts[c.local]}\n${texts[i]}` : texts[i]));
-  const scores = await reranker.score(run.variants[0], passages, signal);
-  checkAborted(signal);
-  pool.forEach((c, i) => {
-    c.scores.recall = c.score; // the score it was ranked by before reranking, so a viewer can show what rerank changed
-    c.scores.rerank = scores[i];
-    c.score = scores[i];
-  });
-  pool.sort(compareCandidates);
-  // The raw reranker score (a logit, a MaxSim sum) has no floor; its logistic does (0), so the
-  // advertised scoreFloor stays true with a reranker (§6.1, §16.3). Mapped after sorting on the
-  // raw value, so saturation near 1 can only tie neighbours, never reorder them.
-  for (const c of pool) c.score = logistic(c.score);
-  if (run.params.recency) recency(run, pool, 0);
-  run.reranked = pool.length;
-  const { k } = run.plan;
-  run.list = pool.length < k ? [...pool, ...run.list.slice(pool.length, k)] : pool;
-}
-
-/** MMR over the leading candidates: cosine of their vectors when all have one, else term Jaccard. */
-async function mmr(run: Run): Promise<void> {
-  const { params, deps } = run;
-  if (!params.mmr || run.list.length <= 1) return;
-  run.ctx.onStage?.('mmr', 0.8);
-  const pool = run.list.slice(0, MMR_POOL);
-  await resident(run, pool);
-  const model = deps.embedder && denseModel(deps.embedder);
-  const vecs = model ? pool.map((c) => candidateVector(c, model)) : [];
-  let sim: (i: number, j: number) => number;
-  if (model && vecs.every((v) => v !== undefined)) {
-    sim = (i, j) => cosine(vecs[i]!, vecs[j]!);
-  } else {
-    const texts = await loadTexts(run.reader, pool, 'chunk');
-    const sets = texts.map((t) => new Set(deps.analyzer.indexTerms(t)));
-    sim = (i, j) => jaccard(sets[i], sets[j]);
-  }
-  checkAborted(run.ctx.signal);
-  const order = mmrOrder(pool.map((c) => c.score), params.mmr.lambda, sim);
-  run.list = [...order.map((i) => pool[i]), ...run.list.slice(pool.length)];
-}
-
-/** §7.7 `minScore`: hits scoring below it are dropped (after rerank, on the final scale). */
-function minScore(run: Run): void {
-  const min = run.params.minScore;
-  if (min !== undefined) run.list = run.list.filter((c) => c.score >= min);
-}
-
-/** The page at the cursor's offset (or the first). */
-function pageAt(run: Run): void {
-  run.ctx.onStage?.('pack', 0.9);
-  run.offset = run.cursor?.offset ?? 0;
-  run.page = run.list.slice(run.offset, run.offset + run.plan.k);
-}
-
-/** §7.7 `tokenBudget`: the leading hits of the page that fit. */
-function budget(run: Run): void {
-  if (run.params.tokenBudget === undefined) return;
-  const packed = packBudget(run.page, run.unit, run.params.tokenBudget);
-  if (packed.count === 0 && run.page.length > 0) run.notes.push('tokenBudget: the next hit alone exceeds the budget');
-  run.page = run.page.slice(0, packed.count);
-  run.tokens = packed.tokens;
-}
-
-/** The page as hits (texts, trust, vectors), the next cursor, the session's record and usage. */
-async function hits(run: Run): Promise<RetrieveResult> {
-  const { params, deps, page, unit, session, view } = run;
-  const next = run.offset + page.length;
-  const nextCursor =
-    next < run.list.length && page.length > 0
-      ? encodeCursor({ version: view.version, offset: next, hash: run.hash, ...(session ? { session: session.chainStart } : {}) })
-      : undefined;
-
-  const out: Hit[] = page.map((c) => toHit(c, unit, run.unitOut));
-  // Bodies are read for every page: the injection screen needs them even when includeText is false
-  // (then a pinned snapshot whose texts are gone is still served, only unscreened).
-  const texts = page.length === 0 ? [] : params.includeText !== false
-    ? await loadTexts(run.reader, page, unit)
-    : await loadTexts(run.reader, page, unit).catch((e: unknown) => {
-      if (e instanceof DocumentRewritten) return undefined;
-      throw e;
-    });
-  out.forEach((h, i) => {
-    if (params.includeText !== false) h.text = texts![i];
-    // §15.2: everything here arrived through index/add, so nothing is vouched for ("untrusted").
-    h.trust = texts && suspectInjection(texts[i]) ? { level: 'untrusted', injectionSuspected: true } : { level: 'untrusted' };
-  });
-  if (params.includeVectors && deps.embedder) {
-    const model = denseModel(deps.embedder);
-    const encoding = params.encoding ?? 'json';
-    out.forEach((h, i) => {
-      const v = candidateVector(page[i], model);
-      // §7.3.1: the encoding used is echoed, and `dimension` accompanies every vector.
-      if (!v) return;
-      h.vector = encodeVectors([v], encoding)[0];
-      h.encoding = encoding;
-      h.dimension = v.length;
-    });
-  }
-  checkAborted(run.ctx.signal);
-  if (session && params.sessionId !== undefined) deps.sessions.record(params.sessionId, page.map((c) => hitId(c, unit)), session.seq);
-
-  const result: RetrieveResult = {
-    hits: out,
-    indexVersion: String(view.version),
-    usage: { candidates: run.candidates, reranked: run.reranked, latencyMs: Math.round((performance.now() - run.t0) * 100) / 100 },
-  };
-  if (run.tokens !== undefined) result.usage!.tokens = run.tokens;
-  if (run.rewrittenQuery !== undefined) result.rewrittenQuery = run.rewrittenQuery;
-  if (run.notes.length > 0) result.usage!.notes = run.notes;
-  if (nextCursor) result.nextCursor = nextCursor;
-  return result;
-}
