@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N] [--repeat N] [--hover MS] [--no-pagefind] [--waterfall] [--intercept]`:
+ * `node --import tsx scripts/measure-site-search.ts [DIR …] [--model NAME|none] [--queries N] [--repeat N] [--hover MS] [--no-pagefind] [--waterfall] [--intercept] [--json FILE] [--port N]`:
  * rcp-in-page and Pagefind side by side on the same static sites, the dev collections turned into
  * sites (one HTML page per document: its title as <title> and <h1>, its text as paragraphs).
  * Prints, per site and system: build time (wall and CPU), bundle size, and, in Chromium from a cold
@@ -14,6 +14,8 @@
  * --hover MS: before the element is focused, the mouse moves onto it and rests MS ms (a hover's
  * lead before the click; InstantClick assumes ~250 ms), as a person's pointer does; the time is
  * still counted from focus, and the hover's lead is printed beside it.
+ * --json FILE also writes the figures for a program (site-search-json.ts: one row per site, system,
+ * path and way in), rewritten after each site. --port: the static server's (default 4399).
  *
  * rcp-in-page: `rcp-in-page index` (cli/build-index.ts), queried through the worker over the
  * bundle: with --model none, sparse; with a model, each path on its own cold start, sparse and
@@ -35,9 +37,10 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../bridges/browser-host.ts';
 import { buildIndex } from '../cli/build-index.ts';
 import { loadEmbedder } from '../src/models/index.ts';
 import { median as medianOf } from '../bench/stats.ts';
+import { writeSiteSearchJson, type SiteSearchRow } from './lib/site-search-json.ts';
 
 const root = join(import.meta.dirname, '..');
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' }, 'no-pagefind': { type: 'boolean' }, waterfall: { type: 'boolean' }, intercept: { type: 'boolean' }, hover: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { model: { type: 'string' }, queries: { type: 'string' }, repeat: { type: 'string' }, 'no-pagefind': { type: 'boolean' }, waterfall: { type: 'boolean' }, intercept: { type: 'boolean' }, hover: { type: 'string' }, json: { type: 'string' }, port: { type: 'string' } } });
 const dirs = positionals.length ? positionals : ['cacm', 'npl', 'time'].map((c) => join(root, '..', 'shared', 'eval', c));
 const model = values.model ?? 'minilm-l6-v2';
 const maxQueries = Number(values.queries ?? Infinity);
@@ -45,7 +48,7 @@ const maxQueries = Number(values.queries ?? Infinity);
 const repeat = Number(values.repeat ?? 3);
 /** The element's hover lead: the pointer rests on it this long before it is focused (0: no hover). */
 const hoverMs = Number(values.hover ?? 0);
-const PORT = 4399;
+const PORT = Number(values.port ?? 4399);
 const ORIGIN = `http://localhost:${PORT}`;
 const PAGEFIND = join(dirname(createRequire(import.meta.url).resolve('@pagefind/linux-x64/package.json')), 'bin', 'pagefind_extended');
 
@@ -136,6 +139,7 @@ const ELEMENT_PAGE = (mode: string) => `<!doctype html><html lang="en"><head><me
 
 console.log(execFileSync('uptime', { encoding: 'utf8' }).trim());
 const rows: string[] = [];
+const jsonRows: SiteSearchRow[] = [];
 for (const dir of dirs) {
   const name = basename(dir);
   const corpus = readJsonl(join(dir, 'corpus.jsonl'));
@@ -193,7 +197,7 @@ for (const dir of dirs) {
   const server = values.intercept ? undefined : await serveStatic(site, PORT);
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const results: Record<string, { bytes: Transfer; ms: number; median: number; ndcg: number; notes: string[] }> = {};
+  const results: Record<string, { bytes: Transfer; ms: number; median: number; ndcg: number; notes: string[]; perQuery?: number }> = {};
   const systems = [...rcpPaths.flatMap((m) => [`rcp-${m}`, `element-${m}`]), ...(withPagefind ? ['pagefind'] : [])];
   for (const system of systems) {
     // Cold runs (a fresh context each: empty HTTP and Cache API caches); the best time of `repeat`,
@@ -252,8 +256,9 @@ for (const dir of dirs) {
     const ndcg = ids.reduce((s, l, i) => s + ndcg10(l, qrels.get(String(judged[i]._id))!), 0) / ids.length;
     const notes = await page.evaluate(() => (window as unknown as { notes?: string[] }).notes ?? []);
     if (notes.length) console.error(`${name} ${system}, first answer's usage.notes: ${notes.join(' | ')}`);
-    results[system] = { bytes: firstBytes, ms: best, median, ndcg, notes };
-    console.error(`${name} ${system}: ${(ids.reduce((n, l) => n + l.length, 0) / ids.length).toFixed(1)} results per query on average (of at most 10)`);
+    const perQuery = ids.reduce((n, l) => n + l.length, 0) / ids.length;
+    results[system] = { bytes: firstBytes, ms: best, median, ndcg, notes, perQuery };
+    console.error(`${name} ${system}: ${perQuery.toFixed(1)} results per query on average (of at most 10)`);
     await context.close();
   }
   await browser.close();
@@ -271,6 +276,28 @@ for (const dir of dirs) {
   });
   if (withPagefind) rows.push(`| | Pagefind 1.6.0 | ${(pfBuild.ms / 1000).toFixed(1)} s | ${kb(pfSize.bytes)} in ${pfSize.files} files | ${bytesCell(results.pagefind.bytes)} | ${ms(results.pagefind)} | ${results.pagefind.ndcg.toFixed(4)} |`);
   console.log(rows.slice(before).join('\n'));
+  if (values.json) {
+    const row = (system: SiteSearchRow['system'], path: SiteSearchRow['path'], via: SiteSearchRow['via'], r: (typeof results)[string], build: number, bundle: number, ranked?: (typeof results)[string]): SiteSearchRow => ({
+      site: name,
+      system,
+      path,
+      via,
+      firstResultMs: { best: r.ms, median: r.median },
+      bytesBeforeFirst: { served: r.bytes.index.raw + r.bytes.code.raw, gzip: r.bytes.index.gz + r.bytes.code.gz, js: r.bytes.code.raw },
+      // The element shows passages, not a page ranking: its ranking is the library row's (same engine and bundle), not repeated here.
+      ndcg10: ranked ? ranked.ndcg : null,
+      resultsPerQuery: ranked?.perQuery ?? null,
+      buildS: build / 1000,
+      bundleBytes: bundle,
+    });
+    for (const m of rcpPaths) {
+      const path = m as SiteSearchRow['path'];
+      jsonRows.push(row('rcp-in-page', path, 'library', results[`rcp-${m}`], rcpBuild.ms, rcpSize.bytes, results[`rcp-${m}`]));
+      jsonRows.push(row('rcp-in-page', path, 'element', results[`element-${m}`], rcpBuild.ms, rcpSize.bytes));
+    }
+    if (withPagefind) jsonRows.push(row('pagefind', 'sparse', 'library', results.pagefind, pfBuild.ms, pfSize.bytes, results.pagefind));
+    writeSiteSearchJson(values.json, jsonRows);
+  }
   server?.close();
   rmSync(site, { recursive: true, force: true });
 }
