@@ -1,24 +1,15 @@
 /** bridges/cli.ts bridgeArgs: the bridges' one parse of the host, aggregator and their own flags. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bridgeArgs } from '../../bridges/cli.ts';
+import { captureExit } from '../support/exit-capture.ts';
 
 const HTTP = { port: { type: 'string', default: '8787' }, token: { type: 'string' }, 'allow-origin': { type: 'string', multiple: true } } as const;
 
-/** Runs bridgeArgs with process.exit, the console and stderr captured; `code` is the exit status (undefined: none). */
+/** Runs bridgeArgs with process.exit, the console and stderr captured; `out` joined. */
 function run(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
-    throw new Error(`exit ${code}`);
-  }) as never);
-  vi.spyOn(console, 'log').mockImplementation((s: string) => void out.push(s));
-  vi.spyOn(console, 'error').mockImplementation((s: string) => void out.push(s));
-  vi.spyOn(process.stderr, 'write').mockImplementation(((s: string) => out.push(s)) as never);
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
-  try {
-    return { parsed: bridgeArgs('bridge [flags]', HTTP, argv), code: undefined, out: out.join('\n') };
-  } catch (e) {
-    return { parsed: undefined, code: Number(String((e as Error).message).slice(5)), out: out.join('\n') };
-  }
+  const r = captureExit(() => bridgeArgs('bridge [flags]', HTTP, argv));
+  return { ...r, out: r.out.join('\n') };
 }
 
 afterEach(() => {

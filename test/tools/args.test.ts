@@ -1,23 +1,12 @@
 /** tools/lib/args.ts: the dev tools' one parser (node:util parseArgs, strict, with --help). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cliArgs } from '../../tools/lib/args.ts';
+import { captureExit } from '../support/exit-capture.ts';
 
 const options = { size: { type: 'string' }, quick: { type: 'boolean' }, set: { type: 'string', multiple: true } } as const;
 
-/** Runs cliArgs with process.exit and the console captured; returns the exit code (undefined: none). */
-function run(argv: string[], positionals = false) {
-  const out: string[] = [];
-  vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
-    throw new Error(`exit ${code}`);
-  }) as never);
-  vi.spyOn(console, 'log').mockImplementation((s: string) => void out.push(s));
-  vi.spyOn(console, 'error').mockImplementation((s: string) => void out.push(s));
-  try {
-    return { parsed: cliArgs({ usage: 'tool [--size N] [--quick]', options, argv, positionals }), code: undefined, out };
-  } catch (e) {
-    return { parsed: undefined, code: Number(String((e as Error).message).slice(5)), out };
-  }
-}
+/** Runs cliArgs with process.exit and the console captured. */
+const run = (argv: string[], positionals = false) => captureExit(() => cliArgs({ usage: 'tool [--size N] [--quick]', options, argv, positionals }));
 
 afterEach(() => vi.restoreAllMocks());
 
