@@ -154,6 +154,13 @@ test('the element\'s conventions: / opens the dialog, sub-results link to their 
   const recent = inline(page).locator('[part=recent]');
   await expect(recent).toHaveText(['Float32Array typed array constructor']);
   await expect(inline(page).locator('[part=group-title]')).toHaveText('Recent searches');
+  // axe: no violations with the recent searches and their Clear button shown.
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(c: Document): Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe;
+    return (await axe.run(document)).violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => (n as { target: unknown }).target))}`);
+  });
+  expect(violations).toEqual([]);
   await page.keyboard.press('ArrowDown');
   await expect(recent.first()).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('Enter');
