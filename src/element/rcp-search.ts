@@ -38,6 +38,8 @@ const HOVER_INTENT_MS = 60;
 const MAX_FILTER_VALUES = 40;
 /** Recent searches kept per bundle unless the `recent` attribute says otherwise. */
 const RECENT_DEFAULT = 5;
+/** Apple platforms name the shortcut's modifier ⌘ (both Ctrl-K and ⌘-K open the dialog everywhere). */
+const APPLE = typeof navigator !== 'undefined' && /Mac|iPhone|iPad|iPod/.test(navigator.platform ?? '');
 let instances = 0;
 
 type Mode = 'sparse' | 'dense' | 'hybrid';
@@ -236,7 +238,7 @@ export class RcpSearchElement extends HTMLElement {
     this.dialogEl?.setAttribute('aria-label', strings.label);
     if (this.trigger) {
       const kbd = document.createElement('kbd');
-      kbd.textContent = 'Ctrl K';
+      kbd.textContent = APPLE ? '⌘ K' : 'Ctrl K';
       this.trigger.replaceChildren(strings.trigger, ' ', kbd);
     }
     // A language written right to left renders so, unless the element says its own direction.
