@@ -4,8 +4,10 @@
  * `<meta name|property content>`, `lang`, and `data-*` attributes of `<html>`, `<body>` and the
  * content root. The content root is `[data-rcp-body]`, else `<main>`, else `[role=main]`, else
  * `<article>`, else `<body>`: site chrome (navigation, footers) repeated on every page would
- * otherwise match every query. Elements marked `data-rcp-ignore` are left out.
+ * otherwise match every query. Elements marked `data-rcp-ignore` are left out. Headings whose
+ * anchor is not the one `<rcp-search>` would derive (their slug) are kept in `meta.sectionIds`.
  */
+import { slug } from '../src/element/anchor.ts';
 import { visibleText } from '../src/import/html-text.ts';
 
 export interface HtmlPage {
@@ -41,5 +43,48 @@ export function htmlPage(html: string, parser: DOMParser): HtmlPage {
   }
   const title = doc.querySelector('title')?.textContent?.trim() || root?.querySelector('h1')?.textContent?.trim() || undefined;
   for (const n of doc.querySelectorAll('[data-rcp-ignore]')) n.remove();
-  return { title, text: root ? visibleText(root, { headings: true }) : '', meta };
+  const text = root ? visibleText(root, { headings: true }) : '';
+  // After visibleText, which drops what is not shown (svg, script…): headings read as it wrote them.
+  const ids = root ? sectionIds(root, title) : undefined;
+  if (ids && meta.sectionIds === undefined) meta.sectionIds = ids;
+  return { title, text, meta };
+}
+
+/**
+ * The anchors of the page's headings that `<rcp-search>` would not derive from their text
+ * (src/element/anchor.ts), by that slug: the heading's own id, else the id (or old-style `name`) of
+ * an element inside it, else its permalink's target (`<a href="#…">` inside it: Sphinx, MkDocs),
+ * else the id of the `<section>` it opens, else '' for no anchor. Headings anchored at their slug, as most generators
+ * make them, cost nothing; so does the heading that repeats the title (never a section). The first
+ * of two headings with the same slug wins (a passage's heading path names text, not position).
+ */
+function sectionIds(root: Element, title: string | undefined): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const h of root.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const text = (h.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const s = slug(text);
+    if (!s || text === title || seen.has(s)) continue;
+    seen.add(s);
+    const id = (h.getAttribute('id') || innerAnchor(h) || sectionId(h) || '').trim();
+    if (id !== s) out[s] = id;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+function innerAnchor(h: Element): string | undefined {
+  const named = h.querySelector('[id]')?.getAttribute('id') ?? h.querySelector('a[name]')?.getAttribute('name');
+  if (named) return named;
+  const href = h.querySelector('a[href^="#"]')?.getAttribute('href')?.slice(1);
+  if (!href) return undefined;
+  try {
+    return decodeURIComponent(href);
+  } catch {
+    return href;
+  }
+}
+
+function sectionId(h: Element): string | undefined {
+  const p = h.parentElement;
+  return p && p.tagName.toUpperCase() === 'SECTION' && p.firstElementChild === h ? p.getAttribute('id') ?? undefined : undefined;
 }

@@ -23,7 +23,7 @@ import { createInPageEngine, type InPageEngine } from '../client/in-page-engine.
 import { facetValues } from '../client/inpage.ts';
 import { RcpError } from '../protocol/errors.ts';
 import type { FilterNode, Hit, RetrieveParams } from '../protocol/types.ts';
-import { slug } from './anchor.ts';
+import { anchorOf } from './anchor.ts';
 import { opensSearch } from './keys.ts';
 import { pageStorage, recentSearches, type RecentSearches } from './recent.ts';
 import { renderRecent, renderResults, type ShownOption } from './results-view.ts';
@@ -47,10 +47,11 @@ type Mode = 'sparse' | 'dense' | 'hybrid';
 export class RcpSearchElement extends HTMLElement {
   static readonly observedAttributes = ['placeholder', 'strings', 'lang'];
   /**
-   * The id a page gives a section's heading, for the deep link's anchor (default: its slug, as
-   * GitHub and most generators make it; anchor.ts). Return undefined for no anchor.
+   * The id a page gives a section's heading, for the deep link's anchor (default: the page's
+   * `meta.sectionIds` entry, written by `rcp-in-page index`, else the heading's slug as GitHub and
+   * most generators make it; anchor.ts). Return undefined for no anchor.
    */
-  sectionId: (heading: string, pageUrl: string) => string | undefined = (heading) => slug(heading) || undefined;
+  sectionId: (heading: string, pageUrl: string, meta: Readonly<Record<string, unknown>>) => string | undefined = (heading, _url, meta) => anchorOf(heading, meta);
   private readonly root: ShadowRoot;
   private readonly input: HTMLInputElement;
   private readonly list: HTMLElement;
@@ -379,7 +380,7 @@ export class RcpSearchElement extends HTMLElement {
     const lang = this.uiLang;
     this.shown = renderResults(this.list, hits, this.idBase, {
       sections: (n) => count(this.ui.sections, n, lang),
-      sectionId: (heading, url) => this.sectionId(heading, url),
+      sectionId: (heading, url, meta) => this.sectionId(heading, url, meta),
     });
     this.active = -1;
     this.input.removeAttribute('aria-activedescendant');

@@ -21,8 +21,8 @@ export interface ShownOption {
 export interface ResultsViewOptions {
   /** "3 sections", in the element's language. */
   sections(n: number): string;
-  /** The id the page gives `heading`, or undefined for none. */
-  sectionId(heading: string, pageUrl: string): string | undefined;
+  /** The id the page gives `heading` (`meta`: the page's metadata), or undefined for none. */
+  sectionId(heading: string, pageUrl: string, meta: Readonly<Record<string, unknown>>): string | undefined;
 }
 
 interface Matches {
@@ -94,7 +94,7 @@ export function renderResults(list: HTMLElement, hits: readonly Hit[], prefix: s
     for (const h of group) {
       const id = `${prefix}-o${n++}`;
       const section = sectionOf(h.chunk?.context);
-      const href = url ? deepLink(url, h.text ?? '', section ? view.sectionId(section.heading, url) : undefined) : '';
+      const href = url ? deepLink(url, h.text ?? '', section ? view.sectionId(section.heading, url, h.meta ?? {}) : undefined) : '';
       const opt = option(doc, id, 'passage', href);
       if (section) {
         const s = doc.createElement('span');
