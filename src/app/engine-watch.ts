@@ -15,6 +15,8 @@ import { plainMessage } from './errors.ts';
 export const STATUS_DEADLINE_MS = 10_000;
 /** … and no answer and no beat for this long means the engine stopped. */
 export const SILENCE_TO_FAULT_MS = 20_000;
+/** "Busy" needs a beat this recent: a worker whose beats stopped with its answers is not said to be working. */
+export const BUSY_BEAT_MS = 5_000;
 
 export interface EngineWatch {
   /** Runs a status call, watching whether it is answered in time (the call itself is returned as is). */
@@ -64,7 +66,7 @@ export function mountEngineWatch(): EngineWatch {
           const since = Math.round(Math.min(silent, beatSilent) / 1000);
           return show('down', 'The engine stopped responding.', `It has given no sign of life for ${since} s: its worker may have crashed or run out of memory. Your documents are safe in this browser; reloading restarts the engine.`);
         }
-        if (lastBeat !== undefined && shown !== 'down') show('busy', 'The engine is busy.', `It is working but has taken ${Math.round(silent / 1000)} s to answer; searches may be slow until it is done.`);
+        if (lastBeat !== undefined && shown !== 'down' && (shown === 'busy' || beatSilent < BUSY_BEAT_MS)) show('busy', 'The engine is busy.', `It is working but has taken ${Math.round(silent / 1000)} s to answer; searches may be slow until it is done.`);
         timer = setTimeout(check, 1000);
       };
       timer = setTimeout(check, STATUS_DEADLINE_MS);

@@ -75,4 +75,18 @@ describe('engine watch', () => {
     beat();
     expect(box.textContent).toContain('The engine is busy');
   });
+
+  it('a worker whose beats stop with its answers (terminated, crashed) is never said to be busy: it is said to have stopped', async () => {
+    const box = page();
+    const watch = mountEngineWatch();
+    const port = {} as MessagePort;
+    watch.listen(port); // beats came until now, then none
+    await vi.advanceTimersByTimeAsync(3_000);
+    void watch.status(() => new Promise(() => undefined));
+    await vi.advanceTimersByTimeAsync(SILENCE_TO_FAULT_MS - 4_000);
+    expect(box.hidden).toBe(true);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(box.dataset.state).toBe('down');
+    expect(box.textContent).toContain('The engine stopped responding');
+  });
 });
