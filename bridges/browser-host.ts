@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
-import { backendArgs, profileBackend, type IdbBackend } from './profile-storage.ts';
+import { backendArgs, profileBackend, storedBackend, type IdbBackend } from './profile-storage.ts';
 import { federateQuery, type FederateArgs } from './federate-args.ts';
 import { routeApp, type RelayHandler } from './static-server.ts';
 import type { IndexLoss, RcpBridge } from '../src/protocol/control.ts';
@@ -33,8 +33,10 @@ const FEDERATE_ARGS = ['--disable-features=LocalNetworkAccessChecks,BlockInsecur
 
 export interface BrowserHost {
   page: Page;
-  /** The IndexedDB backend this browser keeps the index in (bridges/profile-storage.ts). */
+  /** The IndexedDB backend this browser was started with (bridges/profile-storage.ts). */
   backend: IdbBackend;
+  /** The backend the profile's IndexedDB folder shows (once the engine opened its database): whether Chromium took the flag. */
+  storedBackend(): IdbBackend | undefined;
   /** Settles once the engine opened its index and compared it with its record: the loss found, if any (bridge page only). */
   indexLoss(): Promise<IndexLoss | undefined>;
   /** Waits for the same check: why it could not be made (the record kept outside the database was unreadable), if so. */
@@ -107,6 +109,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   const origin = temp ? DEFAULT_ORIGIN : profileOrigin(profile);
   const backend: IdbBackend = opts.idb === 'profile' ? (temp ? (opts.newProfileIdb ?? 'sqlite') : profileBackend(profile, opts.newProfileIdb)) : (opts.idb ?? 'leveldb');
   log(`serving ${dist} at ${origin} (request interception, no port)`);
+  log(`IndexedDB backend: ${backend}${backend === 'sqlite' ? ` (${backendArgs(backend).join(' ')})` : " (Chromium's default)"}`);
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: !opts.headed,
@@ -128,6 +131,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   return {
     page,
     backend,
+    storedBackend: () => storedBackend(profile),
     indexLoss: () => page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.indexLoss()),
     indexWarning: () => page.evaluate(() => (window as unknown as BridgeWindow).rcpBridge.indexWarning()),
     async openSession(onFrame) {

@@ -23,6 +23,19 @@ export const BACKEND_FILE = 'rcp-idb-backend';
 /** The Chromium feature that selects the SQLite backend. */
 export const SQLITE_FEATURE = 'IdbSqliteBackingStore';
 
+/**
+ * Which backend the profile's IndexedDB folder shows, once a database was opened: `leveldb` where a
+ * LevelDB store (`*.indexeddb.leveldb`) exists, `sqlite` where the folder holds anything else,
+ * undefined where it is empty or absent. This is how the bridges see whether Chromium honoured the
+ * SQLite flag (a Chromium without the feature ignores it and writes LevelDB).
+ */
+export function storedBackend(profile: string): IdbBackend | undefined {
+  const dir = join(profile, 'Default', 'IndexedDB');
+  const entries = existsSync(dir) ? readdirSync(dir) : [];
+  if (entries.some((f) => f.endsWith('.indexeddb.leveldb'))) return 'leveldb';
+  return entries.length > 0 ? 'sqlite' : undefined;
+}
+
 /** True when the profile already holds a LevelDB IndexedDB store (any origin). */
 function hasLevelDbIndex(profile: string): boolean {
   const dir = join(profile, 'Default', 'IndexedDB');

@@ -11,6 +11,7 @@
 import * as Comlink from 'comlink';
 import type { BundleStore } from './bundle/bundle-store.ts';
 import { browserCoordination, type Coordination } from './engine/state/coordination.ts';
+import { describeWordSegmenter } from './engine/analysis/analyzer.ts';
 import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
@@ -33,6 +34,7 @@ import { describeRestore, keepRecoveryLog, type Recovery } from './storage/recov
 import { readAhead, type ReadAheadStore } from './storage/read-ahead.ts';
 import { bundleInpageCapabilities, withoutWrites } from './server/serve-bundle.ts';
 import { PortTransport } from './transport/port-transport.ts';
+import { compressionFormats, describeCompression } from './util/compression.ts';
 import { startBeats } from './util/heartbeat.ts';
 
 const DEFAULT_DATABASE = 'rcp-engine';
@@ -251,6 +253,9 @@ async function federated(plain: Backend, f: EngineConfig['federation']): Promise
 }
 
 async function start(config: EngineConfig): Promise<Runtime> {
+  // What this browser offers, by feature detection (docs/browsers.md, "Which path each browser takes").
+  console.info(`[rcp] ${describeWordSegmenter()}`);
+  console.info(`[rcp] ${describeCompression(compressionFormats())}`);
   // An unknown model name refuses the start before the index opens: nothing is indexed with a model nobody chose.
   const chosenModel = config.bundle === undefined && config.models !== false ? await modelChoice(config) : undefined;
   const bundle = await openBundle(config);

@@ -4,6 +4,8 @@
  * become lines, tabs and breaks are kept; nothing is rendered. No dependency: the container format
  * (PKWARE APPNOTE: end-of-central-directory → central directory → local header) is a few reads.
  */
+import { decompressor } from '../util/compression.ts';
+
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
@@ -39,7 +41,7 @@ export async function zipEntry(data: ArrayBuffer, name: string): Promise<Uint8Ar
     const body = new Uint8Array(data, start, compressed);
     if (method === 0) return body.slice();
     if (method !== 8) throw new Error(`unsupported ZIP compression method ${method}`);
-    const stream = new Blob([body]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+    const stream = new Blob([body]).stream().pipeThrough(decompressor('deflate-raw'));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
   return undefined;

@@ -14,7 +14,7 @@ import type { ModelManifest } from './manifest.ts';
 import { forgetPrefetched, prefetchingFetch, resolveModelFolder, type ModelFolder } from './model-folder.ts';
 import type { EmbedDevice } from './progress.ts';
 import { defaultEmbedderSettings, ORT_WASM_FILES, type EmbedderSettings } from './settings.ts';
-import { detectModelSupport, type ModelRuntimeSupport } from './support.ts';
+import { detectModelSupport, wasmThreads, type ModelRuntimeSupport } from './support.ts';
 import { withPrefix, type EncoderRecipe } from './recipe.ts';
 import { clsPooled, meanPooled, toTokenMatrices, zeroNonFinite, type TokenMatrix } from './token-vectors.ts';
 import { PriorityLock } from './priority-lock.ts';
@@ -231,17 +231,6 @@ function pointAtModelBase(modelBase: string): void {
     env.remoteHost = url.href;
     env.remotePathTemplate = '{model}/';
   }
-}
-
-/**
- * WASM inference threads: every core (at most 4) when the page is cross-origin isolated (COOP +
- * COEP, which SharedArrayBuffer needs), else 1. onnxruntime-web's own default is half the cores,
- * i.e. one thread on a 2-core machine, which halves encoder ingest there.
- */
-export function wasmThreads(): number {
-  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
-  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
-  return isolated ? Math.max(1, Math.min(4, cores)) : 1;
 }
 
 /**

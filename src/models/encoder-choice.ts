@@ -12,7 +12,7 @@ import type { KernelEmbedder } from './encoder-runtime/kernel-embedder.ts';
 import { kernelCoverage, loadKernelEmbedder } from './encoder-runtime/load.ts';
 import type { ModelFolder } from './model-folder.ts';
 import { defaultEmbedderSettings, deviceCandidates, type EmbedderSettings } from './settings.ts';
-import { detectModelSupport } from './support.ts';
+import { describeWebGpu, detectModelSupport } from './support.ts';
 
 /** A loaded dense encoder, on either runtime. */
 export type LoadedEncoder = TransformersEmbedder | KernelEmbedder;
@@ -27,6 +27,7 @@ export async function loadEncoder(overrides: Partial<EmbedderSettings>, folder: 
   const settings: EmbedderSettings = { ...defaultEmbedderSettings(support), ...overrides };
   const want = settings.runtime ?? 'auto';
   const name = folder.name;
+  if (!support.node && settings.device === 'auto') log('info', `model ${name}: ${describeWebGpu(support)}`);
   if (want === 'transformers.js' || settings.device === 'webgpu' || settings.device === 'cpu') return loadEmbedder(settings, folder);
   const why = await kernelCoverage(folder);
   if (why) {

@@ -44,3 +44,28 @@ async function detect(): Promise<ModelRuntimeSupport> {
   }
   return { node, webgpu, webgpuSoftware };
 }
+
+/**
+ * WASM inference threads: every core (at most 4) when the page is cross-origin isolated (COOP +
+ * COEP, which SharedArrayBuffer needs), else 1. onnxruntime-web's own default is half the cores,
+ * i.e. one thread on a 2-core machine, which halves encoder ingest there.
+ */
+export function wasmThreads(): number {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+  return isolated ? Math.max(1, Math.min(4, cores)) : 1;
+}
+
+/** The default number of encoder workers (our kernels' runtime, src/models/encoder-runtime): one per core, at most 4, where workers exist; 0 = the loading thread. */
+export function defaultEncoderWorkers(support: Readonly<ModelRuntimeSupport>): number {
+  if (support.node || typeof Worker === 'undefined') return 0;
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(4, cores));
+}
+
+/** The log line for the WebGPU choice that `device: 'auto'` makes here (src/models/settings.ts deviceCandidates). */
+export function describeWebGpu(support: Readonly<ModelRuntimeSupport>): string {
+  if (!support.webgpu) return 'WebGPU: no adapter here (navigator.gpu absent, or it gave none); the model runs on WASM';
+  if (support.webgpuSoftware) return 'WebGPU: only a software fallback adapter (no GPU), slower than WASM; the model runs on WASM';
+  return 'WebGPU: a hardware adapter; the model may run on it (timed against our WASM kernels where they cover the model)';
+}

@@ -95,9 +95,20 @@ function pushCjk(run: string, out: string[], query: boolean): void {
   for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
 }
 
+/** Whether this runtime has a word segmenter (`Intl.Segmenter`), found by its presence in `intl`. */
+export function hasWordSegmenter(intl: object | undefined = typeof Intl === 'undefined' ? undefined : Intl): boolean {
+  return intl !== undefined && typeof (intl as { Segmenter?: unknown }).Segmenter === 'function';
+}
+
 /** Scripts written without spaces between words: split with the platform's word segmenter. */
 const UNSPACED = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'word' }) : undefined;
+const segmenter = hasWordSegmenter() ? new Intl.Segmenter(undefined, { granularity: 'word' }) : undefined;
+
+/** The engine's log line for that choice (the worker prints it at start). */
+export const describeWordSegmenter = (present = segmenter !== undefined): string =>
+  present
+    ? 'word segmenter: Intl.Segmenter (Thai, Lao, Khmer and Myanmar are split into words)'
+    : 'word segmenter: none (no Intl.Segmenter): Thai, Lao, Khmer and Myanmar runs stay whole words, and CJK is indexed as bigrams';
 
 /**
  * ICU's dictionary word breaker is superlinear in the length of an unspaced run (measured in

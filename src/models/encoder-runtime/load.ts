@@ -4,7 +4,7 @@
  */
 import type { ModelFolder } from '../model-folder.ts';
 import type { Pooling } from '../recipe.ts';
-import type { ModelRuntimeSupport } from '../support.ts';
+import { defaultEncoderWorkers, type ModelRuntimeSupport } from '../support.ts';
 import { LocalBatchEncoder, type BatchEncoder } from './batch-encoder.ts';
 import { bertWeights } from './bert-weights.ts';
 import { EncoderPool } from './encoder-pool.ts';
@@ -68,13 +68,6 @@ export interface KernelLoadOptions {
   onRestart?: (reason: string) => void;
   /** Told when the workers start another way than from their script URL (encoder-spawn.ts). */
   onFallback?: (reason: string) => void;
-}
-
-/** The default number of encoder workers here. */
-export function defaultEncoderWorkers(support: Readonly<ModelRuntimeSupport>): number {
-  if (support.node || typeof Worker === 'undefined') return 0;
-  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
-  return Math.max(1, Math.min(4, cores));
 }
 
 /** Loads the folder on our runtime (`kernelCoverage` must have said yes); a first inference checks it. */
