@@ -50,9 +50,9 @@ async function detect(): Promise<ModelRuntimeSupport> {
  * COEP, which SharedArrayBuffer needs), else 1. onnxruntime-web's own default is half the cores,
  * i.e. one thread on a 2-core machine, which halves encoder ingest there.
  */
-export function wasmThreads(): number {
-  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
-  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+export function wasmThreads(g: { crossOriginIsolated?: boolean; navigator?: { hardwareConcurrency?: number } } = globalThis): number {
+  const isolated = g.crossOriginIsolated === true;
+  const cores = g.navigator?.hardwareConcurrency ?? 1;
   return isolated ? Math.max(1, Math.min(4, cores)) : 1;
 }
 

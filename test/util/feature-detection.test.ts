@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeWordSegmenter, hasWordSegmenter } from '../../src/engine/analysis/analyzer.ts';
-import { defaultEncoderWorkers, describeWebGpu } from '../../src/models/support.ts';
+import { defaultEncoderWorkers, describeWebGpu, wasmThreads } from '../../src/models/support.ts';
 import { compressionFormats, describeCompression } from '../../src/util/compression.ts';
 
 describe('Compression Streams', () => {
@@ -50,5 +50,14 @@ describe('WebGPU and workers', () => {
 
   it('encoder workers: none in Node, else one per core up to 4', () => {
     expect(defaultEncoderWorkers({ node: true, webgpu: false })).toBe(0);
+  });
+});
+
+describe('onnxruntime-web threads', () => {
+  it('every core up to 4 only when cross-origin isolated, else 1', () => {
+    expect(wasmThreads({ crossOriginIsolated: true, navigator: { hardwareConcurrency: 8 } })).toBe(4);
+    expect(wasmThreads({ crossOriginIsolated: true, navigator: { hardwareConcurrency: 2 } })).toBe(2);
+    expect(wasmThreads({ crossOriginIsolated: false, navigator: { hardwareConcurrency: 8 } })).toBe(1);
+    expect(wasmThreads({})).toBe(1);
   });
 });
