@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/browsers/feature-paths.ts [--browsers chromium,firefox,webkit]`:
+ * `node --import tsx scripts/browsers/feature-paths.ts [--browsers chromium,firefox,firefox-private,webkit]`:
  * which path each runtime choice takes in each browser (issue 44), printed as a markdown table
  * (docs/browsers.md, "Which path each browser takes"), then the raw findings as JSON.
  *
@@ -22,8 +22,9 @@ import { startApp } from '../../e2e/browsers/server.ts';
 import { pageBundle } from '../../e2e/support/page-bundle.ts';
 import { wasmThreads } from '../../src/models/support.ts';
 
-type Browser = 'chromium' | 'firefox' | 'webkit';
-const ALL: Browser[] = ['chromium', 'firefox', 'webkit'];
+/** `firefox-private`: Firefox ESR with every window private (browser.privatebrowsing.autostart). */
+type Browser = 'chromium' | 'firefox' | 'firefox-private' | 'webkit';
+const ALL: Browser[] = ['chromium', 'firefox', 'firefox-private', 'webkit'];
 
 const { values } = parseArgs({ options: { browsers: { type: 'string' }, port: { type: 'string' } } });
 const browsers = (values.browsers?.split(',') ?? ALL).filter((b): b is Browser => (ALL as string[]).includes(b));
@@ -155,8 +156,8 @@ async function run(name: Browser, origin: string, bundle: string): Promise<Findi
       f.version = c.version;
       session = { tab: c.tab, console: async () => c.console, close: c.close };
     } else {
-      const s = await launch(name);
-      f.version = s.version;
+      const s = name === 'firefox-private' ? await launch('firefox', { prefs: { 'browser.privatebrowsing.autostart': true } }) : await launch(name);
+      f.version = name === 'firefox-private' ? `${s.version}, private window` : s.version;
       session = { tab: s.tab, console: () => s.logs(), close: () => s.close() };
     }
     Object.assign(f, await probe(session.tab, origin, bundle));

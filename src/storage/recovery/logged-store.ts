@@ -65,6 +65,8 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
   const stop = (e: unknown): void => {
     stopped = true;
     notes.push(`recovery log stopped (${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? e}): a discarded database will be reported, not restored`);
+    // The start-up line said the log is kept (its APIs exist); this one says where using them failed (a private window's OPFS).
+    console.info(`[rcp] ${notes[notes.length - 1]}`);
   };
 
   /** The store's whole content, for a base (the store must not change meanwhile: the log lock is held). */
