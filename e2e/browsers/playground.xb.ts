@@ -129,7 +129,7 @@ for (const name of BROWSERS) {
     });
 
     // e2e/index-loss.spec.ts
-    test('a deleted database is reported as lost, or, without a place outside it, the fallback is said', T, async () => {
+    test('a deleted database is restored from the recovery log; with the log gone too it is reported as lost; without a place outside it, the fallback is said', T, async () => {
       app.resetOverrides();
       app.override('/models/config.json', JSON.stringify(STATIC_MODEL), 'application/json');
       await resetOrigin(tab, app.origin);
@@ -156,24 +156,45 @@ for (const name of BROWSERS) {
           { what: 'the witness record', timeout: 30_000 },
           'rcp-witness-rcp-engine.json',
         );
-      await tab.goto('about:blank'); // the worker goes, and with it the connection
-      await tab.goto(`${app.origin}/__blank`);
-      await tab.evaluate(
-        () =>
-          new Promise<void>((ok, fail) => {
-            const r = indexedDB.deleteDatabase('rcp-engine');
-            const t = setTimeout(() => fail(new Error('the delete neither succeeded nor was blocked in 30 s')), 30_000);
-            r.onsuccess = () => (clearTimeout(t), ok());
-            r.onerror = () => (clearTimeout(t), fail(r.error));
-            r.onblocked = () => (clearTimeout(t), fail(new Error('blocked: a page still holds the database')));
-          }),
-      );
+      /** Leaves the app (its worker and connection go with it) and deletes the database, and the recovery log with `withLog`. */
+      const discard = async (withLog: boolean) => {
+        await tab.goto('about:blank');
+        await tab.goto(`${app.origin}/__blank`);
+        await tab.evaluate(
+          (log: boolean) =>
+            new Promise<void>((ok, fail) => {
+              const r = indexedDB.deleteDatabase('rcp-engine');
+              const t = setTimeout(() => fail(new Error('the delete neither succeeded nor was blocked in 30 s')), 30_000);
+              r.onsuccess = async () => {
+                clearTimeout(t);
+                if (log) {
+                  const dir = await navigator.storage.getDirectory();
+                  for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) if (name.startsWith('rcp-log-')) await dir.removeEntry(name);
+                }
+                ok();
+              };
+              r.onerror = () => (clearTimeout(t), fail(r.error));
+              r.onblocked = () => (clearTimeout(t), fail(new Error('blocked: a page still holds the database')));
+            }),
+          withLog,
+        );
+      };
+      await discard(false);
       await openPlayground(tab, app.origin);
       if (opfs) {
+        // The recovery log (OPFS, written from the worker with sync access handles) gives the index back.
         await waitVisible(tab, '#index-loss', { timeout: 60_000 });
-        const banner = await textOf(tab, '#index-loss');
-        assert.match(banner, /Your index lost documents/);
-        assert.match(banner, /It held 25 documents \(25 passages\); it now holds 0/);
+        const restored = await textOf(tab, '#index-loss');
+        assert.match(restored, /Your index was restored after the browser discarded it: 25 documents/);
+        assert.doesNotMatch(restored, /lost/);
+        assert.equal((await clientStatus(tab)).documents, 25);
+        // With the log gone as well, only the witness is left: the loss is told, with the counts.
+        await discard(true);
+        await openPlayground(tab, app.origin);
+        await waitVisible(tab, '#index-loss', { timeout: 60_000 });
+        const lost = await textOf(tab, '#index-loss');
+        assert.match(lost, /Your index lost documents/);
+        assert.match(lost, /It held 25 documents \(25 passages\); it now holds 0/);
         assert.equal(await isVisible(tab, '#progress'), false); // no sample poured over a lost index
         assert.equal((await clientStatus(tab)).documents, 0);
       } else {
