@@ -145,3 +145,69 @@ test('an unreadable record is not a loss but is said: a warning to every session
   await page.goto('about:blank');
   expect((await openTab(page, 'after')).result.usage).toBeUndefined();
 });
+
+/** Copies database `from` over `to` (schema, version and every record), as a rolled-back database would hold it. No tab may hold either open. */
+const copyDatabase = (page: Page, from: string, to: string) =>
+  page.evaluate(
+    async ([from, to]) => {
+      const settle = <T,>(r: IDBRequest<T>) => new Promise<T>((ok, fail) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => fail(r.error))));
+      const src = await settle(indexedDB.open(from));
+      const names = [...src.objectStoreNames];
+      const tx = src.transaction(names, 'readonly');
+      const stores = await Promise.all(
+        names.map(async (name) => {
+          const s = tx.objectStore(name);
+          const indexes = [...s.indexNames].map((i) => s.index(i)).map((i) => ({ name: i.name, keyPath: i.keyPath, unique: i.unique, multiEntry: i.multiEntry }));
+          return { name, keyPath: s.keyPath, autoIncrement: s.autoIncrement, indexes, keys: await settle(s.getAllKeys()), values: await settle(s.getAll()) };
+        }),
+      );
+      const version = src.version;
+      src.close();
+      await new Promise<void>((ok, fail) => {
+        const r = indexedDB.deleteDatabase(to);
+        r.onsuccess = () => ok();
+        r.onerror = () => fail(r.error);
+        r.onblocked = () => fail(new Error(`blocked: a tab still holds ${to}`));
+      });
+      const open = indexedDB.open(to, version);
+      open.onupgradeneeded = () => {
+        for (const s of stores) {
+          const made = open.result.createObjectStore(s.name, { keyPath: s.keyPath, autoIncrement: s.autoIncrement });
+          for (const i of s.indexes) made.createIndex(i.name, i.keyPath, { unique: i.unique, multiEntry: i.multiEntry });
+        }
+      };
+      const dst = await settle(open);
+      const put = dst.transaction(names, 'readwrite');
+      for (const s of stores) s.values.forEach((v, i) => (s.keyPath === null ? put.objectStore(s.name).put(v, s.keys[i]) : put.objectStore(s.name).put(v)));
+      await new Promise<void>((ok, fail) => ((put.oncomplete = () => ok()), (put.onerror = () => fail(put.error))));
+      dst.close();
+    },
+    [from, to],
+  );
+
+test('a database that lacks its last changes is caught up from the recovery log; the playground says they were completed, not that the index was discarded', async ({ page }) => {
+  await openTab(page);
+  await call(page, 'index/add', { documents: docs(20) });
+  await expect.poll(async () => (await witnessOf(page))?.documents, { timeout: 10_000 }).toBe(20);
+  await page.goto('about:blank');
+  await page.goto('/bridge.html');
+  await copyDatabase(page, 'rcp-engine', 'rcp-engine-then'); // the database as it was before the next write
+  await openTab(page, 'second');
+  const later = Array.from({ length: 10 }, (_, i) => ({ id: `later-${i}`, text: `a later document, written last, called harpooneer ${i}` }));
+  await call(page, 'index/add', { documents: later });
+  await expect.poll(async () => (await witnessOf(page))?.documents, { timeout: 10_000 }).toBe(30);
+  await page.goto('about:blank');
+  await page.goto('/bridge.html');
+  await copyDatabase(page, 'rcp-engine-then', 'rcp-engine'); // that write cut off: the database lacks it, the log has it
+
+  await openPlayground(page);
+  const banner = page.locator('#index-loss');
+  await expect(banner).toContainText("Your index's last changes were completed from its recovery log: 30 documents", { timeout: 30_000 });
+  await expect(banner).toContainText(/the database is at version \d+ and its recovery log at \d+/);
+  await expect(banner).not.toContainText('discarded');
+  expect((await page.evaluate(() => (window as unknown as { rcpClient: { status(): Promise<{ documents: number }> } }).rcpClient.status())).documents).toBe(30);
+  await page.goto('/bridge.html');
+  // The next open finds the database whole (nothing more to say), with the write it had lacked.
+  expect((await openTab(page, 'after-catch-up')).result.usage).toBeUndefined();
+  expect((await call(page, 'retrieve', { query: 'harpooneer 7', k: 1, mode: 'sparse' })).result.hits[0].id).toBe('later-7');
+});

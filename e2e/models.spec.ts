@@ -184,10 +184,12 @@ test('auto ends on WASM and says why: a software WebGPU adapter is passed over, 
     return (await gpu?.requestAdapter())?.info?.isFallbackAdapter === true;
   });
   const why = software
-    ? lines.find((l) => l.level === 'info' && /software fallback/.test(l.message))
+    ? lines.find((l) => l.level === 'info' && /software fallback \(no GPU\), slower than WASM; using/.test(l.message))
     : lines.find((l) => l.level === 'warning' && /webgpu failed/.test(l.message));
   expect(why, JSON.stringify(lines, null, 1)).toBeTruthy();
   expect(why!.message).toMatch(/using wasm/);
+  // Feature detection says the same before the load (models/support.ts describeWebGpu).
+  if (software) expect(lines.some((l) => /WebGPU: only a software fallback adapter .*the model runs on WASM/.test(l.message))).toBe(true);
   expect(lines.find((l) => l.message.startsWith('model glove-static-100d ready on'))!.message).toContain('ready on wasm');
 
   // The playground page's own worker reports the device through the control plane (status()).

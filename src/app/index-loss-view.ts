@@ -31,9 +31,16 @@ export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { 
     if (!loss && !warning && !restored) return host.replaceChildren();
     if (!loss && !warning && restored) {
       // Nothing was lost: the recovery log kept outside the database gave every acknowledged document back.
+      const rebuilt = restored.action === 'restore';
       return host.replaceChildren(
-        el('h2', { id: 'index-loss-h' }, `Your index was restored after the browser discarded it: ${n(restored.documents)} documents`),
-        el('p', {}, `${n(restored.documents)} documents (${n(restored.chunks)} passages) are back, rebuilt from the recovery log this page keeps outside the database. Why it was needed: ${restored.reason}.`),
+        el('h2', { id: 'index-loss-h' }, rebuilt ? `Your index was restored after the browser discarded it: ${n(restored.documents)} documents` : `Your index's last changes were completed from its recovery log: ${n(restored.documents)} documents`),
+        el(
+          'p',
+          {},
+          rebuilt
+            ? `${n(restored.documents)} documents (${n(restored.chunks)} passages) are back, rebuilt from the recovery log this page keeps outside the database. Why it was needed: ${restored.reason}.`
+            : `All ${n(restored.documents)} documents (${n(restored.chunks)} passages) are there: the changes the database lacked were applied again from the recovery log this page keeps outside it. Why it was needed: ${restored.reason}.`,
+        ),
         el('p', { class: 'actions' }, dismiss),
       );
     }

@@ -69,8 +69,13 @@ export function encodeValue(value: unknown): Uint8Array {
   return out;
 }
 
-/** Decodes what `encodeValue` wrote; typed arrays are views of `bytes` (copied first when misaligned). */
-export function decodeValue(bytes: Uint8Array): unknown {
+/**
+ * Decodes what `encodeValue` wrote; typed arrays are views of `bytes` (copied first when
+ * misaligned), or each its own copy with `own: true`. A value that is handed on to IndexedDB needs
+ * its own: structured clone copies a view's whole buffer, so 1,500 passages viewing one 38 MB log
+ * file were cloned as 57 GB (a recovery catch-up that never finished).
+ */
+export function decodeValue(bytes: Uint8Array, o: { own?: boolean } = {}): unknown {
   if (bytes.byteLength < HEAD) throw new BundleFormatError('truncated bundle file (no header)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new BundleFormatError('not a bundle file (bad magic number)');
@@ -86,11 +91,11 @@ export function decodeValue(bytes: Uint8Array): unknown {
   } catch {
     throw new BundleFormatError('damaged bundle file (header is not JSON)');
   }
-  return revive(header, own.buffer as ArrayBuffer, area, own.byteOffset + own.byteLength);
+  return revive(header, own.buffer as ArrayBuffer, area, own.byteOffset + own.byteLength, o.own === true);
 }
 
-function revive(v: unknown, buffer: ArrayBuffer, area: number, end: number): unknown {
-  if (Array.isArray(v)) return v.map((x) => revive(x, buffer, area, end));
+function revive(v: unknown, buffer: ArrayBuffer, area: number, end: number, copy: boolean): unknown {
+  if (Array.isArray(v)) return v.map((x) => revive(x, buffer, area, end, copy));
   if (v === null || typeof v !== 'object') return v;
   const o = v as Record<string, unknown>;
   if (typeof o.$t === 'string' && typeof o.o === 'number' && typeof o.n === 'number') {
@@ -98,9 +103,10 @@ function revive(v: unknown, buffer: ArrayBuffer, area: number, end: number): unk
     if (!Ctor) throw new BundleFormatError(`damaged bundle file (unknown array type ${o.$t})`);
     const from = area + o.o;
     if (from + o.n * Ctor.BYTES_PER_ELEMENT > end) throw new BundleFormatError('truncated bundle file (array data cut short)');
-    return new Ctor(buffer, from, o.n);
+    const view = new Ctor(buffer, from, o.n);
+    return copy ? view.slice() : view;
   }
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(o)) out[k] = revive(x, buffer, area, end);
+  for (const [k, x] of Object.entries(o)) out[k] = revive(x, buffer, area, end, copy);
   return out;
 }

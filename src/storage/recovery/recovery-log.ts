@@ -204,9 +204,10 @@ export class RecoveryLog {
   }
 }
 
+/** A payload's value with typed arrays of their own: they go to IndexedDB, which would clone a view's whole file buffer. */
 function safeDecode(bytes: Uint8Array): unknown {
   try {
-    return decodeValue(bytes);
+    return decodeValue(bytes, { own: true });
   } catch {
     return undefined;
   }

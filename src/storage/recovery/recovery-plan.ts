@@ -30,6 +30,9 @@ export function planRecovery(store: Manifest | undefined, logged: Manifest | und
   if (s.version > logged.version) return { action: 'rebase', why: `the database (version ${s.version}) is ahead of the log (version ${logged.version})` };
   // The first record at that version: feedback logged at it may be what the store lost (re-applying a record is harmless).
   const at = versions.indexOf(s.version);
-  const why = `the database went back from version ${logged.version} to ${s.version}`;
-  return at >= 0 ? { action: 'catch-up', from: at, why } : { action: 'restore', why };
+  // Behind by its last changes: a write cut off when the page closed (not yet acknowledged) looks
+  // exactly like an acknowledged one the browser rolled back, so the words name both.
+  return at >= 0
+    ? { action: 'catch-up', from: at, why: `the database is at version ${s.version} and its recovery log at ${logged.version}: a write cut off when the page closed, or rolled back by the browser` }
+    : { action: 'restore', why: `the database went back from version ${logged.version} to ${s.version}` };
 }
