@@ -13,6 +13,9 @@ import { retrieveInProcess } from '../src/server/retrieve-plan.ts';
 import type { Embedder, IndexStore } from '../src/engine/contracts.ts';
 import { openIndexedDbStore } from '../src/storage/index.ts';
 import { memoryWitnessFile, opfsWitnessFile, Witness, type WitnessFile } from '../src/storage/witness.ts';
+import { opfsLogFolder } from '../src/storage/recovery/log-files.ts';
+import { withRecoveryLog, type LoggedStore } from '../src/storage/recovery/logged-store.ts';
+import { FRAME_HEAD } from '../src/storage/recovery/frames.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
@@ -41,6 +44,8 @@ const truths = new Map<number, Int32Array[]>();
 // The engine under test (scale runs) and the other systems.
 let engine: Engine | undefined;
 let store: IndexStore | undefined;
+/** The recovery log around the store, when the config keeps one (as the app's worker does). */
+let logged: LoggedStore | undefined;
 let engineDb = '';
 let engineHasEmbedder = false;
 let engineCount = 0;
@@ -53,6 +58,29 @@ let orama: AnyOrama | undefined;
 const log = (line: string): void => self.postMessage({ log: line } satisfies WorkerReply);
 const passages = (): BenchPassage[] => corpus!.passages;
 const cfg = (): BenchConfig => config!;
+
+/** The recovery log's files of `db` in OPFS after a compaction (so all of it is the base snapshot), and the bytes before it. */
+async function logBytes(db: string): Promise<{ log: number; logBase: number }> {
+  if (!logged) return { log: 0, logBase: 0 };
+  await logged.flushed();
+  const before = await logFiles(db);
+  await logged.compact();
+  return { log: before.log, logBase: (await logFiles(db)).logBase };
+}
+
+async function logFiles(db: string): Promise<{ log: number; logBase: number }> {
+  let log = 0;
+  let logBase = 0;
+  const dir = await navigator.storage.getDirectory();
+  for await (const [name, handle] of dir as unknown as AsyncIterable<[string, FileSystemFileHandle]>) {
+    if (!name.startsWith(`rcp-log-${encodeURIComponent(db)}.`)) continue;
+    const file = await handle.getFile();
+    log += file.size;
+    // The base is the first frame: its payload length is the u32 after the magic.
+    if (file.size >= FRAME_HEAD) logBase += FRAME_HEAD + new DataView(await file.slice(0, FRAME_HEAD).arrayBuffer()).getUint32(4, true);
+  }
+  return { log, logBase };
+}
 
 async function storageUsage(): Promise<{ usage: number; idb?: number }> {
   const e = (await navigator.storage.estimate()) as StorageEstimate & { usageDetails?: Record<string, number> };
@@ -120,7 +148,9 @@ function timedWitness(file: WitnessFile): WitnessFile {
 async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStoreMs: number; loadMs: number; storeLoadMs: number }> {
   const t0 = performance.now();
   // A cold-start worker (coldOpen) gets no config, only reads, and keeps the app's defaults.
-  const s = timed(await openIndexedDbStore(db, { durability: config?.durability ?? 'default' }));
+  const idb = await openIndexedDbStore(db, { durability: config?.durability ?? 'default' });
+  logged = (config?.recoveryLog ?? true) ? withRecoveryLog(idb, { folder: opfsLogFolder(), database: db }) : undefined;
+  const s = timed(logged ?? idb);
   const t1 = performance.now();
   // As the app's worker: the record of what the index holds, written after each commit.
   const witness = (config?.witness ?? true) ? new Witness(timedWitness(opfsWitnessFile(db) ?? memoryWitnessFile())) : undefined;
@@ -366,7 +396,8 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
       const later = await storageUsage();
       log(`  storage estimate: ${u.usage - (idbBefore ?? 0)} B right after, ${later.usage - (idbBefore ?? 0)} B 1 s later`);
       const witness = { writes: witnessWrites.count - writes0.count, ms: round(witnessWrites.ms - writes0.ms, 1) };
-      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness };
+      const bytes = { ...(await logBytes(db)), idb: later.idb };
+      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness, bytes };
     }
     case 'engine-query': {
       // Reopen from IndexedDB first: queries (and the heap) are measured on the state a reload gives.

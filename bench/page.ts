@@ -306,9 +306,9 @@ async function runIngest(config: BenchConfig): Promise<IngestOnlyResult[]> {
   const out: IngestOnlyResult[] = [];
   for (const size of config.sizes) {
     const cpu0 = await window.__benchCpuMs?.();
-    const { ingest, witness } = await bench.call<{ ingest: IngestStat; witness: { writes: number; ms: number } }>({ cmd: 'stage', db: SCALE_DB, size, phase: 'engine-ingest' });
+    const { ingest, witness, bytes } = await bench.call<{ ingest: IngestStat; witness: { writes: number; ms: number }; bytes: IngestOnlyResult['bytes'] }>({ cmd: 'stage', db: SCALE_DB, size, phase: 'engine-ingest' });
     const cpu1 = await window.__benchCpuMs?.();
-    out.push({ size, ingest, witness, ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: round(cpu1 - cpu0, 0) } : {}) });
+    out.push({ size, ingest, witness, bytes, ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: round(cpu1 - cpu0, 0) } : {}) });
     log(`  ingest to ${size}: ${ingest.chunks} chunks, ${ingest.perSec} chunks/s, ${cpu1 !== undefined && cpu0 !== undefined ? `${round(cpu1 - cpu0, 0)} ms CPU` : 'CPU n/a'}`);
   }
   bench.terminate();

@@ -21,6 +21,7 @@
  *                       the bridges keep new profiles on sqlite: bridges/profile-storage.ts)
  *   --durability strict|relaxed|default  our store's commit durability (default: default = relaxed in Chromium)
  *   --no-witness        do not keep the record of what the index holds (src/storage/witness.ts)
+ *   --no-recovery-log   do not keep the recovery log beside the database (src/storage/recovery)
  *   --ingest-only       only our engine's ingest at each size (no embedding: synthetic vectors), with
  *                       the CPU time of every browser process (/proc) beside the wall-clock rate
  *   --headed, --verbose
@@ -44,7 +45,7 @@ const { values } = cliArgs({
   usage: 'npm run bench -- [options] (listed at the top of bench/run.ts)',
   options: {
     quick: { type: 'boolean' }, size: { type: 'string' }, sizes: { type: 'string' }, 'recall-queries': { type: 'string' }, 'peers-max': { type: 'string' }, 'entitydb-queries': { type: 'string' }, queries: { type: 'string' }, reduced: { type: 'string' },
-    'no-dense': { type: 'boolean' }, 'no-baselines': { type: 'boolean' }, 'no-witness': { type: 'boolean' }, write: { type: 'boolean' }, 'write-to': { type: 'string' }, json: { type: 'string' }, idb: { type: 'string' }, durability: { type: 'string' },
+    'no-dense': { type: 'boolean' }, 'no-baselines': { type: 'boolean' }, 'no-witness': { type: 'boolean' }, 'no-recovery-log': { type: 'boolean' }, write: { type: 'boolean' }, 'write-to': { type: 'string' }, json: { type: 'string' }, idb: { type: 'string' }, durability: { type: 'string' },
     verbose: { type: 'boolean' }, headed: { type: 'boolean' }, 'ingest-only': { type: 'boolean' },
   },
 });
@@ -71,6 +72,7 @@ const config: BenchConfig = {
   entityDbQueries: Number(values['entitydb-queries'] ?? 20),
   durability: (values.durability ?? 'default') as IDBTransactionDurability,
   witness: !values['no-witness'],
+  recoveryLog: !values['no-recovery-log'],
 };
 
 async function main(): Promise<void> {
@@ -130,11 +132,17 @@ async function main(): Promise<void> {
       try {
         await host.page.exposeFunction('__benchCpuMs', () => cpuMsOfChildren());
         const rows = await host.page.evaluate((c) => window.runIngest!(c), config);
-        const storage = `idb ${values.idb ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}`;
+        const storage = `idb ${values.idb ?? 'leveldb'}, durability ${config.durability}, witness ${config.witness ? 'on' : 'off'}, recovery log ${config.recoveryLog ? 'on' : 'off'}`;
         for (const r of rows) {
           const cpu = r.cpuMs !== undefined ? `; ${r.cpuMs} ms CPU, ${Math.round((r.ingest.chunks / r.cpuMs) * 1000)} chunks per CPU-second` : '';
           const witness = r.witness?.writes ? `; witness: ${r.witness.writes} writes, ${r.witness.ms} ms in all` : '';
-          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}${witness}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+          const b = r.bytes;
+          const perChunk = (n: number) => `${Math.round(n / r.size)} B/chunk`;
+          const bytes = b
+            ? `; IndexedDB ${b.idb !== undefined ? perChunk(b.idb) : 'n/a'}` +
+              (b.log ? `, recovery log ${perChunk(b.log)} (base snapshot ${perChunk(b.logBase)}${b.idb ? `, ${(b.logBase / b.idb).toFixed(2)}× IndexedDB's` : ''})` : '')
+            : '';
+          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}${witness}${bytes}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
         }
       } finally {
         await host.close();

@@ -54,6 +54,8 @@ export interface BenchConfig {
   durability: IDBTransactionDurability;
   /** Keep the witness (a record in OPFS after each commit, src/storage/witness.ts) as the app's worker does. */
   witness: boolean;
+  /** Keep the recovery log (every change in OPFS before it commits, src/storage/recovery) as the app's worker does. */
+  recoveryLog: boolean;
 }
 
 export interface Latency {
@@ -154,6 +156,8 @@ export interface IngestOnlyResult {
   cpuMs?: number;
   /** The witness's OPFS writes during the ingest (after commits, off their path) and their time in all (ms). */
   witness?: { writes: number; ms: number };
+  /** After the ingest (log flushed): the recovery log's bytes in OPFS, of them its base snapshot's (what a compaction leaves), and IndexedDB's usage. */
+  bytes?: { log: number; logBase: number; idb?: number };
 }
 
 export interface BenchResult {

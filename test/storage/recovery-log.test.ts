@@ -217,4 +217,21 @@ describe('recovery log', () => {
     expect(cleared.engine.stats().documents).toBe(0);
     expect((await cleared.store.recovery).restored).toBeUndefined();
   });
+
+  it('compact() folds every entry into one base now, smaller than base and entries, and it restores the same index', async () => {
+    const folder = new MemoryLogFolder();
+    const { engine, store } = await start(new MemoryStore(), folder);
+    for (let i = 0; i < 4; i++) await engine.add(docs(i * 10, 10), {});
+    await engine.add(docs(0, 10), {}); // upserts: the log holds those documents twice until folded
+    await store.flushed();
+    const [before] = [...folder.files.values()];
+    expect(readFrames(before).payloads.length).toBeGreaterThan(2); // a base and the entries after it
+    await store.compact();
+    const files = [...folder.files.values()];
+    expect(files).toHaveLength(1);
+    expect(readFrames(files[0]).payloads).toHaveLength(1); // the base alone
+    expect(files[0].length).toBeLessThan(before.length);
+    const again = await start(new MemoryStore(), folder);
+    expect((await again.store.recovery).restored?.documents).toBe(40);
+  });
 });
