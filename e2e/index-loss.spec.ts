@@ -115,6 +115,11 @@ test('the playground shows the loss with the counts and the way back, seeds noth
   expect((await page.evaluate(() => (window as unknown as { rcpClient: { status(): Promise<{ documents: number }> } }).rcpClient.status())).documents).toBe(0);
   await banner.getByRole('button', { name: 'Dismiss' }).click();
   await expect(banner).toBeHidden();
+  // A status asked for before the click may answer after it: the banner stays dismissed.
+  await page.waitForTimeout(3500); // past the page's next status poll (every 3 s)
+  await expect(banner).toBeHidden();
+  // The worker forgot it too: the record outside the database no longer holds the loss.
+  await expect.poll(async () => (await witnessOf(page))?.lost, { timeout: 15_000 }).toBeUndefined();
   await page.goto('/bridge.html');
   expect((await openTab(page, 'dismissed')).result.usage).toBeUndefined();
 });

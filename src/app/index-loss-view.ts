@@ -21,9 +21,24 @@ export interface IndexLossActions {
 
 export function mountIndexLoss(host: HTMLElement, actions: IndexLossActions): { update(loss: IndexLoss | undefined, warning?: string, restored?: IndexRestored): void } {
   let shown: string | undefined;
-  const dismiss = el('button', { attrs: { type: 'button' }, on: { click: () => void actions.dismiss().then(() => update(undefined)) } }, 'Dismiss');
+  // A status asked for before the dismissal can answer after it, still with the loss: what was
+  // dismissed stays dismissed (a new loss or restore has another key and is shown).
+  const dismissed = new Set<string>();
+  const dismiss = el('button', {
+    attrs: { type: 'button' },
+    on: {
+      // Hidden at once; should the worker fail to forget it, the next status shows it again.
+      click: () => {
+        const key = shown;
+        if (key) dismissed.add(key);
+        update(undefined);
+        void actions.dismiss().catch(() => key && dismissed.delete(key));
+      },
+    },
+  }, 'Dismiss');
   const update = (loss: IndexLoss | undefined, warning?: string, restored?: IndexRestored) => {
     const key = loss ? `${loss.detectedAt}|${loss.found.indexVersion}` : (warning ?? (restored && `restored|${restored.detectedAt}`));
+    if (key !== undefined && dismissed.has(key)) return update(undefined);
     if (key === shown) return;
     shown = key;
     host.hidden = !loss && !warning && !restored;
