@@ -15,7 +15,6 @@ import { openIndexedDbStore } from '../src/storage/index.ts';
 import { memoryWitnessFile, opfsWitnessFile, Witness, type WitnessFile } from '../src/storage/witness.ts';
 import { opfsLogFolder } from '../src/storage/recovery/log-files.ts';
 import { withRecoveryLog, type LoggedStore } from '../src/storage/recovery/logged-store.ts';
-import { FRAME_HEAD } from '../src/storage/recovery/frames.ts';
 import type { RetrieveParams } from '../src/protocol/types.ts';
 import { round, timeQueries } from './stats.ts';
 import { denseTuning } from '../src/engine/index/vectors/tuning.ts';
@@ -59,27 +58,13 @@ const log = (line: string): void => self.postMessage({ log: line } satisfies Wor
 const passages = (): BenchPassage[] => corpus!.passages;
 const cfg = (): BenchConfig => config!;
 
-/** The recovery log's files of `db` in OPFS after a compaction (so all of it is the base snapshot), and the bytes before it. */
-async function logBytes(db: string): Promise<{ log: number; logBase: number }> {
+/** The recovery log's bytes after the ingest, and its base snapshot's after a compaction (what the log holds at least). */
+async function logBytes(): Promise<{ log: number; logBase: number }> {
   if (!logged) return { log: 0, logBase: 0 };
   await logged.flushed();
-  const before = await logFiles(db);
+  const before = logged.backlog;
   await logged.compact();
-  return { log: before.log, logBase: (await logFiles(db)).logBase };
-}
-
-async function logFiles(db: string): Promise<{ log: number; logBase: number }> {
-  let log = 0;
-  let logBase = 0;
-  const dir = await navigator.storage.getDirectory();
-  for await (const [name, handle] of dir as unknown as AsyncIterable<[string, FileSystemFileHandle]>) {
-    if (!name.startsWith(`rcp-log-${encodeURIComponent(db)}.`)) continue;
-    const file = await handle.getFile();
-    log += file.size;
-    // The base is the first frame: its payload length is the u32 after the magic.
-    if (file.size >= FRAME_HEAD) logBase += FRAME_HEAD + new DataView(await file.slice(0, FRAME_HEAD).arrayBuffer()).getUint32(4, true);
-  }
-  return { log, logBase };
+  return { log: before.baseBytes + before.entryBytes, logBase: logged.backlog.baseBytes };
 }
 
 async function storageUsage(): Promise<{ usage: number; idb?: number }> {
@@ -396,7 +381,7 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
       const later = await storageUsage();
       log(`  storage estimate: ${u.usage - (idbBefore ?? 0)} B right after, ${later.usage - (idbBefore ?? 0)} B 1 s later`);
       const witness = { writes: witnessWrites.count - writes0.count, ms: round(witnessWrites.ms - writes0.ms, 1) };
-      const bytes = { ...(await logBytes(db)), idb: later.idb };
+      const bytes = { ...(await logBytes()), idb: later.idb };
       return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness, bytes };
     }
     case 'engine-query': {

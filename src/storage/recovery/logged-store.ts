@@ -45,6 +45,8 @@ export type LoggedStore = IndexStore & {
   flushed(): Promise<void>;
   /** Folds the log into a new base now, as the log does by itself past its threshold (the bench measures what that leaves). */
   compact(): Promise<void>;
+  /** Bytes of the current log file: its base snapshot, and the entries after it. */
+  readonly backlog: { baseBytes: number; entryBytes: number };
 };
 
 const LOG_LOCK = 'recovery-log';
@@ -176,6 +178,9 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
     recovery,
     flushed: () => queue.idle(),
     compact: async () => (await recovery, compact()),
+    get backlog() {
+      return log.backlog;
+    },
     load: async (options) => (await recovery, inner.load(options)),
     readManifest: async () => (await recovery, inner.readManifest()),
     loadVectors: inner.loadVectors && (async (ids) => (await recovery, inner.loadVectors!(ids))),
