@@ -34,7 +34,7 @@ const BRIDGE_OPTIONS = {
 /** The usage of the flags above, for a bridge's own usage line. */
 export const BRIDGE_USAGE =
   '[--profile DIR] [--idb sqlite|leveldb] [--model NAME|auto] [--no-models] [--headed] [--verbose] ' +
-  '[--federate URL [--federate-token T]]… [--federate-stdio "CMD …"]… [--federate-default] [--federate-fusion rrf|convex|score|auto] [--identity NAME]';
+  '[--federate URL [--federate-token T]]… [--federate-stdio "CMD …"]… [--federate-default] [--federate-fusion rrf|convex|score|global-bm25|auto] [--identity NAME]';
 
 /**
  * Parses argv once, with the shared flags plus the bridge's own (`--name value`, `--name=value`,

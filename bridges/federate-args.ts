@@ -8,7 +8,7 @@
  *   shut down and restarted after a crash by the bridge.
  * - `--federate-default` federates every retrieve (not only those asking with `_meta.federate: true`);
  *   `--identity NAME` is the aggregator's name in `_meta.federation.path` (§16.2);
- *   `--federate-fusion rrf|convex|score|auto` picks the fusion (default: the Federation's).
+ *   `--federate-fusion rrf|convex|score|global-bm25|auto` picks the fusion (default: the Federation's).
  */
 import { basename } from 'node:path';
 import type { FederatedFusion } from '../src/client/federation/fuse-hits.ts';
@@ -24,7 +24,7 @@ export interface FederateArgs {
   fusion?: FederatedFusion;
 }
 
-const FUSIONS: readonly string[] = ['auto', 'rrf', 'convex', 'score'];
+const FUSIONS: readonly string[] = ['auto', 'rrf', 'convex', 'score', 'global-bm25'];
 
 /** Splits a command line on blanks; single or double quotes keep blanks inside one argument. */
 export function splitCommand(line: string): string[] {

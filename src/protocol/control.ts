@@ -185,7 +185,7 @@ export interface EngineConfig {
   federation?: {
     engines: FederatedEngineConfig[];
     /** The fusion of the engines' lists (default `auto`, src/client/federation/fuse-hits.ts). */
-    fusion?: 'auto' | 'rrf' | 'convex' | 'score';
+    fusion?: 'auto' | 'rrf' | 'convex' | 'score' | 'global-bm25';
     federateByDefault?: boolean;
     /** This aggregator's identity in `_meta.federation.path` (default: a random one per worker). */
     identity?: string;

@@ -224,6 +224,8 @@ export interface RetrieveResult {
   indexVersion?: string;
   usage?: Usage;
   rewrittenQuery?: string;
+  /** §4.4 implementation data, e.g. `x-inpage-bm25` statistics for an aggregator (bm25-stats.ts). */
+  _meta?: Meta;
 }
 
 // ── graph (§7.9) ─────────────────────────────────────────────────────────

@@ -59,7 +59,7 @@ describe('bridgeArgs', () => {
       [['--federate-token', 't'], '--federate-token must follow the --federate URL it is for'],
       [['--federate-stdio', 'node x.ts', '--federate-token', 't'], '--federate-token must follow the --federate URL it is for'],
       [['--federate-stdio', '  '], '--federate-stdio needs a command'],
-      [['--federate-fusion', 'max'], '--federate-fusion must be one of auto, rrf, convex, score, got "max"'],
+      [['--federate-fusion', 'max'], '--federate-fusion must be one of auto, rrf, convex, score, global-bm25, got "max"'],
       [['--identity='], '--identity needs a value'],
       [['--model='], '--model needs a model name (a folder built by `npm run models`) or auto'],
     ];

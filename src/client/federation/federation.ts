@@ -6,6 +6,7 @@
  * `required` engine's failure, or no engine answering (-32010), fails the query.
  */
 import { ErrorCode } from '../../protocol/codes.ts';
+import { BM25_STATS_FIELD, readBm25Stats, type Bm25Stats } from '../../protocol/bm25-stats.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import { isObject, isValidId } from '../../protocol/json.ts';
 import type { Capabilities, Hit, Meta, PeerInfo, RetrieveParams, RetrieveResult } from '../../protocol/types.ts';
@@ -26,7 +27,12 @@ const FUSION_RESERVE_MS = 25;
 export interface FederationOptions {
   /** Client deadline of a query in ms (default 5000); `_meta.deadlineMs` of the params can lower it. */
   deadlineMs?: number;
-  /** `auto` (default): raw scores when every answering engine is the same engine (server and `retrieve` capability), else convex when each advertises `scoreFloor`, else RRF. */
+  /**
+   * `auto` (default): global BM25 when every answering engine sent its BM25 statistics
+   * (`x-inpage-bm25`, our engines on a plain sparse query), else raw scores when every answering
+   * engine is the same engine (server and `retrieve` capability), else convex when each
+   * advertises `scoreFloor`, else RRF.
+   */
   fusion?: FederatedFusion;
   /** RRF constant (default 60). */
   rrfK?: number;
@@ -169,8 +175,11 @@ export class Federation {
     const loopedBack = forwarding && seen.has(identity);
 
     const notes: string[] = [];
+    // Engines of ours answer it with what global BM25 needs; others ignore it (§4.4).
+    const fusion = this.options.fusion ?? 'auto';
+    const askStats = fusion === 'auto' || fusion === 'global-bm25' ? { [BM25_STATS_FIELD]: true } : {};
     const outcomes = await Promise.all(
-      this.members.map(async (m): Promise<{ outcome: EngineOutcome; hits?: Hit[]; floor?: number; scorer?: string; error?: RcpError }> => {
+      this.members.map(async (m): Promise<{ outcome: EngineOutcome; hits?: Hit[]; floor?: number; scorer?: string; bm25?: Bm25Stats; error?: RcpError }> => {
         const started = Date.now();
         const done = (state: EngineState, extra: Partial<EngineOutcome> = {}) => ({ id: m.id, state, hits: 0, ms: Date.now() - started, ...extra });
         if (forwarding && !m.local && (hopsLeft <= 0 || loopedBack)) {
@@ -185,7 +194,7 @@ export class Federation {
           if (remaining <= 0) throw new RcpError(ErrorCode.Timeout, 'deadline passed before the request could be sent');
           const asked = Math.max(1, Math.min(Math.ceil(k * (this.options.overfetch ?? 2)), cap.maxK ?? Infinity));
           const { progressToken: _token, ...meta } = params._meta ?? {};
-          const p: RetrieveParams = { ...params, k: asked, _meta: { ...meta, deadlineMs: Math.max(1, remaining - FUSION_RESERVE_MS), federation: outgoing } };
+          const p: RetrieveParams = { ...params, k: asked, _meta: { ...meta, ...askStats, deadlineMs: Math.max(1, remaining - FUSION_RESERVE_MS), federation: outgoing } };
           const result = await client.request('retrieve', p, { signal: options.signal, timeoutMs: remaining });
           const read = wellFormedHits(result, this.options.maxHitsPerEngine ?? DEFAULT_MAX_HITS_PER_ENGINE);
           if (!read) throw new RcpError(ErrorCode.InternalError, 'malformed answer: result.hits is not an array');
@@ -194,7 +203,10 @@ export class Federation {
           const floor = typeof cap.scoreFloor === 'number' && Number.isFinite(cap.scoreFloor) ? cap.scoreFloor : undefined;
           const server = client.serverInfo?.server;
           const scorer = server && typeof server.name === 'string' ? JSON.stringify([server.name, server.version, cap]) : undefined;
-          return { outcome: done('ok', { hits: read.hits.length, note: read.note }), hits: read.hits, floor, scorer };
+          // Statistics are per hit: only a list read whole keeps them aligned.
+          const whole = Array.isArray(result.hits) && read.hits.length === result.hits.length;
+          const bm25 = whole ? readBm25Stats(result._meta, read.hits.length) : undefined;
+          return { outcome: done('ok', { hits: read.hits.length, note: read.note }), hits: read.hits, floor, scorer, bm25 };
         } catch (e) {
           const err = asRcpError(e);
           const state: EngineState = err.code === ErrorCode.Timeout ? 'timeout' : 'failed';
@@ -218,7 +230,7 @@ export class Federation {
     }
 
     const fused = fuseEngineHits(
-      answered.map((o) => ({ engine: o.outcome.id, weight: this.members.find((m) => m.id === o.outcome.id)!.weight, hits: o.hits!, scoreFloor: o.floor, scorer: o.scorer })),
+      answered.map((o) => ({ engine: o.outcome.id, weight: this.members.find((m) => m.id === o.outcome.id)!.weight, hits: o.hits!, scoreFloor: o.floor, scorer: o.scorer, bm25: o.bm25 })),
       { method: this.options.fusion, rrfK: this.options.rrfK, k },
     );
     for (const o of outcomes) {

@@ -17,6 +17,13 @@ export interface Bm25Params {
   b: number;
 }
 
+/** Query weights by term in first-occurrence order (repeats count): what `search` sums, in its order. */
+export function queryWeights(queryTerms: readonly string[]): Map<string, number> {
+  const qtf = new Map<string, number>();
+  for (const t of queryTerms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+  return qtf;
+}
+
 /** Reusable BM25 scorer; one per engine (retrieves are synchronous inside `search`). */
 export class Bm25 {
   private acc = new Float32Array(0);
@@ -27,9 +34,7 @@ export class Bm25 {
 
   /** Top-k live chunks (or documents) for the analysed query terms (repeats count as qtf). */
   search(view: IndexView, queryTerms: readonly string[], o: SelectOptions): Candidate[] {
-    const qtf = new Map<string, number>();
-    for (const t of queryTerms) qtf.set(t, (qtf.get(t) ?? 0) + 1);
-    return this.searchWeighted(view, qtf, o);
+    return this.searchWeighted(view, queryWeights(queryTerms), o);
   }
 
   /** Top-k for weighted query terms (term → weight > 0, e.g. an expanded query; other weights are skipped). */

@@ -3,6 +3,7 @@
  *
  *   snapshot → serve mode → session → rewrite → typos → recall (filter inside) → recency → rerank → minScore
  *   → MMR → monotonic scores (§4.6) → page (cursor) → token budget → hits → annotations (pages, matches)
+ *   → BM25 statistics for an aggregator that asked (bm25-meta.ts)
  *
  * Deterministic: every ordering is total (score, then document id, then chunk index), so `seed`
  * needs no randomness. Here: the stages up to recall. The `Run` and its start: retrieve-run.ts;
@@ -18,6 +19,7 @@ import type { RetrievePlan } from './plan.ts';
 import { lazyDense, recallVariants } from './recall.ts';
 import { minScore, mmr, recency, rerank } from './retrieve-order.ts';
 import { annotate, budget, hits, pageAt } from './retrieve-page.ts';
+import { addBm25Stats } from './bm25-meta.ts';
 import { resident, snapshot, type RetrieveContext, type RetrieveDeps, type Run } from './retrieve-run.ts';
 import { makeMonotonic } from './score-order.ts';
 import { unseenScriptNote } from './script-note.ts';
@@ -51,7 +53,7 @@ export async function runRetrieve(deps: RetrieveDeps, plan: RetrievePlan, ctx: R
   pageAt(run);
   await resident(run, run.page);
   budget(run);
-  return annotate(run, await hits(run));
+  return addBm25Stats(run, annotate(run, await hits(run)));
 }
 
 /**
