@@ -1,13 +1,13 @@
 /**
  * A sharded collection against one index, through the real bridges (a sibling of scripts/eval.ts):
  *
- *   npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score] [--port 8331] [--json]
+ *   npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score,global-bm25,auto] [--k 100] [--port 8331] [--json]
  *
  * DIR (default ../shared/eval/cacm, BEIR format) is indexed once into one HTTP bridge (its own
  * profile), and, for each N, split by a hash of the document id over N HTTP bridges (a profile
  * each) that one aggregator bridge federates (`--federate` for each, `--federate-default`; its
  * own index stays empty). Every judged query is asked of the one index and of the aggregator
- * (sparse retrieval, documents as units, k = 100 as `npm run eval`; the bridges run with --no-models), once per
+ * (sparse retrieval, documents as units, k = 100 as `npm run eval`, or --k; the bridges run with --no-models), once per
  * fusion method, and then with the best one while one shard answers 200 ms late (a delaying
  * proxy in front of it) and while one shard is down (its address refuses connections).
  * Reported: nDCG@10 (src/eval/metrics.ts, as shared/eval/bm25_eval.py) and client-side
@@ -29,10 +29,11 @@ import { startHttp } from '../tools/lib/bridge-process.ts';
 import { readCollection } from './lib/beir-files.ts';
 
 const { values: flags, positionals } = cliArgs({
-  usage: 'npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score] [--port 8331] [--json]',
+  usage: 'npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score,global-bm25,auto] [--k 100] [--port 8331] [--json]',
   options: {
     shards: { type: 'string', default: '2,4' },
-    fusions: { type: 'string', default: 'rrf,convex,score' },
+    fusions: { type: 'string', default: 'rrf,convex,score,global-bm25,auto' },
+    k: { type: 'string', default: '100' },
     port: { type: 'string', default: '8331' },
     json: { type: 'boolean' },
   },
@@ -42,6 +43,8 @@ const dir = positionals[0] ?? join(import.meta.dirname, '..', '..', 'shared', 'e
 const shardCounts = flags.shards.split(',').map(Number);
 const fusions = flags.fusions.split(',');
 const PORT = Number(flags.port);
+const K = Number(flags.k);
+if (!Number.isInteger(K) || K < 10) throw new Error(`--k must be an integer ≥ 10 (nDCG@10 needs ten hits), got ${flags.k}`);
 const asJson = flags.json === true;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const url = (port: number) => `http://127.0.0.1:${port}/rcp`;
@@ -92,12 +95,12 @@ const quantile = (xs: number[], q: number): number => {
 
 async function measure(setup: string, c: RcpClient, coll: BeirCollection): Promise<Run> {
   const queries = judgedQueries(coll);
-  await c.request('retrieve', { query: queries[0].text, k: 100, mode: 'sparse', unit: 'document' }, { timeoutMs: 60_000 }); // connects the engines
+  await c.request('retrieve', { query: queries[0].text, k: K, mode: 'sparse', unit: 'document' }, { timeoutMs: 60_000 }); // connects the engines
   const ms: number[] = [];
   let ndcg = 0, degraded = 0;
   for (const q of queries) {
     const t0 = performance.now();
-    const r = (await c.request('retrieve', { query: q.text, k: 100, mode: 'sparse', unit: 'document', includeText: false }, { timeoutMs: 60_000 })) as RetrieveResult & { _meta?: { degraded?: string[] } };
+    const r = (await c.request('retrieve', { query: q.text, k: K, mode: 'sparse', unit: 'document', includeText: false }, { timeoutMs: 60_000 })) as RetrieveResult & { _meta?: { degraded?: string[] } };
     ms.push(performance.now() - t0);
     if (r._meta?.degraded?.length) degraded++;
     ndcg += ndcgAt(10, rankedDocuments(r), coll.qrels.get(q.id)!);
@@ -174,7 +177,7 @@ async function main(): Promise<void> {
 
   if (asJson) process.stdout.write(`${JSON.stringify({ collection: coll.name, documents: coll.corpus.length, queries: judgedQueries(coll).length, runs }, null, 2)}\n`);
   else {
-    process.stdout.write(`\n${coll.name} (${coll.corpus.length} documents, ${judgedQueries(coll).length} judged queries), sparse, k = 100\n\n| setup | nDCG@10 | Δ one index | p50 ms | p95 ms |\n|---|---|---|---|---|\n`);
+    process.stdout.write(`\n${coll.name} (${coll.corpus.length} documents, ${judgedQueries(coll).length} judged queries), sparse, k = ${K}\n\n| setup | nDCG@10 | Δ one index | p50 ms | p95 ms |\n|---|---|---|---|---|\n`);
     for (const r of runs) process.stdout.write(`| ${r.setup} | ${r.ndcg10.toFixed(4)} | ${(r.ndcg10 - runs[0].ndcg10).toFixed(4)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} |\n`);
   }
 }

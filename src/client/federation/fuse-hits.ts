@@ -36,7 +36,7 @@ export interface EngineHits {
 }
 
 export interface FuseOptions {
-  /** `auto` (default): convex when every list has a scoreFloor, else RRF (§16.3 MUST). */
+  /** `auto` (default): see `chooseFusion`. */
   method?: FederatedFusion;
   rrfK?: number;
   /** Hits to keep. */
