@@ -12,11 +12,13 @@ import { RcpClient } from '../../src/client/rcp-client.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { BM25_STATS_FIELD, readBm25Stats } from '../../src/protocol/bm25-stats.ts';
 import type { Hit, RetrieveParams, RetrieveResult } from '../../src/protocol/types.ts';
+import { withFederation } from '../../src/server/aggregator.ts';
+import type { Backend } from '../../src/server/backend.ts';
 import { createEngineBackend } from '../../src/server/engine-backend.ts';
 import { serve } from '../../src/server/rcp-session.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { createLinkedPair } from '../../src/transport/memory-transport.ts';
-import { fakeBackend } from '../support/rcp-harness.ts';
+import { connect, fakeBackend } from '../support/rcp-harness.ts';
 
 const WORDS = ['whale', 'ship', 'harpoon', 'ocean', 'captain', 'sail', 'storm', 'island', 'rope', 'deck'];
 
@@ -32,12 +34,16 @@ function corpus(): { id: string; text: string; shard: number }[] {
   });
 }
 
-async function engineClient(name: string, docs: { id: string; text: string }[]): Promise<RcpClient> {
+async function engineBackend(name: string, docs: { id: string; text: string }[]): Promise<Backend> {
   const engine = new Engine({ store: new MemoryStore() });
   await engine.open();
   if (docs.length) await engine.add(docs);
+  return createEngineBackend({ serverInfo: { name, version: '1' }, engine: Promise.resolve(engine), capabilities: engine.capabilities() });
+}
+
+async function engineClient(name: string, docs: { id: string; text: string }[]): Promise<RcpClient> {
   const [c, s] = createLinkedPair();
-  serve(s, createEngineBackend({ serverInfo: { name, version: '1' }, engine: Promise.resolve(engine), capabilities: engine.capabilities() }));
+  serve(s, await engineBackend(name, docs));
   const client = new RcpClient(c);
   await client.connect();
   return client;
@@ -73,6 +79,26 @@ describe('global BM25 over shards of one collection', () => {
     }
     // The toy collection is skewed enough that per-shard statistics change the order.
     expect(differs).toBeGreaterThan(0);
+  });
+
+  it('through an aggregator whose own index is one shard: the default fusion is global BM25', async () => {
+    const docs = corpus();
+    const one = await engineClient('shard', docs);
+    const remotes = await Promise.all([1, 2].map((s) => engineClient('shard', docs.filter((d) => d.shard === s))));
+    const agg = withFederation(await engineBackend('shard', docs.filter((d) => d.shard === 0)), {
+      identity: 'agg',
+      engines: remotes.map((client, i) => ({ id: `r${i}`, client })),
+      federateByDefault: true,
+    });
+    const t = connect(agg);
+    await t.init();
+    for (const [i, query] of QUERIES.entries()) {
+      const params = { query, k: 10, mode: 'sparse', unit: 'document' } as const;
+      const fused = await t.call(i + 1, 'retrieve', params);
+      expect(fused.result._meta.fusion).toBe('global-bm25');
+      expect(fused.result._meta['x-inpage-bm25']).toBeUndefined(); // the fused answer is no shard's
+      expect(ranking(fused.result.hits)).toEqual(ranking(((await one.request('retrieve', params)) as RetrieveResult).hits));
+    }
   });
 
   it('is sent only when asked and only for plain BM25 scores', async () => {
