@@ -52,7 +52,7 @@ const topSteps = (steps: [number, string, number][]): string =>
   [...steps].sort((a, b) => b[2] - a[2]).slice(0, 3).map(([, label, ms]) => `${label} ${ms} ms`).join(', ') || 'none ≥ 50 ms';
 
 /** The longest wait of one kind, counting a request still open with its age. */
-const longest = (list: [number, number, unknown][], openSince: number | undefined, nowMs: number) => Math.max(0, ...list.map(([, ms]) => ms), openSince === undefined ? 0 : nowMs - openSince);
+const longest = (list: [number, number, unknown][], openSince: number | null | undefined, nowMs: number) => Math.max(0, ...list.map(([, ms]) => ms), openSince == null ? 0 : nowMs - openSince);
 
 async function oneRun(url: string): Promise<RunOutcome> {
   const page = await openBrowser(browser);
@@ -69,14 +69,14 @@ async function oneRun(url: string): Promise<RunOutcome> {
     for (;;) {
       await sleep(1000);
       r = await page.evaluate('({ ...window.__firstOpen, now: performance.now() })');
-      const finished = r.seededMs !== undefined && r.readyMs !== undefined;
+      const finished = r.seededMs != null && r.readyMs != null; // WebDriver hands undefined back as null
       if (finished || r.fault || Date.now() - t0 > runTimeoutMs) break;
     }
     await page.evaluate('(window.__firstOpen.done = true)');
     if (process.env.RCP_TRACE) writeFileSync(process.env.RCP_TRACE, JSON.stringify({ ...r, console: page.console }, null, 1));
     const maxPing = longest(r.pings, r.open.pings, r.now);
     const maxRetrieve = longest(r.retrieves, r.open.retrieves, r.now);
-    const stalled = maxPing > limitMs || maxRetrieve > limitMs || !!r.fault || r.seededMs === undefined || r.readyMs === undefined;
+    const stalled = maxPing > limitMs || maxRetrieve > limitMs || !!r.fault || r.seededMs == null || r.readyMs == null;
     const errors = [...r.pings, ...r.retrieves].filter(([, , o]) => typeof o === 'string' && o.startsWith('error')).length;
     return { stalled, maxPing, maxRetrieve, firstResultsMs: r.firstResultsMs, seededMs: r.seededMs, readyMs: r.readyMs, fault: r.fault, note: `${r.pings.length} pings, ${r.retrieves.length} retrieves, ${errors} errors; worker held ≤ ${r.maxLag} ms (${r.beats} beats); longest steps ${topSteps(r.steps)}; ${r.stats}` };
   } finally {

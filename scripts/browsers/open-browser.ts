@@ -1,7 +1,7 @@
 /**
  * One fresh browser with one page, in any of the three engines, for the measurement scripts:
  * Debian's Chromium through playwright-core, Firefox ESR through puppeteer-core over WebDriver
- * BiDi, WebKitGTK's MiniBrowser through WebKitWebDriver (selenium-webdriver) under xvfb-run. Each
+ * BiDi, WebKitGTK's MiniBrowser through WebKitWebDriver (e2e/browsers/driver.ts, its own Xvfb). Each
  * start is a new profile (a first open). Only what the scripts need: navigate, evaluate a script
  * (given as a string, so every driver runs it as is), console lines, close.
  */
@@ -67,6 +67,21 @@ async function openFirefox(): Promise<OpenPage> {
   };
 }
 
+/** WebKitGTK through the cross-browser suite's driver (WebKitWebDriver, MiniBrowser, its own Xvfb). */
 async function openWebKit(): Promise<OpenPage> {
-  throw new Error('webkit: not wired here yet (e2e/browsers/driver.ts drives it)');
+  const { launch } = await import('../../e2e/browsers/driver.ts');
+  const session = await launch('webkit');
+  // WebKitWebDriver reports no console: the driver hooks the page's, read back here at close.
+  const lines: string[] = [];
+  return {
+    browser: 'webkit',
+    version: session.version,
+    goto: (url) => session.tab.goto(url),
+    evaluate: (expression) => session.tab.evaluate(`() => (${expression})`),
+    console: lines,
+    close: async () => {
+      lines.push(...(await session.logs().catch(() => [])));
+      await session.close();
+    },
+  };
 }

@@ -21,7 +21,7 @@ const MODEL = bertWeights(decodeWeights(WEIGHTS));
 const KERNELS = (await encoderKernels(MODEL.shape))!;
 const text = (...ids: number[]) => Int32Array.from([1, ...ids, 2]);
 
-type Behaviour = 'ok' | 'crash' | 'hang' | 'fail-init' | 'no-script';
+type Behaviour = 'ok' | 'crash' | 'hang' | 'fail-init' | 'no-script' | 'silent';
 /** In-process workers running the real handler; `plan[n]` says what the n-th spawned worker does with its first batch. */
 function fakes(plan: Behaviour[] = []) {
   const log: { worker: number; batch: number; behaviour: Behaviour }[] = [];
@@ -38,6 +38,8 @@ function fakes(plan: Behaviour[] = []) {
     w.postMessage = (m: ToEncoderWorker) => {
       // A worker whose script never arrived: an error event, and nothing else.
       if (m.type === 'init' && behaviour === 'no-script') return setTimeout(() => w.onerror?.({ message: '' } as ErrorEvent), 1);
+      // A worker that never starts and never says why (no error event either).
+      if (m.type === 'init' && behaviour === 'silent') return;
       if (m.type === 'init') return behaviour === 'fail-init' ? setTimeout(() => send({ type: 'failed', error: 'cannot allocate' }), 1) : handle(m);
       const first = runs++ === 0;
       log.push({ worker: n, batch: m.id, behaviour: first ? behaviour : 'ok' });
@@ -137,6 +139,23 @@ describe('encoder pool', () => {
     expect(b[0].length).toBe(MODEL.shape.hidden);
     expect(g.spawned()).toBe(3); // the one lost at start was replaced once the other was up
     expect(new Set(g.log.map((l) => l.worker)).size).toBe(2); // and both live workers took a batch
+    await some.dispose();
+  });
+
+  it('a worker that never says ready nor fails is given up after the start deadline: the start rejects, or, once another is up, it is replaced', async () => {
+    const f = fakes(['silent', 'silent']);
+    const none = pool(f, 2, { startDeadlineMs: 30 });
+    await expect(none.ready()).rejects.toThrow(/no encoder worker started \(not ready within/);
+    expect(f.spawned()).toBe(2);
+
+    const g = fakes(['silent', 'ok']);
+    const some = pool(g, 2, { startDeadlineMs: 30 });
+    await some.ready();
+    await new Promise((r) => setTimeout(r, 80)); // past the silent one's deadline: replaced
+    expect(g.spawned()).toBe(3);
+    const runs = await Promise.all([3, 4, 5, 6].map((t) => some.run({ ids: [text(t)], output: 'pooled', urgent: false })));
+    expect(runs.every(([v]) => v.length === MODEL.shape.hidden)).toBe(true);
+    expect(new Set(g.log.map((l) => l.worker))).toEqual(new Set([1, 2])); // the replacement took batches
     await some.dispose();
   });
 

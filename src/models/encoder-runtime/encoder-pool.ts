@@ -36,6 +36,11 @@ export interface PoolOptions {
   maxTokens: number;
   /** A batch whose worker has not answered after this long counts as a crash (default: 30 s + 20 ms per token). */
   deadlineMs?: (tokens: number) => number;
+  /**
+   * A worker that has not said `ready` after this long counts as dead (default 60 s): a module
+   * worker whose script never arrives need not fire `error`, and the start must not wait forever.
+   */
+  startDeadlineMs?: number;
   /** Told about each restart (for the model log). */
   onRestart?: (reason: string) => void;
 }
@@ -117,6 +122,8 @@ export class EncoderPool implements BatchEncoder {
     const slot: Slot = { worker: this.opts.spawn(), ready: false };
     slot.worker.onmessage = (e) => this.onMessage(slot, e.data);
     slot.worker.onerror = (e) => this.crashed(slot, `worker error: ${describe(e)}`);
+    const startDeadline = this.opts.startDeadlineMs ?? 60_000;
+    slot.timer = setTimeout(() => this.crashed(slot, `not ready within ${Math.round(startDeadline / 1000)} s of its start`), startDeadline);
     const { weights, kernels, pooling, maxTokens } = this.opts;
     // A copy per worker: the pool keeps the original for restarts.
     slot.worker.postMessage({ type: 'init', weights: weights.slice(0), module: kernels.module, dot: kernels.dot, pooling, maxTokens });
@@ -126,6 +133,8 @@ export class EncoderPool implements BatchEncoder {
   private onMessage(slot: Slot, m: FromEncoderWorker): void {
     if (this.closed || !this.slots.includes(slot)) return; // a replaced worker's late answer
     if (m.type === 'ready') {
+      clearTimeout(slot.timer);
+      slot.timer = undefined;
       slot.ready = true;
       if (!this.everReady) {
         this.everReady = true;
@@ -137,6 +146,7 @@ export class EncoderPool implements BatchEncoder {
     }
     if (m.type === 'failed') {
       // Loading the model failed: deterministic, so this worker is not restarted.
+      clearTimeout(slot.timer);
       this.slots.splice(this.slots.indexOf(slot), 1);
       slot.worker.terminate();
       if (this.slots.length === 0) this.fail(new Error(`no encoder worker could load the model: ${m.error}`));
