@@ -48,6 +48,8 @@ let logged: LoggedStore | undefined;
 let engineDb = '';
 let engineHasEmbedder = false;
 let engineCount = 0;
+/** A cold-start worker has no config: whether it keeps the recovery log, when the page said. */
+let coldRecoveryLog: boolean | undefined;
 let idbBefore: number | undefined;
 let mini: MiniSearch | undefined;
 /** Mean time per sparse+text query spent in the store's text reads (last measured). */
@@ -134,7 +136,7 @@ async function openEngine(db: string, withEmbedder: boolean): Promise<{ openStor
   const t0 = performance.now();
   // A cold-start worker (coldOpen) gets no config, only reads, and keeps the app's defaults.
   const idb = await openIndexedDbStore(db, { durability: config?.durability ?? 'default' });
-  logged = (config?.recoveryLog ?? true) ? withRecoveryLog(idb, { folder: opfsLogFolder(), database: db }) : undefined;
+  logged = (config?.recoveryLog ?? coldRecoveryLog ?? true) ? withRecoveryLog(idb, { folder: opfsLogFolder(), database: db }) : undefined;
   const s = timed(logged ?? idb);
   const t1 = performance.now();
   // As the app's worker: the record of what the index holds, written after each commit.
@@ -381,8 +383,7 @@ async function stage(db: string, size: number, phase: StagePhase): Promise<unkno
       const later = await storageUsage();
       log(`  storage estimate: ${u.usage - (idbBefore ?? 0)} B right after, ${later.usage - (idbBefore ?? 0)} B 1 s later`);
       const witness = { writes: witnessWrites.count - writes0.count, ms: round(witnessWrites.ms - writes0.ms, 1) };
-      const bytes = { ...(await logBytes()), idb: later.idb };
-      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness, bytes };
+      return { ingest, idbBytes: later.usage - (idbBefore ?? 0), idbUsage: later, witness };
     }
     case 'engine-query': {
       // Reopen from IndexedDB first: queries (and the heap) are measured on the state a reload gives.
@@ -450,6 +451,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
           embed: async (texts) => texts.map(() => d.vector),
         };
       }
+      coldRecoveryLog = req.recoveryLog;
       const opened = performance.now();
       const open = await openEngine(req.db, d !== undefined);
       const t0 = performance.now();
@@ -482,6 +484,8 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     }
     case 'stage':
       return stage(req.db, req.size, req.phase);
+    case 'logBytes':
+      return { ...(await logBytes()), idb: (await storageUsage()).idb };
     case 'gc':
       gc?.();
       return gc !== undefined;

@@ -24,6 +24,8 @@
  *   --no-recovery-log   do not keep the recovery log beside the database (src/storage/recovery)
  *   --ingest-only       only our engine's ingest at each size (no embedding: synthetic vectors), with
  *                       the CPU time of every browser process (/proc) beside the wall-clock rate
+ *   --first-answer N    with --ingest-only: after each size, N fresh workers timed from `new Worker` to
+ *                       their first sparse answer on the index (recovery log as the run keeps it)
  *   --headed, --verbose
  */
 import { spawnSync } from 'node:child_process';
@@ -46,7 +48,7 @@ const { values } = cliArgs({
   options: {
     quick: { type: 'boolean' }, size: { type: 'string' }, sizes: { type: 'string' }, 'recall-queries': { type: 'string' }, 'peers-max': { type: 'string' }, 'entitydb-queries': { type: 'string' }, queries: { type: 'string' }, reduced: { type: 'string' },
     'no-dense': { type: 'boolean' }, 'no-baselines': { type: 'boolean' }, 'no-witness': { type: 'boolean' }, 'no-recovery-log': { type: 'boolean' }, write: { type: 'boolean' }, 'write-to': { type: 'string' }, json: { type: 'string' }, idb: { type: 'string' }, durability: { type: 'string' },
-    verbose: { type: 'boolean' }, headed: { type: 'boolean' }, 'ingest-only': { type: 'boolean' },
+    verbose: { type: 'boolean' }, headed: { type: 'boolean' }, 'ingest-only': { type: 'boolean' }, 'first-answer': { type: 'string' },
   },
 });
 const say = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
@@ -73,6 +75,7 @@ const config: BenchConfig = {
   durability: (values.durability ?? 'default') as IDBTransactionDurability,
   witness: !values['no-witness'],
   recoveryLog: !values['no-recovery-log'],
+  firstAnswerRuns: Number(values['first-answer'] ?? 0),
 };
 
 async function main(): Promise<void> {
@@ -142,7 +145,8 @@ async function main(): Promise<void> {
             ? `; IndexedDB ${b.idb !== undefined ? perChunk(b.idb) : 'n/a'}` +
               (b.log ? `, recovery log ${perChunk(b.log)} (base snapshot ${perChunk(b.logBase)}${b.idb ? `, ${(b.logBase / b.idb).toFixed(2)}× IndexedDB's` : ''})` : '')
             : '';
-          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}${witness}${bytes}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+          const first = r.firstSparseMs ? `; first sparse answer after new Worker ${r.firstSparseMs.join(' · ')} ms` : '';
+          console.log(`ingest to ${r.size} (${storage}): ${r.ingest.chunks} chunks, ${r.ingest.perSec} chunks/s wall${cpu}${witness}${bytes}${first}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
         }
       } finally {
         await host.close();

@@ -56,6 +56,8 @@ export interface BenchConfig {
   witness: boolean;
   /** Keep the recovery log (every change in OPFS before it commits, src/storage/recovery) as the app's worker does. */
   recoveryLog: boolean;
+  /** `--ingest-only`: fresh workers timed from `new Worker` to their first sparse answer after each size (0: none). */
+  firstAnswerRuns?: number;
 }
 
 export interface Latency {
@@ -158,6 +160,8 @@ export interface IngestOnlyResult {
   witness?: { writes: number; ms: number };
   /** After the ingest (log flushed): the recovery log's bytes in OPFS, of them its base snapshot's (what a compaction leaves), and IndexedDB's usage. */
   bytes?: { log: number; logBase: number; idb?: number };
+  /** Each fresh worker's time from `new Worker` to its first sparse answer on the index (ms; `firstAnswerRuns`). */
+  firstSparseMs?: number[];
 }
 
 export interface BenchResult {
@@ -177,8 +181,10 @@ export interface BenchResult {
 /** Bench page → bench worker. */
 export type WorkerRequest =
   | { id: number; cmd: 'load'; corpusUrl: string; config: BenchConfig }
+  /** The recovery log's bytes and IndexedDB's after an ingest (compacts the log: asked for after the ingest's CPU time is read). */
+  | { id: number; cmd: 'logBytes' }
   | { id: number; cmd: 'populate'; db: string; size: number; withVectors: boolean }
-  | { id: number; cmd: 'coldOpen'; db: string; query: string; k: number; dense?: { identity: string; vector: Float32Array } }
+  | { id: number; cmd: 'coldOpen'; db: string; query: string; k: number; dense?: { identity: string; vector: Float32Array }; recoveryLog?: boolean }
   | { id: number; cmd: 'queries'; db: string; queries: string[]; k: number; warmup: number }
   | { id: number; cmd: 'embedder' }
   | { id: number; cmd: 'queryVector'; query: string }

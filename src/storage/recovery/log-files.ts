@@ -11,14 +11,21 @@ export interface LogFolder {
   list(): Promise<string[]>;
   /** The file's bytes, or undefined when there is none. */
   read(name: string): Promise<Uint8Array | undefined>;
-  /** The file's bytes from `from` on (empty when it is no longer than that; undefined when there is no file). */
-  readFrom(name: string, from: number): Promise<Uint8Array | undefined>;
+  /** Runs `fn` with the file's size and a reader of parts of it (one opening of the file); undefined when there is none. */
+  scan<T>(name: string, fn: (size: number, read: (at: number, length: number) => Promise<Uint8Array>) => Promise<T>): Promise<T | undefined>;
   /**
    * Writes `bytes` at offset `at`, cuts the file there first, creating it when `create`, and
    * resolves once the bytes are flushed to disk. Rejects with the browser's error (a
    * QuotaExceededError on a full disk; NotFoundError when the file is gone and `create` is false).
    */
   write(name: string, at: number, bytes: Uint8Array, create: boolean): Promise<void>;
+  /**
+   * Appends with one opening of the file (an append runs on every commit's path): hands `keep` the
+   * bytes after `from`, writes `bytes` at the offset it returns (cutting the file there first) and
+   * resolves with that offset once flushed; undefined when there is no file. A failed write is cut
+   * back to that offset before the error goes up.
+   */
+  append(name: string, from: number, bytes: Uint8Array, keep: (since: Uint8Array) => number): Promise<number | undefined>;
   /** Cuts the file to `size` bytes (no-op when it is missing). */
   truncate(name: string, size: number): Promise<void>;
   remove(name: string): Promise<void>;
@@ -36,8 +43,9 @@ export class MemoryLogFolder implements LogFolder {
   async read(name: string): Promise<Uint8Array | undefined> {
     return this.files.get(name)?.slice();
   }
-  async readFrom(name: string, from: number): Promise<Uint8Array | undefined> {
-    return this.files.get(name)?.slice(from);
+  async scan<T>(name: string, fn: (size: number, read: (at: number, length: number) => Promise<Uint8Array>) => Promise<T>): Promise<T | undefined> {
+    const file = this.files.get(name);
+    return file && fn(file.length, async (at, length) => file.slice(at, at + length));
   }
   async write(name: string, at: number, bytes: Uint8Array, create: boolean): Promise<void> {
     const old = this.files.get(name);
@@ -54,6 +62,18 @@ export class MemoryLogFolder implements LogFolder {
     }
     next.set(bytes, at);
     this.files.set(name, next);
+  }
+  async append(name: string, from: number, bytes: Uint8Array, keep: (since: Uint8Array) => number): Promise<number | undefined> {
+    const old = this.files.get(name);
+    if (!old) return undefined;
+    const at = keep(old.slice(from));
+    try {
+      await this.write(name, at, bytes, false);
+    } catch (e) {
+      await this.truncate(name, at);
+      throw e;
+    }
+    return at;
   }
   async truncate(name: string, size: number): Promise<void> {
     const old = this.files.get(name);
@@ -137,7 +157,15 @@ export function opfsLogFolder(): LogFolder {
       return names;
     },
     read: (name) => readFrom(name, 0),
-    readFrom,
+    scan: (name, fn) =>
+      withHandle(name, false, async (h) => {
+        const size = await h.getSize();
+        return fn(size, async (at, length) => {
+          const out = new Uint8Array(Math.max(0, Math.min(length, size - at)));
+          if (out.length) await h.read(out, { at });
+          return out;
+        });
+      }),
     async write(name, at, bytes, create) {
       const done = await withHandle(name, create, async (h) => {
         await h.truncate(at);
@@ -148,6 +176,24 @@ export function opfsLogFolder(): LogFolder {
       });
       if (!done) throw new DOMException(`no file ${name}`, 'NotFoundError');
     },
+    append: (name, from, bytes, keep) =>
+      withHandle(name, false, async (h) => {
+        const size = await h.getSize();
+        const since = new Uint8Array(Math.max(0, size - from));
+        if (since.length) await h.read(since, { at: from });
+        const at = keep(since);
+        try {
+          await h.truncate(at);
+          const wrote = await h.write(bytes, { at });
+          if (wrote !== bytes.length) throw new DOMException(`wrote ${wrote} of ${bytes.length} bytes`, 'QuotaExceededError');
+          await h.flush();
+        } catch (e) {
+          // A partial frame would only be dropped at the next read; cut it now.
+          await Promise.resolve(h.truncate(at)).catch(() => undefined);
+          throw e;
+        }
+        return at;
+      }),
     async truncate(name, size) {
       await withHandle(name, false, async (h) => {
         await h.truncate(size);

@@ -32,7 +32,11 @@ export interface RecoveryLogOptions {
   folder: LogFolder;
   database: string;
   coordination?: Coordination;
-  /** Entry bytes after which the log is folded into a new base (also once they exceed the base). Default 8 MiB. */
+  /**
+   * Superseded bytes after which the log is folded into a new base (also only once they exceed
+   * half of what it holds live); and, whatever they are, entries past 8× this and 4× the base
+   * (what the estimate of superseded bytes misses). Default 8 MiB.
+   */
   compactAfterBytes?: number;
   /** Documents per commit while rebuilding the store. */
   restoreBatch?: number;
@@ -45,8 +49,8 @@ export type LoggedStore = IndexStore & {
   flushed(): Promise<void>;
   /** Folds the log into a new base now, as the log does by itself past its threshold (the bench measures what that leaves). */
   compact(): Promise<void>;
-  /** Bytes of the current log file: its base snapshot, and the entries after it. */
-  readonly backlog: { baseBytes: number; entryBytes: number };
+  /** Bytes of the current log file: its base snapshot, the entries after it, and what a fold would drop of them (estimated). */
+  readonly backlog: { baseBytes: number; entryBytes: number; deadBytes: number };
 };
 
 const LOG_LOCK = 'recovery-log';
@@ -55,6 +59,12 @@ const STAGING: Manifest = Object.freeze({ version: 0, nextChunkKey: 0, nextSegme
 const isQuota = (e: unknown) => (e as { name?: string } | null)?.name === 'QuotaExceededError';
 const emptyChange = (manifest: Manifest): Change => ({ putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [], putSegments: [], deleteSegmentIds: [], manifest });
 const setFeedback = (records: { docId: string; record: FeedbackRecord | null }[]): FeedbackUpdate[] => records.map(({ docId, record }) => ({ docId, apply: () => record ?? undefined }));
+
+/** Whether folding the log now pays: it drops enough (see `compactAfterBytes`), or the entries outgrew the base. */
+export function worthCompacting(b: { baseBytes: number; entryBytes: number; deadBytes: number }, min: number): boolean {
+  const live = b.baseBytes + b.entryBytes - b.deadBytes;
+  return b.deadBytes >= Math.max(min, live / 2) || b.entryBytes >= Math.max(8 * min, 4 * b.baseBytes);
+}
 
 export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): LoggedStore {
   const log = new RecoveryLog(o.folder, o.database);
@@ -115,10 +125,17 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
   }
 
   const recovery: Promise<RecoveryOutcome> = locked(async () => {
+    const [stored, head] = await Promise.all([inner.readManifest(), log.head()]);
+    // The usual open: the store is where the log is. Known from the log's last manifest alone, so
+    // the first answer does not wait for the whole log to be decoded.
+    if (head && planRecovery(stored, head.manifest, [head.manifest?.version ?? 0], true).action === 'none') {
+      version = head.manifest?.version ?? 0;
+      return { notes };
+    }
     const read = await log.read();
     notes.push(...read.notes);
     version = read.state.manifest?.version ?? 0;
-    const plan = planRecovery(await inner.readManifest(), read.state.manifest, read.versions, read.generation !== undefined);
+    const plan = planRecovery(stored, read.state.manifest, read.versions, read.generation !== undefined);
     const counts = { documents: read.state.documents.size, chunks: read.state.chunks.size, version };
     if (plan.action === 'restore') await rebuild(read.state);
     if (plan.action === 'catch-up') await applyEntries(read.entries.slice(plan.from));
@@ -143,8 +160,7 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
     }).catch((e: unknown) => void (isQuota(e) ? undefined : stop(e))); // a full disk keeps the longer log; the next commit tries again
 
   function maybeCompact(): void {
-    const { baseBytes, entryBytes } = log.backlog;
-    if (compacting || stopped || entryBytes < Math.max(baseBytes, o.compactAfterBytes ?? DEFAULT_COMPACT_BYTES)) return;
+    if (compacting || stopped || !worthCompacting(log.backlog, o.compactAfterBytes ?? DEFAULT_COMPACT_BYTES)) return;
     compacting = true;
     void compact().finally(() => (compacting = false));
   }

@@ -11,7 +11,10 @@
 import { decodeValue, encodeValue } from '../../bundle/codec.ts';
 import { FRAME_HEAD, frame, readFrames } from './frames.ts';
 import type { LogFolder } from './log-files.ts';
-import { isLogBase, isLogEntry, LOG_FORMAT, LogState, type LogBase, type LogEntry, type Snapshot } from './log-state.ts';
+import type { Change, Manifest } from '../../engine/contracts.ts';
+import { readHead } from './log-head.ts';
+import { LogWaste } from './log-waste.ts';
+import { EMPTY_SNAPSHOT, isLogBase, isLogEntry, LOG_FORMAT, LogState, type LogBase, type LogEntry, type Snapshot } from './log-state.ts';
 
 /** What the newest usable file holds, folded. */
 export interface ReadLog {
@@ -35,6 +38,8 @@ export class RecoveryLog {
   private end = 0;
   private baseBytes = 0;
   private entryBytes = 0;
+  /** What a fold of the current file would drop (estimated): the log compacts on it. */
+  private readonly waste = new LogWaste();
   /** Highest generation seen on disk, usable or not (a new one goes above it). */
   private highest = 0;
   /** Generations of a newer format: never read, written or removed by this engine. */
@@ -64,9 +69,28 @@ export class RecoveryLog {
     return this.generation !== undefined;
   }
 
-  /** Bytes of entries after the base: what a compaction would fold away. */
-  get backlog(): { baseBytes: number; entryBytes: number } {
-    return { baseBytes: this.baseBytes, entryBytes: this.entryBytes };
+  /** Bytes of the current file: its base, the entries after it, and of those bytes what a fold would drop (estimated). */
+  get backlog(): { baseBytes: number; entryBytes: number; deadBytes: number } {
+    return { baseBytes: this.baseBytes, entryBytes: this.entryBytes, deadBytes: this.waste.dead };
+  }
+
+  /**
+   * The index version the log reached, without folding it (log-head.ts), when its newest file is
+   * its only one, whole and of this format; that file is then current. Undefined otherwise, and
+   * `read` must fold (it also cuts and reports a torn tail, and removes what is not usable). Must
+   * run under the log lock.
+   */
+  async head(): Promise<{ generation: number; manifest: Manifest | undefined } | undefined> {
+    const gens = await this.generations();
+    if (gens.length !== 1) return undefined; // none, or a compaction or clear cut off before it removed the older file
+    const head = await this.folder.scan(this.name(gens[0]), readHead);
+    if (!head) return undefined;
+    this.highest = this.generation = gens[0];
+    this.end = head.end;
+    this.baseBytes = head.baseBytes;
+    this.entryBytes = head.end - head.baseBytes;
+    this.waste.base(EMPTY_SNAPSHOT, 0); // unknown without a fold: the length bound covers what was superseded before this open
+    return { generation: gens[0], manifest: head.manifest };
   }
 
   /**
@@ -94,6 +118,7 @@ export class RecoveryLog {
         continue;
       }
       const state = new LogState(base.snapshot);
+      this.waste.base(base.snapshot, payloads[0].length + FRAME_HEAD);
       const versions = [state.manifest?.version ?? 0];
       const entries: LogEntry[] = [];
       let at = payloads[0].length + FRAME_HEAD;
@@ -105,6 +130,7 @@ export class RecoveryLog {
           break;
         }
         state.apply(entry);
+        this.waste.entry(entry, p.length + FRAME_HEAD);
         entries.push(entry);
         versions.push(state.manifest?.version ?? 0);
         at += p.length + FRAME_HEAD;
@@ -142,6 +168,7 @@ export class RecoveryLog {
     this.generation = generation;
     this.end = this.baseBytes = bytes.length;
     this.entryBytes = 0;
+    this.waste.base(snapshot, bytes.length);
     return generation;
   }
 
@@ -164,28 +191,28 @@ export class RecoveryLog {
    */
   async append(entry: LogEntry): Promise<{ generation: number; at: number }> {
     if (this.generation === undefined) throw new Error('the recovery log has no current file');
-    let name = this.name(this.generation);
-    const since = await this.folder.readFrom(name, this.end);
-    if (since === undefined) {
-      // Another tab started a newer generation (a compaction or a clear): append to that.
-      await this.read();
-      if (this.generation === undefined) throw new Error('the recovery log has no current file');
-      name = this.name(this.generation);
-    } else if (since.length) {
+    // Encoded before the file is opened: its sync handle locks it for every other tab meanwhile.
+    // A change's manifest first: the open reads the index version from the start of the last entry (log-head.ts).
+    const enc = encodeValue(entry.kind === 'change' ? { kind: 'change', change: manifestFirst(entry.change) } : entry);
+    const bytes = frame(enc);
+    // Whole frames another tab appended since are kept (a torn one is cut).
+    const keep = (since: Uint8Array): number => {
       const { end } = readFrames(since);
       this.end += end;
       this.entryBytes += end;
-    }
-    const bytes = frame(encodeValue(entry));
-    const at = this.end;
-    try {
-      await this.folder.write(name, at, bytes, false);
-    } catch (e) {
-      await this.folder.truncate(name, at).catch(() => undefined); // a partial frame would only be dropped later; cut it now
-      throw e;
+      return this.end;
+    };
+    let at = await this.folder.append(this.name(this.generation), this.end, bytes, keep);
+    if (at === undefined) {
+      // Another tab started a newer generation (a compaction or a clear): append to that.
+      await this.read();
+      if (this.generation === undefined) throw new Error('the recovery log has no current file');
+      at = await this.folder.append(this.name(this.generation), this.end, bytes, keep);
+      if (at === undefined) throw new Error('the recovery log has no current file');
     }
     this.end += bytes.length;
     this.entryBytes += bytes.length;
+    this.waste.entry(entry, bytes.length);
     return { generation: this.generation, at };
   }
 
@@ -202,6 +229,10 @@ export class RecoveryLog {
     for (const g of await this.generations()) if (!this.newer.has(g)) await this.folder.remove(this.name(g));
     this.generation = undefined;
   }
+}
+
+function manifestFirst({ manifest, ...rest }: Change): Change {
+  return { manifest, ...rest };
 }
 
 /** A payload's value with typed arrays of their own: they go to IndexedDB, which would clone a view's whole file buffer. */
