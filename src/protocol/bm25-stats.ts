@@ -23,8 +23,16 @@ export interface Bm25Stats {
   length: number;
   /** Postings of each term (aligned with `terms`), as the engine counts document frequency. */
   df: number[];
-  /** Per hit of the result, in order: the chunk's length and each term's frequency in it. */
-  hits: { dl: number; tf: number[] }[];
+  /**
+   * Per hit of the result, in order: the chunk's length and each term's frequency in it; for unit
+   * "document", the document's other chunks that hold a query term (its score is its best chunk's).
+   */
+  hits: (Bm25Chunk & { chunks?: Bm25Chunk[] })[];
+}
+
+export interface Bm25Chunk {
+  dl: number;
+  tf: number[];
 }
 
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -38,6 +46,7 @@ export function readBm25Stats(meta: unknown, hitCount: number): Bm25Stats | unde
   if (!Array.isArray(terms) || !terms.every((t) => typeof t === 'string')) return undefined;
   if (!counts(s.qtf, terms.length) || !counts(s.df, terms.length)) return undefined;
   if (!Array.isArray(hits) || hits.length !== hitCount) return undefined;
-  if (!hits.every((h) => isObject(h) && count(h.dl) && counts(h.tf, terms.length))) return undefined;
+  const chunk = (h: unknown): boolean => isObject(h) && count(h.dl) && counts(h.tf, terms.length);
+  if (!hits.every((h) => chunk(h) && (h.chunks === undefined || (Array.isArray(h.chunks) && h.chunks.every(chunk))))) return undefined;
   return s as unknown as Bm25Stats;
 }

@@ -34,16 +34,16 @@ function corpus(): { id: string; text: string; shard: number }[] {
   });
 }
 
-async function engineBackend(name: string, docs: { id: string; text: string }[]): Promise<Backend> {
-  const engine = new Engine({ store: new MemoryStore() });
+async function engineBackend(name: string, docs: { id: string; text: string }[], options: { chunkSize?: number; chunkOverlap?: number } = {}): Promise<Backend> {
+  const engine = new Engine({ store: new MemoryStore(), ...options });
   await engine.open();
-  if (docs.length) await engine.add(docs);
+  if (docs.length) await engine.add(docs, { chunk: options.chunkSize !== undefined });
   return createEngineBackend({ serverInfo: { name, version: '1' }, engine: Promise.resolve(engine), capabilities: engine.capabilities() });
 }
 
-async function engineClient(name: string, docs: { id: string; text: string }[]): Promise<RcpClient> {
+async function engineClient(name: string, docs: { id: string; text: string }[], options?: { chunkSize?: number; chunkOverlap?: number }): Promise<RcpClient> {
   const [c, s] = createLinkedPair();
-  serve(s, await engineBackend(name, docs));
+  serve(s, await engineBackend(name, docs, options));
   const client = new RcpClient(c);
   await client.connect();
   return client;
@@ -99,6 +99,23 @@ describe('global BM25 over shards of one collection', () => {
       expect(fused.result._meta['x-inpage-bm25']).toBeUndefined(); // the fused answer is no shard's
       expect(ranking(fused.result.hits)).toEqual(ranking(((await one.request('retrieve', params)) as RetrieveResult).hits));
     }
+  });
+
+  it('scores a document by its best chunk under global statistics, which need not be its shard’s best', async () => {
+    // Shard 0 holds many "beta" documents, shard 1 many "alpha" ones: on shard 0 alpha is rare
+    // (x's alpha chunk is its best), in the whole collection beta is (x's beta chunk is).
+    const small = { chunkSize: 40, chunkOverlap: 0 };
+    const x = { id: 'x', text: 'alpha alpha alpha alpha alpha alpha.\n\nbeta beta beta beta beta beta beta.' };
+    const betas = Array.from({ length: 6 }, (_, i) => ({ id: `b${i}`, text: `beta gamma ${'delta '.repeat(i)}` }));
+    const alphas = Array.from({ length: 30 }, (_, i) => ({ id: `a${i}`, text: `alpha gamma ${'delta '.repeat(i % 4)}` }));
+    const one = await engineClient('shard', [x, ...betas, ...alphas], small);
+    const shards = [await engineClient('shard', [x, ...betas], small), await engineClient('shard', alphas, small)];
+    const chunks = (await one.request('retrieve', { query: 'alpha beta', k: 50, mode: 'sparse' })) as RetrieveResult;
+    expect(chunks.hits.filter((h) => String(h.id).startsWith('x')).length).toBe(2); // x is two chunks
+    const params: RetrieveParams = { query: 'alpha beta', k: 10, mode: 'sparse', unit: 'document' };
+    const fed = await new Federation(shards.map((client, i) => ({ id: `s${i}`, client }))).retrieve(params);
+    expect(fed.fusion).toBe('global-bm25');
+    expect(ranking(fed.hits)).toEqual(ranking(((await one.request('retrieve', params)) as RetrieveResult).hits));
   });
 
   it('is sent only when asked and only for plain BM25 scores', async () => {

@@ -6,7 +6,7 @@
  * order, with its Float32 accumulator. Per-shard statistics on small shards drift apart (a rare
  * term is rarer on one shard than another), which is what ranks a sharded collection below one index.
  */
-import type { Bm25Stats } from '../../protocol/bm25-stats.ts';
+import type { Bm25Chunk, Bm25Stats } from '../../protocol/bm25-stats.ts';
 
 const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -32,13 +32,13 @@ export function globalBm25Scores(stats: readonly Bm25Stats[]): number[][] {
   const k1p1 = k1 + 1;
   const c0 = k1 * (1 - b);
   const c1 = (k1 * b) / avgdl;
-  return stats.map((s) =>
-    s.hits.map(({ dl, tf }) => {
-      let acc = 0;
-      tf.forEach((f, t) => {
-        if (f > 0 && idf[t] > 0) acc = Math.fround(acc + (idf[t] * f * k1p1) / (f + c0 + c1 * dl));
-      });
-      return acc;
-    }),
-  );
+  const score = ({ dl, tf }: Bm25Chunk): number => {
+    let acc = 0;
+    tf.forEach((f, t) => {
+      if (f > 0 && idf[t] > 0) acc = Math.fround(acc + (idf[t] * f * k1p1) / (f + c0 + c1 * dl));
+    });
+    return acc;
+  };
+  // A document hit scores as its best chunk, as the engine's unit "document" does.
+  return stats.map((s) => s.hits.map((h) => (h.chunks ?? []).reduce((best, c) => Math.max(best, score(c)), score(h))));
 }

@@ -3,12 +3,14 @@
  * aggregator over shards of one collection can score them as one index would: the view's N and
  * total length, each query term's raw df (tombstoned postings included, unclamped, as bm25.ts sums
  * it before clamping to N), and per hit the chunk's length and term frequencies. For unit
- * "document" the hit's chunk is the one this engine ranked best for the document.
+ * "document" the hit's chunk is the one this engine ranked best for the document, and the
+ * document's other live chunks that hold a query term follow in `chunks` (with global statistics
+ * another chunk may score best). A document's chunks are neighbours in one segment.
  */
 import type { Bm25Stats } from '../../protocol/bm25-stats.ts';
 import { queryWeights, type Bm25Params } from './bm25.ts';
 import { findTerm } from './segment.ts';
-import type { Candidate, IndexView, LiveSegment } from './view.ts';
+import { docAt, type Candidate, type IndexView, type LiveSegment } from './view.ts';
 
 /** The frequency of term number `t` of the segment's dictionary in chunk `local` (postings are in ordinal order). */
 function tfAt(seg: LiveSegment, t: number, local: number): number {
@@ -26,7 +28,24 @@ function tfAt(seg: LiveSegment, t: number, local: number): number {
   return 0;
 }
 
-export function bm25Stats(view: IndexView, params: Bm25Params, queryTerms: readonly string[], hits: readonly Candidate[]): Bm25Stats {
+/** The other live chunks of the candidate's document that hold a query term (`at`: the terms' dictionary positions). */
+function otherChunks(view: IndexView, c: Candidate, at: number[]): { dl: number; tf: number[] }[] {
+  const si = view.segments.indexOf(c.seg);
+  const dead = view.dead[si];
+  const out: { dl: number; tf: number[] }[] = [];
+  const visit = (local: number): boolean => {
+    if (local < 0 || local >= c.seg.size || docAt(c.seg, local) !== c.doc) return false;
+    if (dead?.[local]) return true;
+    const tf = at.map((t) => tfAt(c.seg, t, local));
+    if (tf.some((f) => f > 0)) out.push({ dl: c.seg.lex.lengths[local], tf });
+    return true;
+  };
+  for (let l = c.local - 1; visit(l); l--);
+  for (let l = c.local + 1; visit(l); l++);
+  return out;
+}
+
+export function bm25Stats(view: IndexView, params: Bm25Params, queryTerms: readonly string[], hits: readonly Candidate[], unit: 'chunk' | 'document'): Bm25Stats {
   const qtf = queryWeights(queryTerms);
   const terms = [...qtf.keys()];
   const df = terms.map((term) =>
@@ -51,6 +70,11 @@ export function bm25Stats(view: IndexView, params: Bm25Params, queryTerms: reado
     n: view.live,
     length: view.liveLength,
     df,
-    hits: hits.map((c) => ({ dl: c.seg.lex.lengths[c.local], tf: positions(c.seg).map((t) => tfAt(c.seg, t, c.local)) })),
+    hits: hits.map((c) => {
+      const at = positions(c.seg);
+      const hit = { dl: c.seg.lex.lengths[c.local], tf: at.map((t) => tfAt(c.seg, t, c.local)) };
+      const chunks = unit === 'document' ? otherChunks(view, c, at) : [];
+      return chunks.length ? { ...hit, chunks } : hit;
+    }),
   };
 }

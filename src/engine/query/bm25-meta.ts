@@ -19,6 +19,6 @@ function plainBm25(run: Run): boolean {
 export function addBm25Stats(run: Run, result: RetrieveResult): RetrieveResult {
   if (run.params._meta?.[BM25_STATS_FIELD] !== true || !plainBm25(run)) return result;
   const { analyzer, bm25 } = run.deps;
-  const stats = bm25Stats(run.view, bm25.params, analyzer.queryTerms(run.variants[0]), run.page);
+  const stats = bm25Stats(run.view, bm25.params, analyzer.queryTerms(run.variants[0]), run.page, run.unit);
   return { ...result, _meta: { ...result._meta, [BM25_STATS_FIELD]: stats } };
 }
