@@ -90,6 +90,86 @@ describe('recovery log head (the open without a fold)', () => {
   });
 });
 
+/** A folder whose appends wait for `release()` (and say when one began). */
+class GatedFolder extends MemoryLogFolder {
+  began = 0;
+  private gate: Promise<void> | undefined;
+  release: () => void = () => undefined;
+  roomLeft: number | undefined = Number.MAX_SAFE_INTEGER;
+  hold(): void {
+    this.gate = new Promise((ok) => (this.release = ok));
+  }
+  override async room(): Promise<number | undefined> {
+    return this.roomLeft;
+  }
+  override async append(name: string, from: number, bytes: Uint8Array, keep: (since: Uint8Array) => number): Promise<number | undefined> {
+    this.began++;
+    await this.gate;
+    return super.append(name, from, bytes, keep);
+  }
+}
+
+/** A store that counts the commits begun. */
+function counting(inner: MemoryStore): MemoryStore & { begun: number } {
+  const s = inner as MemoryStore & { begun: number };
+  s.begun = 0;
+  const commit = inner.commit.bind(inner);
+  s.commit = async (c) => {
+    s.begun++;
+    return commit(c);
+  };
+  return s;
+}
+
+describe('recovery log beside the commit', () => {
+  it('with room to spare, commits while the entry is written, and answers only once both are done', async () => {
+    const folder = new GatedFolder();
+    const inner = counting(new MemoryStore());
+    const { engine, store } = await start(inner, folder);
+    await engine.add(docs(0, 5), {});
+    folder.hold();
+    let answered = false;
+    const adding = engine.add(docs(5, 5), {}).then(() => (answered = true));
+    await expect.poll(() => inner.begun).toBe(2); // the commit began while the entry waits
+    await new Promise((ok) => setTimeout(ok, 20));
+    expect(answered).toBe(false); // committed, but not answered before the log has the entry
+    folder.release();
+    await adding;
+    await store.flushed();
+    const again = await start(new MemoryStore(), folder);
+    expect((await again.store.recovery).restored?.documents).toBe(10);
+  });
+
+  it('near a full disk, writes the entry before the commit begins', async () => {
+    const folder = new GatedFolder();
+    folder.roomLeft = 10 * 2 ** 20;
+    const inner = counting(new MemoryStore());
+    const { engine } = await start(inner, folder);
+    folder.hold();
+    const adding = engine.add(docs(0, 5), {});
+    await expect.poll(() => folder.began).toBe(1);
+    await new Promise((ok) => setTimeout(ok, 20));
+    expect(inner.begun).toBe(0);
+    folder.release();
+    await adding;
+    expect(inner.begun).toBe(1);
+  });
+
+  it('when the room is gone between the check and the write, the store keeps the acknowledged write and the log stops, saying so', async () => {
+    const folder = new MemoryLogFolder();
+    const inner = new MemoryStore();
+    const { engine, store } = await start(inner, folder);
+    await engine.add(docs(0, 3), {});
+    await store.flushed();
+    folder.room = async () => Number.MAX_SAFE_INTEGER;
+    folder.quota = 0; // the next append fails with QuotaExceededError
+    await engine.add(docs(3, 3), {});
+    expect(engine.stats().documents).toBe(6);
+    expect((await inner.readManifest())?.documents).toBe(6);
+    expect((await store.recovery).notes.join(' ')).toMatch(/recovery log stopped \(QuotaExceededError/);
+  });
+});
+
 describe('recovery log compaction', () => {
   it('folds on what later entries superseded, not on length: an ingest that only adds is not rewritten, deletes and upserts are', async () => {
     const folder = new MemoryLogFolder();

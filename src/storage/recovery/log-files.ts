@@ -26,6 +26,8 @@ export interface LogFolder {
    * back to that offset before the error goes up.
    */
   append(name: string, from: number, bytes: Uint8Array, keep: (since: Uint8Array) => number): Promise<number | undefined>;
+  /** Bytes the origin may still write, when known (the storage estimate). */
+  room?(): Promise<number | undefined>;
   /** Cuts the file to `size` bytes (no-op when it is missing). */
   truncate(name: string, size: number): Promise<void>;
   remove(name: string): Promise<void>;
@@ -74,6 +76,9 @@ export class MemoryLogFolder implements LogFolder {
       throw e;
     }
     return at;
+  }
+  async room(): Promise<number | undefined> {
+    return this.quota === Infinity ? Number.MAX_SAFE_INTEGER : this.quota - this.total();
   }
   async truncate(name: string, size: number): Promise<void> {
     const old = this.files.get(name);
@@ -194,6 +199,10 @@ export function opfsLogFolder(): LogFolder {
         }
         return at;
       }),
+    async room() {
+      const { quota, usage } = await navigator.storage.estimate();
+      return quota === undefined || usage === undefined ? undefined : quota - usage;
+    },
     async truncate(name, size) {
       await withHandle(name, false, async (h) => {
         await h.truncate(size);

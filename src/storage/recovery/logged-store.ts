@@ -55,6 +55,8 @@ export type LoggedStore = IndexStore & {
 
 const LOG_LOCK = 'recovery-log';
 const DEFAULT_COMPACT_BYTES = 8 * 2 ** 20;
+/** Free bytes, beyond 4× the largest entry, under which an append runs before the commit (a full disk then refuses the write). */
+const ROOM_MIN = 256 * 2 ** 20;
 const STAGING: Manifest = Object.freeze({ version: 0, nextChunkKey: 0, nextSegmentId: 0, segmentIds: [], tombstones: [] }) as Manifest;
 const isQuota = (e: unknown) => (e as { name?: string } | null)?.name === 'QuotaExceededError';
 const emptyChange = (manifest: Manifest): Change => ({ putDocuments: [], deleteDocumentIds: [], putChunks: [], deleteChunkKeys: [], putSegments: [], deleteSegmentIds: [], manifest });
@@ -165,20 +167,41 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
     void compact().finally(() => (compacting = false));
   }
 
-  /** Logs `entry`, then runs `write` on the store; takes the entry back if the store refuses. */
+  const fileEnd = (): number => log.backlog.baseBytes + log.backlog.entryBytes;
+  /** Largest entry appended so far: the free space that lets an append run beside the store's commit is counted in it. */
+  let largest = 0;
+  /** Whether OPFS has so much room that the next append cannot run out of it (then it runs beside the commit). */
+  async function spacious(): Promise<boolean> {
+    const room = await o.folder.room?.().catch(() => undefined);
+    return room !== undefined && room >= ROOM_MIN + 4 * largest;
+  }
+
+  /**
+   * Logs `entry` and runs `write` on the store, and resolves once both are done (so an answer
+   * covers the entry); takes the entry back if the store refuses. With room to spare, the two run
+   * at once: the entry's encoding and its file write fill the worker's waits on IndexedDB. Near
+   * a full disk, the entry first and then the store, so a log that runs out of space refuses the
+   * write with nothing stored.
+   */
   async function logged(entry: LogEntry, write: () => Promise<void>): Promise<void> {
     await recovery;
     await locked(async () => {
       let mark: { generation: number; at: number } | undefined;
+      let together = false;
       if (!stopped) {
         try {
           await ensureBase();
-          mark = await log.append(entry);
+          together = await spacious();
+          if (!together) {
+            mark = await log.append(entry);
+            largest = Math.max(largest, fileEnd() - mark.at);
+          }
         } catch (e) {
           if (isQuota(e)) throw e;
           stop(e);
         }
       }
+      if (together) return beside(entry, write);
       try {
         await write();
       } catch (e) {
@@ -187,6 +210,23 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
       }
     });
     maybeCompact();
+  }
+
+  /** The append and the commit at once (see `logged`); settles once both have. */
+  async function beside(entry: LogEntry, write: () => Promise<void>): Promise<void> {
+    const committing = (async () => write())(); // first: its puts are issued before the entry is encoded
+    const [appended, committed] = await Promise.allSettled([log.append(entry), committing]);
+    if (committed.status === 'rejected') {
+      if (appended.status === 'fulfilled') await log.undo(appended.value).catch(stop);
+      throw committed.reason;
+    }
+    if (appended.status === 'rejected') {
+      // The store has it (acknowledged); the log does not: it stops, as on any failure but a full
+      // disk seen before the commit (here the room was gone between the check and the write).
+      stop(appended.reason);
+      return;
+    }
+    largest = Math.max(largest, fileEnd() - appended.value.at);
   }
 
   return {
