@@ -1,13 +1,14 @@
 /**
  * A sharded collection against one index, through the real bridges (a sibling of scripts/eval.ts):
  *
- *   npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score,global-bm25,auto] [--k 100] [--port 8331] [--json]
+ *   npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score,global-bm25,auto] [--k 100] [--chunk] [--port 8331] [--json]
  *
  * DIR (default ../shared/eval/cacm, BEIR format) is indexed once into one HTTP bridge (its own
  * profile), and, for each N, split by a hash of the document id over N HTTP bridges (a profile
  * each) that one aggregator bridge federates (`--federate` for each, `--federate-default`; its
  * own index stays empty). Every judged query is asked of the one index and of the aggregator
- * (sparse retrieval, documents as units, k = 100 as `npm run eval`, or --k; the bridges run with --no-models), once per
+ * (sparse retrieval, documents as units, k = 100 as `npm run eval`, or --k; documents indexed whole, or chunked by
+ * the engine with --chunk; the bridges run with --no-models), once per
  * fusion method, and then with the best one while one shard answers 200 ms late (a delaying
  * proxy in front of it) and while one shard is down (its address refuses connections).
  * Reported: nDCG@10 (src/eval/metrics.ts, as shared/eval/bm25_eval.py) and client-side
@@ -29,11 +30,12 @@ import { startHttp } from '../tools/lib/bridge-process.ts';
 import { readCollection } from './lib/beir-files.ts';
 
 const { values: flags, positionals } = cliArgs({
-  usage: 'npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score,global-bm25,auto] [--k 100] [--port 8331] [--json]',
+  usage: 'npm run eval:shards -- [DIR] [--shards 2,4] [--fusions rrf,convex,score,global-bm25,auto] [--k 100] [--chunk] [--port 8331] [--json]',
   options: {
     shards: { type: 'string', default: '2,4' },
     fusions: { type: 'string', default: 'rrf,convex,score,global-bm25,auto' },
     k: { type: 'string', default: '100' },
+    chunk: { type: 'boolean' },
     port: { type: 'string', default: '8331' },
     json: { type: 'boolean' },
   },
@@ -46,6 +48,7 @@ const PORT = Number(flags.port);
 const K = Number(flags.k);
 if (!Number.isInteger(K) || K < 10) throw new Error(`--k must be an integer ≥ 10 (nDCG@10 needs ten hits), got ${flags.k}`);
 const asJson = flags.json === true;
+const load = { chunk: flags.chunk === true };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const url = (port: number) => `http://127.0.0.1:${port}/rcp`;
 
@@ -137,7 +140,7 @@ async function main(): Promise<void> {
 
   const one = await bridge(PORT);
   const oneClient = await client(PORT);
-  await loadCollection(oneClient, coll);
+  await loadCollection(oneClient, coll, load);
   runs.push(await measure('one index', oneClient, coll));
   oneClient.close();
   await stop(one);
@@ -148,7 +151,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < n; i++) {
       const part = { ...coll, corpus: coll.corpus.filter((d) => shardOf(d.id, n) === i) };
       const c = await client(ports[i]);
-      await loadCollection(c, part);
+      await loadCollection(c, part, load);
       c.close();
       log(`shard ${i + 1}/${n}: ${part.corpus.length} documents`);
     }
@@ -177,7 +180,7 @@ async function main(): Promise<void> {
 
   if (asJson) process.stdout.write(`${JSON.stringify({ collection: coll.name, documents: coll.corpus.length, queries: judgedQueries(coll).length, runs }, null, 2)}\n`);
   else {
-    process.stdout.write(`\n${coll.name} (${coll.corpus.length} documents, ${judgedQueries(coll).length} judged queries), sparse, k = ${K}\n\n| setup | nDCG@10 | Δ one index | p50 ms | p95 ms |\n|---|---|---|---|---|\n`);
+    process.stdout.write(`\n${coll.name} (${coll.corpus.length} documents, ${judgedQueries(coll).length} judged queries), sparse, k = ${K}${load.chunk ? ', chunked' : ''}\n\n| setup | nDCG@10 | Δ one index | p50 ms | p95 ms |\n|---|---|---|---|---|\n`);
     for (const r of runs) process.stdout.write(`| ${r.setup} | ${r.ndcg10.toFixed(4)} | ${(r.ndcg10 - runs[0].ndcg10).toFixed(4)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} |\n`);
   }
 }

@@ -37,6 +37,8 @@ export interface LoadOptions {
   onProgress?(done: number, total: number): void;
   /** Documents per index/add (default: the engine's advertised maximum, else 256). */
   batch?: number;
+  /** Ask the engine to chunk each document (`index/add` `chunk: true`, when it advertises `index.chunking`). */
+  chunk?: boolean;
 }
 
 /** Adds the collection to `client` by id (re-running it is an upsert), titles as context when the engine offers it. */
@@ -45,8 +47,9 @@ export async function loadCollection(client: RcpClient, c: BeirCollection, o: Lo
   const caps = client.capabilities?.index;
   const batch = o.batch ?? Math.min(256, caps?.maxDocuments ?? 256);
   const contextual = caps?.contextual === true;
+  const chunk = o.chunk === true && caps?.chunking === true ? { chunk: true } : {};
   for (let i = 0; i < docs.length; i += batch) {
-    await client.request('index/add', { documents: docs.slice(i, i + batch), ...(contextual ? { contextual: true } : {}) }, { signal: o.signal, timeoutMs: 3_600_000 });
+    await client.request('index/add', { documents: docs.slice(i, i + batch), ...chunk, ...(contextual ? { contextual: true } : {}) }, { signal: o.signal, timeoutMs: 3_600_000 });
     o.onProgress?.(Math.min(docs.length, i + batch), docs.length);
   }
 }
