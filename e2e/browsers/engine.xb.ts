@@ -32,6 +32,47 @@ before(async () => {
 });
 after(() => app.close());
 
+/**
+ * Runs `body`, and on failure prints what the browser's consoles said (Firefox: the page and its
+ * workers), with a step log, so a hang in CI leaves evidence of where it stood.
+ */
+async function withLogs(session: () => BrowserSession, what: string, body: (step: (name: string) => void) => Promise<void>): Promise<void> {
+  const started = Date.now();
+  const steps: string[] = [];
+  try {
+    await body((name) => steps.push(`${Date.now() - started} ms: ${name}`));
+  } catch (e) {
+    const browser = session();
+    console.log(`# ${browser.name}: ${what}: steps begun: ${steps.join('; ')}`);
+    const logs = await Promise.race([browser.logs(), new Promise<string[]>((ok) => setTimeout(() => ok(['(logs unavailable)']), 10_000))]);
+    console.log(`# ${browser.name}: ${what} failed after ${Date.now() - started} ms; the browser's last console lines:\n${logs.slice(-60).map((l) => `#   ${l.slice(0, 300)}`).join('\n')}`);
+    throw e;
+  }
+}
+
+/** A first `embed` that answers (retryable errors retried). */
+const embedOnce = async (tab: Tab): Promise<void> => {
+  for (let attempt = 0; ; attempt++) {
+    const w = await call(tab, 'embed', { inputs: ['warm up'], encoding: 'json' });
+    if (!w.error) return;
+    assert.ok(w.error.data?.retryable && attempt < 5, JSON.stringify(w.error));
+  }
+};
+
+/**
+ * The first `embed` (it loads the model): 'ready', or, when it is unanswered after 90 s, what a
+ * `ping` then says — unanswered is the engine worker's thread held, not a slow load.
+ */
+async function warmUp(tab: Tab): Promise<'ready' | string> {
+  const late = Symbol('late');
+  const first = embedOnce(tab).then(() => 'ready' as const);
+  const outcome = await Promise.race([first, new Promise<typeof late>((ok) => setTimeout(() => ok(late), 90_000))]);
+  if (outcome !== late) return outcome;
+  first.catch(() => undefined); // it ends when the browser does
+  const ping = await Promise.race([call(tab, 'ping', {}).then(() => 'answered', () => 'failed'), new Promise<string>((ok) => setTimeout(() => ok('unanswered for 20 s'), 20_000))]);
+  return `the first embed unanswered after 90 s; a ping ${ping}`;
+}
+
 const total = async (tab: Tab): Promise<number> => (await call(tab, 'x-inpage/documents', { limit: 1 })).result.total;
 
 for (const name of BROWSERS) {
@@ -65,26 +106,39 @@ for (const name of BROWSERS) {
     });
 
     // e2e/encoder-parity.spec.ts, q8 on WASM with the engine's own kernels.
-    test('the encoder (minilm-l6-v2 q8 on WASM) matches sentence-transformers: min cosine ≥ 0.99', T, async () => {
+    test('the encoder (minilm-l6-v2 q8 on WASM) matches sentence-transformers: min cosine ≥ 0.99', T, () => withLogs(() => browser, 'encoder parity', async (step) => {
       app.resetOverrides();
       app.override('/models/config.json', JSON.stringify({ embedder: 'minilm-l6-v2', dtype: 'q8', device: 'wasm', runtime: 'auto' }), 'application/json');
-      await resetOrigin(tab, app.origin);
-      const init = await openBridge(tab, app.origin, `xb-encoder-${name}`, {}, '?deadline.embed=300000');
-      assert.equal(init.result.capabilities.embed.dimension, 384);
-      for (let attempt = 0; ; attempt++) {
-        const w = await call(tab, 'embed', { inputs: ['warm up'], encoding: 'json' });
-        if (!w.error) break;
-        assert.ok(w.error.data?.retryable && attempt < 5, JSON.stringify(w.error));
+      // Firefox under WebDriver BiDi now and then holds the engine worker's thread for good while
+      // it starts its first encoder worker (docs/browsers.md, "the encoder start hang"). Seen, it
+      // is said here and the test goes on in a fresh browser, once; a second one fails the test.
+      for (let start = 1; ; start++) {
+        step(`start ${start}: resetOrigin`);
+        await resetOrigin(tab, app.origin);
+        step('openBridge');
+        const init = await openBridge(tab, app.origin, `xb-encoder-${name}`, {}, '?deadline.embed=300000');
+        assert.equal(init.result.capabilities.embed.dimension, 384);
+        step('warm-up embed');
+        const warm = await warmUp(tab);
+        if (warm === 'ready') break;
+        assert.ok(start < 2, `the encoder start hang, again in a fresh browser: ${warm}`);
+        console.log(`# ${name}: the encoder start hang (${warm}); once more in a fresh browser`);
+        await browser.kill(); // a held browser may not close
+        await browser.close();
+        browser = await launch(name);
+        tab = browser.tab;
       }
+      step('info');
       const info = await call(tab, 'info', {});
       const runtime = String(info.result._meta?.models?.embed?.runtime);
+      step('embed');
       const r = await call(tab, 'embed', { inputs: REFERENCE.texts.map((t) => t.text), encoding: 'json' });
       assert.equal(r.error, undefined, JSON.stringify(r.error));
       const cosines = (r.result.vectors as number[][]).map((v, i) => cosine(v, REFERENCE.texts[i].embedding));
       console.log(`# ${name}: minilm-l6-v2 q8 on ${runtime}: min cosine ${Math.min(...cosines).toFixed(6)} over ${cosines.length} texts`);
       assert.equal(cosines.length, REFERENCE.texts.length);
       for (const c of cosines) assert.ok(c >= 0.99, `cosine ${c}`);
-    });
+    }));
 
     // e2e/multi-tab.spec.ts
     test('a second tab: both write to one corpus and each sees the other’s documents', T, async () => {
