@@ -100,12 +100,13 @@ export async function launch(name: BrowserName, options: LaunchOptions = {}): Pr
   return name === 'firefox' ? launchFirefox(options) : launchWebKit(options);
 }
 
-/** `script` as a function expression's source, for both drivers. */
-function fnSource(script: PageScript<unknown>): string {
+/** `script` as a function expression's source, for every driver. */
+export function fnSource(script: PageScript<unknown>): string {
   return typeof script === 'string' ? (/^\s*(async\s*)?(\(|function\b|[\w$]+\s*=>)/.test(script) ? script : `() => (${script})`) : script.toString();
 }
 
-async function poll<T>(evaluate: () => Promise<T>, options: WaitOptions): Promise<NonNullable<T>> {
+/** Polls `evaluate` until it returns a truthy value (a navigation between polls is retried); throws after the timeout. */
+export async function poll<T>(evaluate: () => Promise<T>, options: WaitOptions): Promise<NonNullable<T>> {
   const timeout = options.timeout ?? 60_000;
   const interval = options.interval ?? 200;
   const end = Date.now() + timeout;

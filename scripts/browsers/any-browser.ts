@@ -6,7 +6,7 @@
  * measure every engine gives alike; `performance.memory` is Chromium's only).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { launch, type Tab } from '../../e2e/browsers/driver.ts';
+import { fnSource, launch, poll, type Tab } from '../../e2e/browsers/driver.ts';
 
 export type AnyBrowserName = 'chromium' | 'firefox' | 'webkit';
 export const ANY_BROWSERS: readonly AnyBrowserName[] = ['chromium', 'firefox', 'webkit'];
@@ -27,22 +27,13 @@ export async function launchAny(name: AnyBrowserName): Promise<AnyBrowser> {
   const { CHROMIUM, CHROMIUM_ARGS } = await import('../../bridges/browser-host.ts');
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const page = await (await browser.newContext()).newPage();
-  const run = <T>(script: string | ((...a: never[]) => unknown), args: unknown[]): Promise<T> =>
-    page.evaluate(`(${typeof script === 'string' ? `() => (${script})` : script.toString()})(...${JSON.stringify(args)})`) as Promise<T>;
+  const run = <T>(script: Parameters<Tab['evaluate']>[0], args: unknown[]): Promise<T> => page.evaluate(`(${fnSource(script)})(...${JSON.stringify(args)})`) as Promise<T>;
   const tab: Tab = {
     goto: async (url) => void (await page.goto(url, { timeout: 120_000 })),
     reload: async () => void (await page.reload({ timeout: 120_000 })),
     url: async () => page.url(),
     evaluate: (script, ...args) => run(script, args),
-    waitFor: async (script, opts = {}, ...args) => {
-      const end = Date.now() + (opts.timeout ?? 60_000);
-      for (;;) {
-        const v = await run<unknown>(script, args).catch(() => undefined);
-        if (v) return v as never;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${opts.what ?? 'a condition'}`);
-        await new Promise((r) => setTimeout(r, opts.interval ?? 200));
-      }
-    },
+    waitFor: (script, opts = {}, ...args) => poll(() => run(script, args), opts),
     click: (selector) => page.click(selector),
     type: (selector, text) => page.type(selector, text),
     press: (key) => page.keyboard.press(key === 'Space' ? ' ' : key),

@@ -28,7 +28,7 @@ export class BundleFormatError extends Error {
 }
 
 /** Bytes before the header JSON: magic, header length, data length. */
-const HEAD = 12;
+export const VALUE_HEAD = 12;
 const align8 = (n: number): number => (n + 7) & ~7;
 
 function typedName(v: unknown): TypedName | undefined {
@@ -54,13 +54,13 @@ export function encodeValue(value: unknown): Uint8Array {
     return v;
   });
   const head = new TextEncoder().encode(header);
-  const start = align8(HEAD + head.length);
+  const start = align8(VALUE_HEAD + head.length);
   const out = new Uint8Array(start + bytes);
   const view = new DataView(out.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, head.length, true);
   view.setUint32(8, bytes, true);
-  out.set(head, HEAD);
+  out.set(head, VALUE_HEAD);
   let at = start;
   for (const a of arrays) {
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
@@ -76,18 +76,18 @@ export function encodeValue(value: unknown): Uint8Array {
  * file were cloned as 57 GB (a recovery catch-up that never finished).
  */
 export function decodeValue(bytes: Uint8Array, o: { own?: boolean } = {}): unknown {
-  if (bytes.byteLength < HEAD) throw new BundleFormatError('truncated bundle file (no header)');
+  if (bytes.byteLength < VALUE_HEAD) throw new BundleFormatError('truncated bundle file (no header)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new BundleFormatError('not a bundle file (bad magic number)');
   const length = view.getUint32(4, true);
-  const start = align8(HEAD + length);
+  const start = align8(VALUE_HEAD + length);
   if (start + view.getUint32(8, true) !== bytes.byteLength) throw new BundleFormatError(`truncated bundle file (${bytes.byteLength} bytes, its header says ${start + view.getUint32(8, true)})`);
   // Typed arrays need their element alignment: decode from an aligned copy if the input is not.
   const own = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
   const area = own.byteOffset + start;
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder().decode(own.subarray(HEAD, HEAD + length)));
+    header = JSON.parse(new TextDecoder().decode(own.subarray(VALUE_HEAD, VALUE_HEAD + length)));
   } catch {
     throw new BundleFormatError('damaged bundle file (header is not JSON)');
   }

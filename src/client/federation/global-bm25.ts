@@ -8,14 +8,13 @@
  */
 import type { Bm25Chunk, Bm25Stats } from '../../protocol/bm25-stats.ts';
 
-const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const same = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Whether the lists were scored by one BM25 over one analysed query, so their statistics add up. */
 export function compatibleStats(stats: readonly (Bm25Stats | undefined)[]): stats is readonly Bm25Stats[] {
   const first = stats[0];
   if (!first) return false;
-  return stats.every((s) => s !== undefined && s.k1 === first.k1 && s.b === first.b && sameStrings(s.terms, first.terms) && sameNumbers(s.qtf, first.qtf));
+  return stats.every((s) => s !== undefined && s.k1 === first.k1 && s.b === first.b && same(s.terms, first.terms) && same(s.qtf, first.qtf));
 }
 
 /** Each list's hits scored with the statistics of all lists together (call `compatibleStats` first). */

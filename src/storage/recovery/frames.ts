@@ -24,7 +24,7 @@ const CRC_TABLES = (() => {
   return t;
 })();
 
-/** CRC-32 (IEEE, as zlib's `crc32`), 8 bytes a step: every log byte is checked on write and read, ≈ 4× the bytewise loop's speed. */
+/** CRC-32 (IEEE, as zlib's `crc32`), 8 bytes a step: every log byte is checked on write and read (≈ 2× the bytewise loop in the bench). */
 export function crc32(bytes: Uint8Array): number {
   const t = CRC_TABLES;
   let c = 0xffffffff;
@@ -50,6 +50,12 @@ export function frame(payload: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The header of the frame at `at` (its payload's length and checksum), or undefined when it is no frame's; `bytes` must hold FRAME_HEAD bytes there. */
+export function frameHeader(bytes: Uint8Array, at = 0): { length: number; crc: number } | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, FRAME_HEAD);
+  return view.getUint32(0, true) === MAGIC ? { length: view.getUint32(4, true), crc: view.getUint32(8, true) } : undefined;
+}
+
 /** What reading a file's frames found: the whole ones, where they end, and why reading stopped early. */
 export interface ReadFrames {
   payloads: Uint8Array[];
@@ -61,19 +67,18 @@ export interface ReadFrames {
 
 /** The whole, checked frames of `bytes`, from the start (payloads are views of `bytes`). */
 export function readFrames(bytes: Uint8Array): ReadFrames {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const payloads: Uint8Array[] = [];
   let at = 0;
   while (at < bytes.length) {
     const stop = (why: string): ReadFrames => ({ payloads, end: at, dropped: `${why} at byte ${at} (${bytes.length - at} bytes dropped)` });
     if (bytes.length - at < FRAME_HEAD) return stop('a torn frame header');
-    if (view.getUint32(at, true) !== MAGIC) return stop('a damaged frame');
-    const length = view.getUint32(at + 4, true);
-    if (at + FRAME_HEAD + length > bytes.length) return stop('a torn frame');
-    const payload = bytes.subarray(at + FRAME_HEAD, at + FRAME_HEAD + length);
-    if (crc32(payload) !== view.getUint32(at + 8, true)) return stop('a frame whose checksum does not match');
+    const head = frameHeader(bytes, at);
+    if (!head) return stop('a damaged frame');
+    if (at + FRAME_HEAD + head.length > bytes.length) return stop('a torn frame');
+    const payload = bytes.subarray(at + FRAME_HEAD, at + FRAME_HEAD + head.length);
+    if (crc32(payload) !== head.crc) return stop('a frame whose checksum does not match');
     payloads.push(payload);
-    at += FRAME_HEAD + length;
+    at += FRAME_HEAD + head.length;
   }
   return { payloads, end: at };
 }

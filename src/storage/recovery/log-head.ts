@@ -11,13 +11,10 @@
  * before, which drops and reports what it must.
  */
 import type { Manifest } from '../../engine/contracts.ts';
-import { decodeValue } from '../../bundle/codec.ts';
-import { crc32, FRAME_HEAD } from './frames.ts';
+import { decodeValue, VALUE_HEAD } from '../../bundle/codec.ts';
+import { crc32, FRAME_HEAD, frameHeader } from './frames.ts';
 import { isLogEntry, LOG_FORMAT } from './log-state.ts';
 
-const MAGIC = 0x4c504352;
-/** Codec bytes before a value's header JSON (src/bundle/codec.ts). */
-const CODEC_HEAD = 12;
 /** Header characters read to peek a base's manifest (a manifest lists its tombstones: usually small). */
 const PEEK_CHARS = 1 << 20;
 
@@ -41,10 +38,10 @@ export async function readHead(size: number, read: ReadAt): Promise<LogHead | un
   const frames: { at: number; length: number }[] = [];
   for (let at = 0; at < size; ) {
     if (size - at < FRAME_HEAD) return undefined;
-    const head = await read(at, FRAME_HEAD);
-    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-    if (head.length < FRAME_HEAD || view.getUint32(0, true) !== MAGIC) return undefined;
-    const length = view.getUint32(4, true);
+    const bytes = await read(at, FRAME_HEAD);
+    const head = bytes.length < FRAME_HEAD ? undefined : frameHeader(bytes);
+    if (!head) return undefined;
+    const { length } = head;
     if (at + FRAME_HEAD + length > size) return undefined;
     frames.push({ at, length });
     at += FRAME_HEAD + length;
@@ -52,9 +49,9 @@ export async function readHead(size: number, read: ReadAt): Promise<LogHead | un
   if (!frames.length) return undefined;
   const last = frames[frames.length - 1];
   const tail = await read(last.at, FRAME_HEAD + last.length);
-  if (crc32(tail.subarray(FRAME_HEAD)) !== new DataView(tail.buffer, tail.byteOffset).getUint32(8, true)) return undefined;
+  if (crc32(tail.subarray(FRAME_HEAD)) !== frameHeader(tail)?.crc) return undefined;
   const payloadStart = async (i: number): Promise<Uint8Array> =>
-    i === frames.length - 1 ? tail.subarray(FRAME_HEAD) : read(frames[i].at + FRAME_HEAD, Math.min(frames[i].length, CODEC_HEAD + PEEK_CHARS));
+    i === frames.length - 1 ? tail.subarray(FRAME_HEAD) : read(frames[i].at + FRAME_HEAD, Math.min(frames[i].length, VALUE_HEAD + PEEK_CHARS));
   for (let i = frames.length - 1; i >= 0; i--) {
     const peeked = peekManifest(await payloadStart(i), i === 0);
     if (peeked === 'feedback') continue;
@@ -82,9 +79,9 @@ const CHANGE_START = /^\{"kind":"change","change":\{/;
  * (`{"kind":"change","change":{"manifest":{…}`); 'feedback' for a feedback entry (it has none).
  */
 function peekManifest(payload: Uint8Array, base: boolean): { manifest: Manifest | undefined } | 'feedback' | undefined {
-  if (payload.length < CODEC_HEAD) return undefined;
+  if (payload.length < VALUE_HEAD) return undefined;
   const length = new DataView(payload.buffer, payload.byteOffset, payload.byteLength).getUint32(4, true);
-  const text = new TextDecoder().decode(payload.subarray(CODEC_HEAD, CODEC_HEAD + Math.min(length, PEEK_CHARS)));
+  const text = new TextDecoder().decode(payload.subarray(VALUE_HEAD, VALUE_HEAD + Math.min(length, PEEK_CHARS)));
   let rest: number;
   if (base) {
     const start = BASE_START.exec(text);
