@@ -80,12 +80,13 @@ test('the playground that opens a discarded database says it was restored, with 
 test('a discarded database is reported to every session (initialize notes, an error log) with what was lost', async ({ page }) => {
   await indexThenDiscard(page, 40);
   const init = await openTab(page, 'after-loss', { capabilities: { log: {} }, _meta: { logLevel: 'warning' } });
-  expect(init.result).toBeDefined();
+  // The first session's answer waited for the open's comparison with the record: the loss is in it.
+  expect(init.result.usage.notes).toEqual([expect.stringMatching(/^index lost: it held 40 documents \(40 passages\)/)]);
   const loss = await page.evaluate(() => (window as unknown as { rcpBridge: { indexLoss(): Promise<{ expected: { documents: number }; found: { documents: number }; reason: string } | undefined> } }).rcpBridge.indexLoss());
   expect(loss?.expected.documents).toBe(40);
   expect(loss?.found.documents).toBe(0);
   expect(loss?.reason).toMatch(/empty/);
-  // The session that was open when it was found hears it as an error log…
+  // …and, having opted in to logs, hears it as an error log…
   await expect.poll(async () => (await logsOf<{ level: string; message: string }>(page)).filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
     expect.stringMatching(/^index lost: it held 40 documents \(40 passages\)/),
   ]);

@@ -45,6 +45,12 @@ const DEFAULT_DATABASE = 'rcp-engine';
 const FIRST_WRITE_GRACE_MS = 1500;
 /** How long a bundle's model waits for the first query's answer before it loads anyway (a visitor who opened search and has not typed). */
 const BUNDLE_MODEL_GRACE_MS = 3000;
+/**
+ * How long an `initialize` answer waits for the open's comparison with the witness and the
+ * recovery log, so that what it found (a loss, a restore) is in the first session's notes too.
+ * Usually a few ms; past this the answer goes without, and the session hears it as a log.
+ */
+const OPEN_NEWS_WAIT_MS = 3000;
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Runtime {
@@ -193,9 +199,10 @@ function modelLoadWaits(engine: Engine, opened: Promise<void>, bundle: BundleSto
     .catch(() => undefined);
 }
 
-/** Index loss and warnings, told to every session that listens, and in `notes`. */
-function indexNews(storage: Storage, models: Models['models']): Pick<EngineBackendOptions, 'subscribe' | 'notes'> {
+/** Index loss and warnings, told to every session that listens, and in `notes` (once `found` settles, or after OPEN_NEWS_WAIT_MS). */
+function indexNews(storage: Storage, models: Models['models'], found: Promise<unknown>): Pick<EngineBackendOptions, 'subscribe' | 'notes'> {
   const { witness, recovery } = storage;
+  const settled = found.catch(() => undefined);
   return {
     subscribe: (listener) => {
       // A loss is news to every session that listens: found later, or already (then after the initialize answer).
@@ -207,12 +214,15 @@ function indexNews(storage: Storage, models: Models['models']): Pick<EngineBacke
       const unsubscribe = [witness.onLoss(tell), witness.onWarning(warn), models?.subscribe(listener)];
       return () => unsubscribe.forEach((u) => u?.());
     },
-    notes: () => [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : []), ...(recovery?.notes() ?? [])],
+    notes: async () => {
+      await Promise.race([settled, delay(OPEN_NEWS_WAIT_MS)]);
+      return [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : []), ...(recovery?.notes() ?? [])];
+    },
   };
 }
 
 /** The RCP backend over the opening engine: its capabilities, methods and vendor extension. */
-function createBackend(engine: Engine, ready: Promise<Engine>, m: Models, bundle: BundleStore | undefined, storage: Storage): Backend {
+function createBackend(engine: Engine, ready: Promise<Engine>, m: Models, bundle: BundleStore | undefined, storage: Storage, found: Promise<unknown>): Backend {
   const { models, rerankers } = m;
   const capabilities = advertisedCapabilities({
     engine: engine.capabilities(),
@@ -234,7 +244,7 @@ function createBackend(engine: Engine, ready: Promise<Engine>, m: Models, bundle
         ...(models?.sparseEncoder ? createSparseEmbedHandler(models.sparseEncoder) : {}),
         ...createGraphFeedbackHandlers({ engine: ready }),
       },
-      ...indexNews(storage, models),
+      ...indexNews(storage, models, found),
     }),
     vendorHandlers: withoutWrites(createInpageHandlers({ engine: ready }), bundle ? INPAGE_WRITES : []),
     writeMethods: bundle ? [] : ['index/add', 'index/delete', ...INPAGE_WRITES, ...FEEDBACK_WRITES],
@@ -279,7 +289,8 @@ async function start(config: EngineConfig): Promise<Runtime> {
     () => witness.check(engine.openedAs!, { storedId: engine.openedAs!.storedId, missing: engine.missing, browserDataLoss: storage.upgrade.dataLoss }),
     () => witness.loss,
   );
-  const backend = await federated(createBackend(engine, ready, m, bundle, storage), config.federation);
+  const found = Promise.all([indexLoss, recovery?.restored()]);
+  const backend = await federated(createBackend(engine, ready, m, bundle, storage, found), config.federation);
   return { engine, models: m.models, modelBase: config.modelBase ?? DEFAULT_MODEL_BASE, opened, witness, recovery, indexLoss, backend, deadlines: config.deadlines };
 }
 

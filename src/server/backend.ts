@@ -47,9 +47,10 @@ export interface Backend {
   initializeMeta?(): Record<string, unknown>;
   /**
    * What every client must hear at `initialize`, as `usage.notes` of its result (e.g. an index
-   * found smaller than its record, src/storage/witness.ts). Asked at each `initialize`.
+   * found smaller than its record, src/storage/witness.ts). Asked at each `initialize`, whose
+   * answer waits for a promise (what the open finds is news to the first session too).
    */
-  notes?(): string[];
+  notes?(): string[] | Promise<string[]>;
 }
 
 /** The identity this server reports in `initialize` / `info`. */

@@ -251,7 +251,7 @@ export class RcpSession {
     return this.opts.backend.vendorHandlers?.[method];
   }
 
-  private initialize(raw: unknown): InitializeResult {
+  private async initialize(raw: unknown): Promise<InitializeResult> {
     if (this.state === 'ready') throw invalidRequest('already initialized; re-negotiation is not allowed (§13)');
     const params = validateInitialize(raw);
     if (params.protocolVersion < 1) {
@@ -271,7 +271,8 @@ export class RcpSession {
       this.unsubscribe = this.opts.backend.subscribe?.((level, message, data) => this.emitLog(level, message, data, undefined, 'engine'));
     }
     const result = this.describe(Math.min(params.protocolVersion, PROTOCOL_VERSION));
-    const notes = this.opts.backend.notes?.() ?? [];
+    // The session is ready from here (requests sent behind initialize are served); only the notes may be awaited.
+    const notes = (await this.opts.backend.notes?.()) ?? [];
     return notes.length > 0 ? { ...result, usage: { notes } } : result;
   }
 

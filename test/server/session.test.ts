@@ -41,6 +41,17 @@ describe('lifecycle (§13, §7.1, §7.2, §7.15)', () => {
     expect((await t.call(2, 'info', {})).result._meta.models.embed.runtime).toBe('rcp-kernels (WASM SIMD, 2 workers)');
   });
 
+  it('initialize waits for notes the backend is still finding (an open\'s restore), and serves what was sent behind it meanwhile', async () => {
+    let found!: (notes: string[]) => void;
+    const t = connect({ ...fakeBackend(), notes: () => new Promise<string[]>((ok) => (found = ok)) });
+    const init = t.call(1, 'initialize', { protocolVersion: 1 });
+    const served = await t.call(2, 'retrieve', { query: 'x', k: 1 });
+    expect(served.result.hits).toHaveLength(1); // the session is ready before its answer
+    found(['index restored: 30 documents']);
+    expect((await init).result.usage).toEqual({ notes: ['index restored: 30 documents'] });
+    expect((await t.call(3, 'initialize', { protocolVersion: 1 })).error.code).toBe(-32600);
+  });
+
   it('§13 a failed negotiation (-32002) leaves the session uninitialized; a retry may succeed', async () => {
     const t = connect(fakeBackend());
     expect((await t.call(1, 'initialize', { protocolVersion: 0 })).error.code).toBe(-32002);
