@@ -5,7 +5,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_ORIGIN, profileOrigin } from './profile-origin.ts';
 import { backendArgs, profileBackend, storedBackend, type IdbBackend } from './profile-storage.ts';
 import { federateQuery, type FederateArgs } from './federate-args.ts';
-import { routeApp, type RelayHandler } from './static-server.ts';
+import { routeApp } from './static-server.ts';
+import { serveRelay, type RelayExchange } from './relay-server.ts';
 import type { IndexLoss, RcpBridge } from '../src/protocol/control.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
@@ -24,8 +25,8 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * With --federate: the worker reaches each engine at a relay origin of its own (relay-N.localhost,
- * answered by interception). The app is served by interception too, so Chromium does not see it
+ * With --federate: the worker reaches each engine at a relay host of its own (relay-N.localhost,
+ * the bridge's loopback relay server, relay-server.ts). The app is served by interception too, so Chromium does not see it
  * come from loopback and would treat those requests as a public page reaching the local network,
  * refused without a permission prompt; for this browser those checks are off.
  */
@@ -68,7 +69,7 @@ export interface HostOptions {
    * models: passed to the bridge page, whose worker runs it and stores it as the profile's choice.
    */
   model?: string;
-  relay?: RelayHandler;
+  relay?: RelayExchange;
   /** `false`: the worker runs without dense models (sparse retrieval only, no model download or embedding). */
   models?: boolean;
   /** The page to open, relative to the served root (default bridge.html). */
@@ -116,13 +117,17 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
     args: [...CHROMIUM_ARGS, ...backendArgs(backend), ...(opts.federate?.engines.length ? FEDERATE_ARGS : []), ...(opts.extraArgs ?? [])],
     serviceWorkers: 'block', // interception must see every request; the bridge page needs no service worker
   });
-  await routeApp(context, origin, dist, { isolated: opts.isolated === true, relay: opts.relay });
+  const engines = opts.federate?.engines ?? [];
+  const relay = opts.relay && engines.length ? await serveRelay(opts.relay, { appOrigin: origin, engines: engines.map((e) => e.id) }) : undefined;
+  const relayHost = relay && new URL(relay.urlOf(0)).port;
+  const passThrough = (url: URL) => relayHost !== undefined && url.port === relayHost && /^relay-\d+\.localhost$/.test(url.hostname);
+  await routeApp(context, origin, dist, { isolated: opts.isolated === true, passThrough });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));
   const listeners = new Map<number, (frame: string) => void>();
   await page.exposeFunction('__rcpFrame', (sid: number, frame: string) => listeners.get(sid)?.(frame));
-  const params = new URLSearchParams(opts.federate?.engines.length ? federateQuery(opts.federate) : '');
+  const params = new URLSearchParams(opts.federate && relay ? federateQuery(opts.federate, relay.urlOf) : '');
   if (opts.model !== undefined) params.set('model', opts.model);
   if (opts.models === false) params.set('models', '0');
   const query = params.size ? `?${params}` : '';
@@ -147,6 +152,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
     },
     async close() {
       await context.close().catch(() => {});
+      await relay?.close();
       if (temp) rmSync(temp, { recursive: true, force: true });
     },
   };

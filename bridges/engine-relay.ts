@@ -1,14 +1,14 @@
 /**
  * The bridges' relay to federated engines: the worker's aggregator (src/server/aggregator.ts)
- * speaks RCP over HTTP to each engine's relay origin (`http://relay-N.localhost/rcp/<method>`), which
- * the bridge answers by request interception (bridges/static-server.ts), carrying the request to
- * the engine from Node: no engine needs CORS, and the page reaches nothing but the engines named
- * on the command line.
+ * speaks RCP over HTTP to each engine's relay host (`relay-N.localhost`, the bridge's loopback
+ * server, bridges/relay-server.ts), and the bridge carries the request to the engine from Node:
+ * no engine needs CORS, and the page reaches nothing but the engines named on the command line.
  *
  * The bridge owns each engine's session: it initializes it once (joining a shared HTTP session
  * through `info` when the server refuses a second `initialize`), answers the page's `initialize`
  * with the engine's own result, and forwards every other request with the page's deadline.
- * `notifications/cancel` stops the forwarded request (the engine gets its own cancel). A stdio
+ * `notifications/cancel` stops the forwarded request (the engine gets its own cancel), and a
+ * request's progress frames come back as the engine sends them (SSE, relay-server.ts). A stdio
  * engine is spawned here, shut down with the bridge, and restarted after a crash with backoff
  * (1 s doubling to 30 s, reset after a minute up). Whatever goes wrong comes back as a JSON-RPC
  * error for that request, so the aggregator skips the engine and names it; nothing waits past
@@ -19,7 +19,7 @@ import { RcpClient } from '../src/client/rcp-client.ts';
 import { ErrorCode } from '../src/protocol/codes.ts';
 import { RcpError } from '../src/protocol/errors.ts';
 import { isObject, isValidId } from '../src/protocol/json.ts';
-import type { Id, InitializeResult, Method } from '../src/protocol/types.ts';
+import type { Id, InitializeResult, Method, ProgressParams } from '../src/protocol/types.ts';
 import { HttpTransport } from '../src/transport/http-transport.ts';
 import type { RemoteEngine } from './federate-args.ts';
 import { StdioEngineTransport } from './stdio-engine.ts';
@@ -158,8 +158,12 @@ export class EngineRelay {
     return [...this.members.keys()];
   }
 
-  /** Answers one exchange the page sent to engine `id` (its POST body, `method` from the path). */
-  async handle(id: string, text: string): Promise<RelayAnswer> {
+  /**
+   * Answers one exchange the page sent to engine `id` (its POST body, `method` from the path).
+   * With `emit` (the page takes SSE), a request's `_meta.progressToken` is honoured: the engine's
+   * progress frames go to `emit` as they come, under the page's token, before the answer.
+   */
+  async handle(id: string, text: string, emit?: (frame: string) => void): Promise<RelayAnswer> {
     const member = this.members.get(id);
     if (!member) return { status: 404, body: errorFrame(null, new RcpError(ErrorCode.InvalidRequest, `no federated engine '${id}'`)) };
     let msg: unknown;
@@ -181,13 +185,17 @@ export class EngineRelay {
     try {
       if (method === 'initialize' || method === 'info') return { status: 200, body: frame(rid, { result: (await member.connected()).init }) };
       const { client } = await member.connected();
-      const meta = isObject(params._meta) ? params._meta : {};
+      const { progressToken: token, ...meta } = isObject(params._meta) ? params._meta : {};
       const deadline = typeof meta.deadlineMs === 'number' && meta.deadlineMs > 0 ? meta.deadlineMs + 100 : DEFAULT_WAIT_MS;
       const key = `${id} ${rid}`;
       const abort = new AbortController();
       this.inflight.set(key, abort);
+      // The engine's client gives it a token of its own connection's; its frames go back under the page's.
+      const onProgress =
+        emit && isValidId(token) ? (p: ProgressParams) => emit(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...p, progressToken: token } })) : undefined;
       try {
-        const result = await client.request(method as Method, params as never, { signal: abort.signal, timeoutMs: deadline });
+        const forwarded = isObject(params._meta) ? { ...params, _meta: meta } : params;
+        const result = await client.request(method as Method, forwarded as never, { signal: abort.signal, timeoutMs: deadline, ...(onProgress ? { onProgress } : {}) });
         return { status: 200, body: frame(rid, { result }) };
       } finally {
         this.inflight.delete(key);

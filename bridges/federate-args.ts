@@ -111,25 +111,12 @@ function httpEngine(url: string, taken: Set<string>): RemoteEngine {
   return { id, transport: 'http', url };
 }
 
-/**
- * Where the page reaches engine number `i`: an origin of its own that only the bridge's request
- * interception answers (bridges/static-server.ts). One host per engine, because Chromium opens
- * at most six connections per host: behind an engine that never answers, the others would queue.
- */
-export const relayOrigin = (i: number): string => `http://relay-${i}.localhost`;
-
-/** The engine a relay origin stands for, by index into `engines`. */
-export function relayEngineAt(origin: string, engines: readonly RemoteEngine[]): RemoteEngine | undefined {
-  const m = /^http:\/\/relay-(\d+)\.localhost$/.exec(origin);
-  return m ? engines[Number(m[1])] : undefined;
-}
-
-/** What the bridge page is told (bridges/page.ts): relay URLs, the real endpoints for catalog/list, no tokens. */
-export function federateQuery(f: FederateArgs): string {
+/** What the bridge page is told (bridges/page.ts): relay URLs (bridges/relay-server.ts), the real endpoints for catalog/list, no tokens. */
+export function federateQuery(f: FederateArgs, relayUrl: (i: number) => string): string {
   const q = new URLSearchParams();
   const engines = f.engines.map((e, i) => ({
     id: e.id,
-    url: `${relayOrigin(i)}/rcp`,
+    url: relayUrl(i),
     endpoint: e.transport === 'http' ? { transport: 'http', url: e.url } : { transport: 'stdio', command: e.command },
   }));
   q.set('engines', JSON.stringify(engines));

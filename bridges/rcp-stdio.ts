@@ -10,7 +10,7 @@ import { BRIDGE_USAGE, bridgeArgs, diag } from './cli.ts';
 import { launchHost } from './browser-host.ts';
 import { reportIndexLoss } from './index-loss.ts';
 import { idbChoice } from './profile-storage.ts';
-import { describeFederation, relayEngineAt } from './federate-args.ts';
+import { describeFederation } from './federate-args.ts';
 import { EngineRelay } from './engine-relay.ts';
 import { modelArg } from './model-arg.ts';
 import { ensureBuilt } from './ensure-built.ts';
@@ -35,7 +35,7 @@ const host = await launchHost({
   headed: args.headed === true,
   log: verbose ? diag : undefined,
   federate,
-  relay: relay ? { engineAt: (origin) => relayEngineAt(origin, federate.engines)?.id, handle: (id, body) => relay.handle(id, body) } : undefined,
+  relay,
   models: args['no-models'] !== true,
 });
 if (relay) diag(describeFederation(federate));

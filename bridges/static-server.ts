@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import type { BrowserContext, Route } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -37,32 +37,20 @@ export async function resolveStatic(root: string, pathname: string): Promise<str
 }
 
 /**
- * The relay to federated engines (bridges/engine-relay.ts): `origin(o)` says which engine a
- * request origin stands for (bridges/federate-args.ts relayOrigin), `handle` answers the page's POST to it.
- */
-export interface RelayHandler {
-  engineAt(origin: string): string | undefined;
-  handle(engine: string, body: string): Promise<{ status: number; body?: string }>;
-}
-
-/**
  * Serves the built app to `context` at `origin` through request interception: no port is opened,
  * so the origin (and with it the IndexedDB index, which belongs to the origin) never depends on a
- * free port. Every request outside the origin is aborted (the app makes no network request). The
- * federated engines (the bridges' --federate flags) are reached under the origin itself, through
- * `relay`, which carries the requests from Node: the page needs no CORS and reaches no other host.
+ * free port. Every request outside the origin is aborted (the app makes no network request), but
+ * those `passThrough` lets go: the bridges' loopback relay to federated engines (relay-server.ts).
  */
-export async function routeApp(context: BrowserContext, origin: string, root: string, opts: { isolated?: boolean; relay?: RelayHandler } = {}): Promise<void> {
+export async function routeApp(context: BrowserContext, origin: string, root: string, opts: { isolated?: boolean; passThrough?: (url: URL) => boolean } = {}): Promise<void> {
   // COOP + COEP make the page cross-origin isolated, which enables WASM threads (see HostOptions.isolated).
   const isolation: Record<string, string> = opts.isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const prefix = `${origin}/`;
-  const relay = opts.relay;
-  const relayed = (url: URL): string | undefined => relay?.engineAt(url.origin);
+  const passes = opts.passThrough ?? (() => false);
   await context.route(
-    (url) => !url.href.startsWith(prefix) && relayed(url) === undefined,
+    (url) => !url.href.startsWith(prefix) && !passes(url),
     (route) => route.abort('blockedbyclient'),
   );
-  if (relay) await context.route((url) => relayed(url) !== undefined, (route) => relayRoute(route, origin, relay));
   await context.route(
     (url) => url.href.startsWith(prefix),
     async (route) => {
@@ -74,17 +62,6 @@ export async function routeApp(context: BrowserContext, origin: string, root: st
       await route.fulfill({ status: 200, body: await readFile(file), headers });
     },
   );
-}
-
-/** One relayed exchange: a POST to an engine's relay origin, answered from Node for the app's origin only. */
-async function relayRoute(route: Route, appOrigin: string, relay: RelayHandler): Promise<void> {
-  const req = route.request();
-  const cors = { 'Access-Control-Allow-Origin': appOrigin, 'Access-Control-Allow-Headers': 'content-type, accept, rcp-session', 'Access-Control-Allow-Methods': 'POST', Vary: 'Origin', 'Cache-Control': 'no-store' };
-  if (req.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: cors }).catch(() => undefined);
-  const engine = relay.engineAt(new URL(req.url()).origin)!;
-  const answer = req.method() === 'POST' ? await relay.handle(engine, req.postData() ?? '') : { status: 405, body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"use POST"}}' };
-  // The page may have given up on it (its deadline passed, it cancelled): nothing left to answer.
-  await route.fulfill({ status: answer.status, ...(answer.body !== undefined ? { body: answer.body, contentType: 'application/json' } : {}), headers: cors }).catch(() => undefined);
 }
 
 /**
