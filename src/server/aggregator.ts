@@ -79,7 +79,9 @@ export function withFederation(local: Backend, config: AggregatorConfig): Backen
         // A request from a client (no `_meta.federation`) starts at the full hop budget, so this
         // aggregator's identity enters the path before anything is forwarded (§16.2).
         const fwd: RetrieveParams = { ...params, _meta: { ...rest, federation: rest.federation ?? { depth: 3, path: [] } } };
-        const out = await federation.retrieve(fwd, { signal: ctx.signal });
+        // Engines are asked for progress only when our caller asked for it (§9); each gets its own token.
+        const wantsProgress = isObject(params._meta) && params._meta.progressToken !== undefined;
+        const out = await federation.retrieve(fwd, { signal: ctx.signal, ...(wantsProgress ? { onProgress: (u) => ctx.progress(u) } : {}) });
         const { engines, fusion, ...result } = out;
         return { ...result, _meta: { ...out._meta, engines, fusion } } as RetrieveResult;
       },

@@ -81,4 +81,45 @@ describe('aggregator (§7.13, §16)', () => {
     expect(r.result.hits.map((h: { id: string }) => h.id).sort()).toEqual(['a1', 'b1']);
     expect(r.result.usage.notes.join(' ')).toMatch(/cycle: 'agg-A' is already in the federation path/);
   });
+
+  it('passes progress through (§9): the caller\'s token echoed, engines named, non-decreasing to ≤ 1; members get their own token, and none without one', async () => {
+    const remote = lateClient();
+    const seenTokens: unknown[] = [];
+    const inner = await engineBackend('remote', [{ id: 'r1', text: 'the white whale in the remote archive' }]);
+    remote.serveWith({
+      ...inner,
+      capabilities: () => ({ ...inner.capabilities(), streaming: {} }),
+      handlers: {
+        ...inner.handlers,
+        retrieve: async (raw: any, ctx) => {
+          seenTokens.push(raw?._meta?.progressToken);
+          ctx.progress({ progress: 0.5, stage: 'recall', message: 'half way' });
+          return inner.handlers.retrieve!(raw, ctx);
+        },
+      },
+    });
+    const here = await engineBackend('here', [{ id: 'h1', text: 'the white whale here' }]);
+    const agg = withFederation({ ...here, capabilities: () => ({ ...here.capabilities(), streaming: {} }) }, { identity: 'agg', engines: [{ id: 'archive', client: remote.client }], federateByDefault: true });
+    const t = connect(agg);
+    await t.init();
+    const r = await t.call(1, 'retrieve', { query: 'white whale', _meta: { progressToken: 'caller-tok' } });
+    expect(r.result.hits.map((h: { id: string }) => h.id).sort()).toEqual(['h1', 'r1']);
+    const frames = t.received.map((f) => JSON.parse(f)).filter((m) => m.method === 'notifications/progress').map((m) => m.params);
+    expect(frames.length).toBeGreaterThanOrEqual(3);
+    expect(frames.every((p) => p.progressToken === 'caller-tok')).toBe(true);
+    const values = frames.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(values[values.length - 1]).toBeLessThanOrEqual(1);
+    expect(values[values.length - 1]).toBe(1);
+    expect(frames).toContainEqual(expect.objectContaining({ stage: 'recall', message: 'archive: half way' }));
+    expect(frames.map((p) => p.message)).toEqual(expect.arrayContaining(['archive: answered, 1 hit', 'local: answered, 1 hit']));
+    expect(seenTokens[0]).toBeDefined();
+    expect(seenTokens[0]).not.toBe('caller-tok');
+    // Without a token: no progress frames, and the member is asked for none.
+    const before = t.received.length;
+    const plain = await t.call(2, 'retrieve', { query: 'white whale' });
+    expect(plain.result.hits.map((h: { id: string }) => h.id).sort()).toEqual(['h1', 'r1']);
+    expect(t.received.slice(before).some((f) => f.includes('notifications/progress'))).toBe(false);
+    expect(seenTokens[1]).toBeUndefined();
+  });
 });

@@ -9,7 +9,7 @@ import { ErrorCode } from '../../protocol/codes.ts';
 import { BM25_STATS_FIELD, readBm25Stats, type Bm25Stats } from '../../protocol/bm25-stats.ts';
 import { RcpError } from '../../protocol/errors.ts';
 import { isObject, isValidId } from '../../protocol/json.ts';
-import type { Capabilities, Hit, Meta, PeerInfo, RetrieveParams, RetrieveResult } from '../../protocol/types.ts';
+import type { Capabilities, Hit, Meta, PeerInfo, ProgressParams, RetrieveParams, RetrieveResult } from '../../protocol/types.ts';
 import { RcpClient } from '../rcp-client.ts';
 import { enginesFromRegistry, validateEngines, type EngineEntry, type EngineSpec } from './engines.ts';
 import { fuseEngineHits, type FederatedFusion, type FusionMethod } from './fuse-hits.ts';
@@ -79,6 +79,36 @@ export interface FederatedCallOptions {
   signal?: AbortSignal;
   /** Overrides the federation's deadline for this call. */
   deadlineMs?: number;
+  /**
+   * Progress of a federated `retrieve` (§9): the mean of the engines' latest progress (1 once one
+   * answered, failed or was skipped), never decreasing; `message` names the engine. Given, each
+   * engine is asked for progress under a token of its own connection; absent, none is asked.
+   */
+  onProgress?: (update: Omit<ProgressParams, 'progressToken'>) => void;
+}
+
+/** Folds the engines' progress into one non-decreasing figure in [0, 1] for `FederatedCallOptions.onProgress`. */
+function progressTracker(ids: readonly string[], emit: ((u: Omit<ProgressParams, 'progressToken'>) => void) | undefined) {
+  const latest = ids.map(() => 0);
+  let shown = 0, over = false;
+  const report = (i: number, value: number, message: string, stage?: string) => {
+    if (!emit || over) return;
+    latest[i] = Math.max(latest[i], Math.min(1, Math.max(0, value)));
+    shown = Math.max(shown, latest.reduce((a, b) => a + b, 0) / latest.length);
+    emit({ progress: shown, ...(stage !== undefined ? { stage } : {}), message: `${ids[i]}: ${message}` });
+  };
+  return {
+    /** An engine's own progress frame (its token already matched by its client). */
+    engine: (i: number, p: ProgressParams) => {
+      if (typeof p.progress !== 'number' || !Number.isFinite(p.progress)) return;
+      const stage = typeof p.stage === 'string' ? p.stage : undefined;
+      report(i, p.progress, typeof p.message === 'string' && p.message ? p.message : (stage ?? 'working'), stage);
+    },
+    /** The engine is done with this query (answered, failed, skipped). */
+    settled: (i: number, message: string) => report(i, 1, message),
+    /** Nothing is emitted after the answer (§9). */
+    end: () => void (over = true),
+  };
 }
 
 /** `_meta.federation` of an incoming request (when this client forwards one), if well formed. */
@@ -178,8 +208,15 @@ export class Federation {
     // Engines of ours answer it with what global BM25 needs; others ignore it (§4.4).
     const fusion = this.options.fusion ?? 'auto';
     const askStats = fusion === 'auto' || fusion === 'global-bm25' ? { [BM25_STATS_FIELD]: true } : {};
+    const progress = progressTracker(this.members.map((m) => m.id), options.onProgress);
+    type Asked = { outcome: EngineOutcome; hits?: Hit[]; floor?: number; scorer?: string; bm25?: Bm25Stats; error?: RcpError };
+    const settle = (i: number, r: Asked): Asked => {
+      const { state, hits, error, note } = r.outcome;
+      progress.settled(i, state === 'ok' ? `answered, ${hits} hit${hits === 1 ? '' : 's'}` : state === 'skipped' ? `skipped (${note})` : `${state === 'timeout' ? 'timed out' : 'failed'}: [${error?.code}] ${error?.message}`);
+      return r;
+    };
     const outcomes = await Promise.all(
-      this.members.map(async (m): Promise<{ outcome: EngineOutcome; hits?: Hit[]; floor?: number; scorer?: string; bm25?: Bm25Stats; error?: RcpError }> => {
+      this.members.map(async (m, i): Promise<Asked> => settle(i, await (async (): Promise<Asked> => {
         const started = Date.now();
         const done = (state: EngineState, extra: Partial<EngineOutcome> = {}) => ({ id: m.id, state, hits: 0, ms: Date.now() - started, ...extra });
         if (forwarding && !m.local && (hopsLeft <= 0 || loopedBack)) {
@@ -193,9 +230,11 @@ export class Federation {
           const remaining = deadline - Date.now();
           if (remaining <= 0) throw new RcpError(ErrorCode.Timeout, 'deadline passed before the request could be sent');
           const asked = Math.max(1, Math.min(Math.ceil(k * (this.options.overfetch ?? 2)), cap.maxK ?? Infinity));
+          // The caller's token belongs to its own connection: each engine gets one of its client's.
           const { progressToken: _token, ...meta } = params._meta ?? {};
           const p: RetrieveParams = { ...params, k: asked, _meta: { ...meta, ...askStats, deadlineMs: Math.max(1, remaining - FUSION_RESERVE_MS), federation: outgoing } };
-          const result = await client.request('retrieve', p, { signal: options.signal, timeoutMs: remaining });
+          const onProgress = options.onProgress ? (u: ProgressParams) => progress.engine(i, u) : undefined;
+          const result = await client.request('retrieve', p, { signal: options.signal, timeoutMs: remaining, ...(onProgress ? { onProgress } : {}) });
           const read = wellFormedHits(result, this.options.maxHitsPerEngine ?? DEFAULT_MAX_HITS_PER_ENGINE);
           if (!read) throw new RcpError(ErrorCode.InternalError, 'malformed answer: result.hits is not an array');
           const engineNotes = Array.isArray(result.usage?.notes) ? result.usage.notes.filter((n): n is string => typeof n === 'string').slice(0, 8) : [];
@@ -212,8 +251,9 @@ export class Federation {
           const state: EngineState = err.code === ErrorCode.Timeout ? 'timeout' : 'failed';
           return { outcome: done(state, { error: { code: err.code, message: err.rawMessage } }), error: err };
         }
-      }),
+      })())),
     );
+    progress.end();
     if (options.signal?.aborted) throw new RcpError(ErrorCode.Cancelled, 'cancelled');
 
     const requiredFailure = outcomes.find((o, i) => o.error && this.members[i].required);
