@@ -349,3 +349,36 @@ describe('Federation engines and registry (§16.1)', () => {
     expect(Object.keys(intersection)).toEqual(['retrieve']);
   });
 });
+
+describe('Federation progress over HTTP engines (§9, §5.2 SSE)', () => {
+  it('asks each engine under its own token and folds their SSE progress into one non-decreasing figure', async () => {
+    const asked: { accept: string | null; token: unknown }[] = [];
+    const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input));
+      const name = url.hostname.replace(/\.test$/, '');
+      const body = JSON.parse(String(init?.body));
+      if (url.pathname.endsWith('/initialize')) return json({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: 1, server: { name, version: '1' }, capabilities: { retrieve: {}, streaming: {} } } });
+      const token = body.params._meta?.progressToken;
+      asked.push({ accept: new Headers(init?.headers).get('accept'), token });
+      const final = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { hits: [hit(`${name}1`, 1)] } });
+      if (token === undefined) return new Response(final, { status: 200, headers: { 'Content-Type': 'application/json' } });
+      const p = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 0.5, stage: 'recall', message: 'half' } });
+      return new Response(`data: ${p}\n\ndata: ${final}\n\n`, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+    }) as typeof fetch;
+    const f = new Federation([{ id: 'a', url: 'http://a.test/rcp' }, { id: 'b', url: 'http://b.test/rcp' }], { http: { fetch: fetcher } });
+    const updates: { progress: number; stage?: string; message?: string }[] = [];
+    const r = await f.retrieve({ query: 'q', _meta: { progressToken: 'caller' } }, { onProgress: (u) => updates.push(u) });
+    expect(ids(r).sort()).toEqual(['a1', 'b1']);
+    expect(asked.every((a) => a.accept === 'application/json, text/event-stream' && a.token !== undefined && a.token !== 'caller')).toBe(true);
+    expect(updates).toContainEqual({ progress: 0.25, stage: 'recall', message: 'a: half' });
+    expect(updates.map((u) => u.message)).toEqual(expect.arrayContaining(['a: answered, 1 hit', 'b: answered, 1 hit', 'b: half']));
+    const values = updates.map((u) => u.progress);
+    expect(values).toEqual([...values].sort((x, y) => x - y));
+    expect(values[values.length - 1]).toBe(1);
+    // Without onProgress: no token, no SSE, no updates.
+    asked.length = 0;
+    await f.retrieve({ query: 'q', _meta: { progressToken: 'caller' } });
+    expect(asked.map((a) => [a.accept, a.token])).toEqual([['application/json', undefined], ['application/json', undefined]]);
+    f.close();
+  });
+});
