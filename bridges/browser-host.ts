@@ -119,9 +119,7 @@ export async function launchHost(opts: HostOptions = {}): Promise<BrowserHost> {
   });
   const engines = opts.federate?.engines ?? [];
   const relay = opts.relay && engines.length ? await serveRelay(opts.relay, { appOrigin: origin, engines: engines.map((e) => e.id) }) : undefined;
-  const relayHost = relay && new URL(relay.urlOf(0)).port;
-  const passThrough = (url: URL) => relayHost !== undefined && url.port === relayHost && /^relay-\d+\.localhost$/.test(url.hostname);
-  await routeApp(context, origin, dist, { isolated: opts.isolated === true, passThrough });
+  await routeApp(context, origin, dist, { isolated: opts.isolated === true, passThrough: (url) => relay?.carries(url) === true });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => log(`[page ${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log(`[page error] ${e.message}`));

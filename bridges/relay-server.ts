@@ -22,6 +22,8 @@ export interface RelayExchange {
 export interface RelayServer {
   /** The base URL engine number `i` is reached at (the worker's HttpTransport appends `/<method>`). */
   urlOf(i: number): string;
+  /** Whether `url` is on this server's relay hosts (the browser must let it through). */
+  carries(url: URL): boolean;
   close(): Promise<void>;
 }
 
@@ -32,11 +34,15 @@ export async function serveRelay(relay: RelayExchange, o: { appOrigin: string; e
   const secret = randomBytes(16).toString('hex');
   let port = 0;
   const cors = { 'Access-Control-Allow-Origin': o.appOrigin, 'Access-Control-Allow-Headers': 'content-type, accept, rcp-session', 'Access-Control-Allow-Methods': 'POST', Vary: 'Origin', 'Cache-Control': 'no-store' };
+  /** The engine a `Host` (`relay-N.localhost:PORT`) stands for, if any. */
+  const engineAt = (host: string): string | undefined => {
+    const m = /^relay-(\d+)\.localhost:(\d+)$/.exec(host);
+    return m && Number(m[2]) === port ? o.engines[Number(m[1])] : undefined;
+  };
   const refuse = (res: ServerResponse, status: number, message: string) => res.writeHead(status, { 'Content-Type': 'text/plain' }).end(message);
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const host = /^relay-(\d+)\.localhost:(\d+)$/.exec(req.headers.host ?? '');
-    const engine = host && Number(host[2]) === port ? o.engines[Number(host[1])] : undefined;
+    const engine = engineAt(req.headers.host ?? '');
     if (engine === undefined) return refuse(res, 421, 'not a relay host');
     if (req.headers.origin !== o.appOrigin) return refuse(res, 403, 'origin not allowed');
     const path = new URL(req.url ?? '/', 'http://relay').pathname;
@@ -62,6 +68,7 @@ export async function serveRelay(relay: RelayExchange, o: { appOrigin: string; e
   port = (server.address() as AddressInfo).port;
   return {
     urlOf: (i) => `http://relay-${i}.localhost:${port}/${secret}/rcp`,
+    carries: (url) => url.protocol === 'http:' && engineAt(url.host) !== undefined,
     close: () => new Promise<void>((ok) => (server.closeAllConnections(), server.close(() => ok()))),
   };
 }

@@ -202,7 +202,8 @@ function modelLoadWaits(engine: Engine, opened: Promise<void>, bundle: BundleSto
 /** Index loss and warnings, told to every session that listens, and in `notes` (once `found` settles, or after OPEN_NEWS_WAIT_MS). */
 function indexNews(storage: Storage, models: Models['models'], found: Promise<unknown>): Pick<EngineBackendOptions, 'subscribe' | 'notes'> {
   const { witness, recovery } = storage;
-  const settled = found.catch(() => undefined);
+  let known = false;
+  const settled = found.catch(() => undefined).then(() => void (known = true));
   return {
     subscribe: (listener) => {
       // A loss is news to every session that listens: found later, or already (then after the initialize answer).
@@ -215,7 +216,7 @@ function indexNews(storage: Storage, models: Models['models'], found: Promise<un
       return () => unsubscribe.forEach((u) => u?.());
     },
     notes: async () => {
-      await Promise.race([settled, delay(OPEN_NEWS_WAIT_MS)]);
+      if (!known) await Promise.race([settled, delay(OPEN_NEWS_WAIT_MS)]); // no timer once the open has said
       return [...(witness.loss ? [describeLoss(witness.loss)] : []), ...(witness.warning ? [witness.warning] : []), ...(recovery?.notes() ?? [])];
     },
   };

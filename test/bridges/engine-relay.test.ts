@@ -36,17 +36,23 @@ function out(id, result) { process.stdout.write(JSON.stringify({ jsonrpc: '2.0',
 let relay: EngineRelay | undefined;
 afterEach(async () => relay?.close());
 
+/** A relay over the toy engine (ENGINE) as stdio engine 'toy', and the file the engine logs every line it gets to. */
+function toyRelay(diag: (line: string) => void = () => undefined): { toy: EngineRelay; log: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-'));
+  const script = join(dir, 'engine.cjs');
+  const log = join(dir, 'log');
+  writeFileSync(script, ENGINE);
+  writeFileSync(log, '');
+  return { toy: new EngineRelay([{ id: 'toy', transport: 'stdio', command: [process.execPath, script, log] }], { diag }), log };
+}
+
 const frame = (id: number | undefined, method: string, params: object = {}) => JSON.stringify({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params });
 
 describe('EngineRelay over stdio', () => {
   it('restarts a crashed engine with backoff and passes a cancel on to the engine', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'relay-'));
-    const script = join(dir, 'engine.cjs');
-    const log = join(dir, 'log');
-    writeFileSync(script, ENGINE);
-    writeFileSync(log, '');
     const lines: string[] = [];
-    relay = new EngineRelay([{ id: 'toy', transport: 'stdio', command: [process.execPath, script, log] }], { diag: (l) => lines.push(l) });
+    const { toy, log } = toyRelay((l) => lines.push(l));
+    relay = toy;
 
     const init = JSON.parse((await relay.handle('toy', frame(1, 'initialize'))).body!);
     expect(init.result.server.name).toBe('toy');
@@ -97,12 +103,8 @@ describe('the relay server (loopback, one host per engine)', () => {
   afterEach(async () => server?.close());
 
   it("streams an engine's progress to the page as it comes, under the page's token, then the answer; refuses other origins, hosts and paths", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'relay-'));
-    const script = join(dir, 'engine.cjs');
-    const log = join(dir, 'log');
-    writeFileSync(script, ENGINE);
-    writeFileSync(log, '');
-    relay = new EngineRelay([{ id: 'toy', transport: 'stdio', command: [process.execPath, script, log] }], { diag: () => undefined });
+    const { toy, log } = toyRelay();
+    relay = toy;
     const app = 'http://localhost:9999';
     server = await serveRelay(relay, { appOrigin: app, engines: ['toy'] });
     const url = server.urlOf(0);

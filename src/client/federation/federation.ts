@@ -216,7 +216,7 @@ export class Federation {
       return r;
     };
     const outcomes = await Promise.all(
-      this.members.map(async (m, i): Promise<Asked> => settle(i, await (async (): Promise<Asked> => {
+      this.members.map(async (m, i): Promise<Asked> => {
         const started = Date.now();
         const done = (state: EngineState, extra: Partial<EngineOutcome> = {}) => ({ id: m.id, state, hits: 0, ms: Date.now() - started, ...extra });
         if (forwarding && !m.local && (hopsLeft <= 0 || loopedBack)) {
@@ -251,7 +251,7 @@ export class Federation {
           const state: EngineState = err.code === ErrorCode.Timeout ? 'timeout' : 'failed';
           return { outcome: done(state, { error: { code: err.code, message: err.rawMessage } }), error: err };
         }
-      })())),
+      }).map((asking, i) => asking.then((r) => settle(i, r))),
     );
     progress.end();
     if (options.signal?.aborted) throw new RcpError(ErrorCode.Cancelled, 'cancelled');
