@@ -3,6 +3,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { evalSets } from './tools/vite/eval-sets.ts';
 import { rcpReference } from './tools/vite/rcp-reference.ts';
 import { serviceWorker } from './tools/vite/sw.ts';
+import { workerEntryNotImported } from './tools/vite/worker-chunks.ts';
 
 const root = import.meta.dirname;
 
@@ -51,7 +52,8 @@ export default defineConfig({
       },
     },
   },
-  worker: { format: 'es' },
+  // No chunk of a worker imports its entry file (src/worker-entry.ts says why).
+  worker: { format: 'es', plugins: () => [workerEntryNotImported()] },
   server: { headers },
   preview: { headers },
 });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
+import { workerEntryNotImported } from './tools/vite/worker-chunks.ts';
 
 const root = import.meta.dirname;
 const BOOT = resolve(root, 'src/client/boot.ts');
@@ -21,8 +22,8 @@ function workerBesideIndex(): Plugin {
     enforce: 'pre',
     transform(code, id) {
       if (id !== BOOT) return null;
-      const next = code.replaceAll("new URL('../worker.ts', import.meta.url)", `new URL(${PLACEHOLDER}, import.meta.url)`);
-      if (next === code) this.error('boot.ts no longer spawns ../worker.ts; update vite.lib.config.ts');
+      const next = code.replaceAll("new URL('../worker-entry.ts', import.meta.url)", `new URL(${PLACEHOLDER}, import.meta.url)`);
+      if (next === code) this.error('boot.ts no longer spawns ../worker-entry.ts; update vite.lib.config.ts');
       return next;
     },
     // After minification, so the URL stays a plain double-quoted string (webpack, too, wants that).
@@ -40,17 +41,18 @@ function workerBesideIndex(): Plugin {
 /**
  * `npm run build:lib` → `lib/`, in two builds: mode `page` writes `index.js` (client, federation;
  * ESM), `search.js` (the `<rcp-search>` element) and the chunks they share; mode `worker` writes
- * `worker.js` (the engine) with every module it imports statically inside it, so a worker's start is
- * one fetch rather than a script and then its chunks (≈ 35 ms of a site's first answer), at the cost
- * of a second copy of the few modules the page shares with it (the RCP client's transport and
- * types). onnxruntime-web resolves to its build without an embedded wasm
+ * `worker.js` (src/worker-entry.ts, a few hundred bytes), which loads the engine as a chunk; the
+ * modules that chunk shares with the chunks it loads later are small chunks of their own, fetched
+ * with it. It keeps a second copy of the few modules the page shares with it (the RCP client's
+ * transport and types). No chunk imports `worker.js` itself: WebKit would evaluate it twice
+ * (src/worker-entry.ts). onnxruntime-web resolves to its build without an embedded wasm
  * (`onnxruntime-web-use-extern-wasm`): the runtime is fetched from `wasmPaths` at run time, so the
  * package carries no copy of it.
  */
 export default defineConfig(({ mode }) => ({
   publicDir: false,
   base: './',
-  plugins: [workerBesideIndex()],
+  plugins: [workerBesideIndex(), ...(mode === 'worker' ? [workerEntryNotImported()] : [])],
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   build: {
     outDir: resolve(root, 'lib'),
@@ -61,8 +63,8 @@ export default defineConfig(({ mode }) => ({
     modulePreload: false,
     copyPublicDir: false,
     rollupOptions: {
-      input: mode === 'worker' ? { worker: resolve(root, 'src/worker.ts') } : { index: resolve(root, 'src/lib/index.ts'), search: resolve(root, 'src/element/index.ts') },
-      // The worker exports nothing: its shared modules may live in it, the chunks it loads importing them from it.
+      input: mode === 'worker' ? { worker: resolve(root, 'src/worker-entry.ts') } : { index: resolve(root, 'src/lib/index.ts'), search: resolve(root, 'src/element/index.ts') },
+      // The worker's entry exports nothing (its engine chunk holds the shared modules).
       preserveEntrySignatures: mode === 'worker' ? 'allow-extension' : 'strict',
       output: {
         format: 'es',

@@ -155,7 +155,7 @@ test('a rejected shutdown ends nothing: the write in flight is answered, and onl
   expect(byId.get(5).result).toEqual({});
 });
 
-test("the bridge's Chromium runs our encoder kernels in encoder workers (started from the inlined bundle: interception misses a worker's worker)", async () => {
+test("the bridge's Chromium runs our encoder kernels in encoder workers started by the page (interception sees the page's requests)", async () => {
   test.setTimeout(240_000);
   const child = spawn('node', ['--import', 'tsx', 'bridges/rcp-stdio.ts'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
   let buffered = '';
@@ -175,7 +175,7 @@ test("the bridge's Chromium runs our encoder kernels in encoder workers (started
     const embedded = await call(2, 'embed', { inputs: ['a query about whales'], kind: 'query' }); // waits for the model
     expect(embedded.result?.vectors?.[0], JSON.stringify(embedded.error)).toHaveLength(384);
     const embed = (await call(3, 'info')).result?._meta?.models?.embed;
-    expect(embed?.runtime, JSON.stringify(embed)).toMatch(/^rcp-kernels \(WASM .*, \d workers?(, queries in this thread)?\)$/);
+    expect(embed?.runtime, JSON.stringify(embed)).toMatch(/^rcp-kernels \(WASM .*, \d workers? started by the page(, queries in this thread)?\)$/);
   } finally {
     child.stdin.end();
     await new Promise((ok) => child.on('exit', ok));

@@ -15,6 +15,7 @@ import { describeWordSegmenter } from './engine/analysis/analyzer.ts';
 import { loadLanguageDetector } from './engine/analysis/language.ts';
 import { Engine } from './engine/engine.ts';
 import { availableModels } from './models/available.ts';
+import { attachEncoderHost } from './models/encoder-runtime/encoder-spawn.ts';
 import { AUTO_MODEL, checkModelName } from './models/built-models.ts';
 import { readModelChoice, writeModelChoice, type ModelChoice } from './models/model-choice.ts';
 import type { ModelRuntime } from './models/runtime.ts';
@@ -332,6 +333,9 @@ const control: ControlApi = {
     const { port1, port2 } = new MessageChannel();
     startBeats(port1);
     return Comlink.transfer(port2, [port2]);
+  },
+  async encoderHost(port) {
+    attachEncoderHost(port);
   },
   async status(): Promise<WorkerStatus> {
     const rt = await started();

@@ -1,4 +1,5 @@
 import * as Comlink from 'comlink';
+import { hostEncoderWorkers } from '../models/encoder-runtime/encoder-host.ts';
 import type { ControlApi } from '../protocol/control.ts';
 import { PortTransport } from '../transport/port-transport.ts';
 import { RcpClient, type ClientOptions } from './rcp-client.ts';
@@ -22,12 +23,22 @@ export const spawnEngineWorker = (opts: { bundle?: boolean } = {}): Worker =>
   // evaluates, before `configure` arrives (worker.ts reads the same literal). Two calls with literal
   // options: a consumer's bundler (Vite, webpack) accepts only literals in `new Worker(…)`.
   opts.bundle
-    ? new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine:bundle' })
-    : new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
+    ? new Worker(new URL('../worker-entry.ts', import.meta.url), { type: 'module', name: 'rcp-engine:bundle' })
+    : new Worker(new URL('../worker-entry.ts', import.meta.url), { type: 'module', name: 'rcp-engine' });
 
-/** Starts the engine worker (or wraps one the caller started) and wraps its control plane. */
+/** An encoder worker, started by this page for the engine worker (encoder-host.ts says why). */
+const spawnEncoderWorker = (): Worker => new Worker(new URL('../models/encoder-runtime/encoder-worker.ts', import.meta.url), { type: 'module', name: 'rcp-encoder' });
+
+/**
+ * Starts the engine worker (or wraps one the caller started) and wraps its control plane. Its
+ * first message hands the worker a port on which this page starts its encoder workers.
+ */
 export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {
   const control: ControlApi = Comlink.wrap<ControlApi>(worker);
+  const { port1, port2 } = new MessageChannel();
+  const encoders = hostEncoderWorkers(port1, spawnEncoderWorker);
+  // An engine worker of another version may lack the method: it then starts its encoders itself.
+  control.encoderHost(Comlink.transfer(port2, [port2])).catch(() => encoders.close());
   const openPort = () => control.connect();
   return {
     control,
@@ -35,6 +46,9 @@ export function bootWorker(worker: Worker = spawnEngineWorker()): WorkerHandle {
     async openClient(opts) {
       return new RcpClient(new PortTransport(await openPort()), opts);
     },
-    terminate: () => worker.terminate(),
+    terminate: () => {
+      worker.terminate();
+      encoders.close();
+    },
   };
 }

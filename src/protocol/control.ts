@@ -219,6 +219,11 @@ export interface ControlApi {
    */
   heartbeat(): Promise<MessagePort>;
   /**
+   * A port on which the page starts encoder workers for this worker (src/models/encoder-runtime/
+   * encoder-host.ts), so none is started from a worker; sent first, before the engine starts.
+   */
+  encoderHost(port: MessagePort): Promise<void>;
+  /**
    * Settles once the engine opened its index and compared it with the record kept outside the
    * database (src/storage/witness.ts): the loss found (or an earlier one not yet dismissed), if any.
    */

@@ -43,6 +43,8 @@ export interface PoolOptions {
   startDeadlineMs?: number;
   /** Told about each restart (for the model log). */
   onRestart?: (reason: string) => void;
+  /** Who starts the workers, for the description (`the page`: encoder-host.ts). */
+  startedBy?: string;
 }
 
 interface Job {
@@ -78,7 +80,7 @@ export class EncoderPool implements BatchEncoder {
   private settleStart!: (error?: Error) => void;
 
   constructor(private readonly opts: PoolOptions) {
-    this.description = `${describeKernels(opts.kernels)}, ${opts.size} worker${opts.size > 1 ? 's' : ''}`;
+    this.description = `${describeKernels(opts.kernels)}, ${opts.size} worker${opts.size > 1 ? 's' : ''}${opts.startedBy ? ` started by ${opts.startedBy}` : ''}`;
     this.started = new Promise<void>((ok, fail) => (this.settleStart = (e) => (e ? fail(e) : ok())));
     this.started.catch(() => undefined);
     for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());

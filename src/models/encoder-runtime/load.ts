@@ -8,7 +8,7 @@ import { defaultEncoderWorkers, type ModelRuntimeSupport } from '../support.ts';
 import { LocalBatchEncoder, type BatchEncoder } from './batch-encoder.ts';
 import { bertWeights } from './bert-weights.ts';
 import { EncoderPool } from './encoder-pool.ts';
-import { fromInlined, fromScript, type SpawnEncoder } from './encoder-spawn.ts';
+import { fromInlined, fromPage, fromScript, type SpawnEncoder } from './encoder-spawn.ts';
 import { loadTokenizer } from '../tokenizer-loader.ts';
 import { KernelEmbedder, readWeightsFile } from './kernel-embedder.ts';
 import { LOCAL_QUERY_TOKENS, LocalQueries } from './local-queries.ts';
@@ -85,8 +85,8 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
   if (workers > 0) {
     // Restarts are reported once a pool is up (a first start that fails is retried another way).
     let up = false;
-    const start = async (spawn: SpawnEncoder): Promise<EncoderPool> => {
-      const pool = new EncoderPool({ spawn, size: workers, weights: buffer, kernels, pooling, maxTokens: DEFAULT_MAX_TOKENS, onRestart: (r) => up && opts.onRestart?.(r) });
+    const start = async (spawn: SpawnEncoder, startedBy?: string): Promise<EncoderPool> => {
+      const pool = new EncoderPool({ spawn, size: workers, weights: buffer, kernels, pooling, maxTokens: DEFAULT_MAX_TOKENS, startedBy, onRestart: (r) => up && opts.onRestart?.(r) });
       await pool.ready().catch(async (e: unknown) => {
         await pool.dispose();
         throw e;
@@ -94,10 +94,19 @@ export async function loadKernelEmbedder(folder: ModelFolder, opts: KernelLoadOp
       up = true;
       return pool;
     };
-    const pool = await start(fromScript).catch(async (e: unknown) => {
-      opts.onFallback?.(`encoder workers did not start from their script (${e instanceof Error ? e.message : String(e)}); starting them from the inlined bundle`);
-      return start(await fromInlined());
-    });
+    const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
+    const page = fromPage();
+    const fromItsScript = () =>
+      start(fromScript).catch(async (e: unknown) => {
+        opts.onFallback?.(`encoder workers did not start from their script (${why(e)}); starting them from the inlined bundle`);
+        return start(await fromInlined());
+      });
+    const pool = await (page === undefined
+      ? fromItsScript()
+      : start(page, 'the page').catch((e: unknown) => {
+          opts.onFallback?.(`the page did not start encoder workers (${why(e)}); starting them from this worker`);
+          return fromItsScript();
+        }));
     // Short queries also run here, so none waits behind a worker's document batch (local-queries.ts).
     backend = new LocalQueries(pool, await LocalBatchEncoder.create(timeStep('encoder: reading the weights', () => bertWeights(weights)), kernels, pooling, LOCAL_QUERY_TOKENS));
   } else {
