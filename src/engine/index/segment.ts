@@ -137,10 +137,16 @@ export function* mergeLexical(parts: { data: LexicalSegmentData; keep: Uint8Arra
   }
   const lists = new Map<string, number[]>();
   let total = 0;
+  // A pause every 1,024 terms or 32,768 postings, whichever first (a common term has thousands).
+  let since = 0;
   for (const [pi, { data }] of parts.entries()) {
     const m = remap[pi];
     for (let t = 0; t < data.terms.length; t++) {
-      if ((t & 1023) === 0) yield 'merge: postings';
+      since += data.offsets[t + 1] - data.offsets[t];
+      if ((t & 1023) === 0 || since >= 32_768) {
+        since = 0;
+        yield 'merge: postings';
+      }
       let l: number[] | undefined;
       for (let i = data.offsets[t]; i < data.offsets[t + 1]; i++) {
         const to = m[data.postings[i]];

@@ -4,6 +4,8 @@
  * each operation and closed after it: a sync access handle locks its file, and another tab's
  * worker appends to the same log between our writes (the cross-tab lock orders them).
  */
+import { yieldToEventLoop } from '../../util/abort.ts';
+import { timeStep } from '../../util/heartbeat.ts';
 
 /** The log's files: a flat folder of named byte files. */
 export interface LogFolder {
@@ -117,7 +119,25 @@ export function logSupport(): LogSupport {
   return { kind: 'opfs-sync' };
 }
 
+/**
+ * `h` with each call timed for the heartbeat (`timeStep`): a sync access handle blocks the engine
+ * worker's thread for the whole read, write or flush (a flush waits for the disk).
+ */
+function timedHandle(h: SyncHandle): SyncHandle {
+  const kb = (b: Uint8Array) => `${Math.round(b.length / 1024)} KB`;
+  return {
+    getSize: () => h.getSize(),
+    read: (buffer, options) => timeStep(`recovery log: reading ${kb(buffer)}`, () => h.read(buffer, options)),
+    write: (buffer, options) => timeStep(`recovery log: writing ${kb(buffer)}`, () => h.write(buffer, options)),
+    truncate: (size) => timeStep('recovery log: truncating', () => h.truncate(size)),
+    flush: () => timeStep('recovery log: flushing to disk', () => h.flush()),
+    close: () => h.close(),
+  };
+}
+
 const BUSY_RETRIES = 20;
+/** Bytes per sync write of a large file (a sync write holds the thread for its whole length). */
+const WRITE_PIECE = 2 << 20;
 const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /** The OPFS root as a log folder. Only in a dedicated worker (see `logSupport`). */
@@ -142,7 +162,7 @@ export function opfsLogFolder(): LogFolder {
         continue;
       }
       try {
-        return await fn(handle);
+        return await fn(timedHandle(handle));
       } finally {
         await handle.close();
       }
@@ -174,8 +194,13 @@ export function opfsLogFolder(): LogFolder {
     async write(name, at, bytes, create) {
       const done = await withHandle(name, create, async (h) => {
         await h.truncate(at);
-        const wrote = await h.write(bytes, { at });
-        if (wrote !== bytes.length) throw new DOMException(`wrote ${wrote} of ${bytes.length} bytes`, 'QuotaExceededError');
+        // A base is the whole index: written a piece at a time, the event loop getting a turn between pieces.
+        for (let from = 0; from < bytes.length; from += WRITE_PIECE) {
+          if (from > 0) await yieldToEventLoop();
+          const piece = bytes.subarray(from, from + WRITE_PIECE);
+          const wrote = await h.write(piece, { at: at + from });
+          if (wrote !== piece.length) throw new DOMException(`wrote ${from + wrote} of ${bytes.length} bytes`, 'QuotaExceededError');
+        }
         await h.flush();
         return true;
       });

@@ -15,6 +15,7 @@
 import type { Change, FeedbackRecord, FeedbackUpdate, IndexStore, Manifest } from '../../engine/contracts.ts';
 import type { Coordination } from '../../engine/state/coordination.ts';
 import { SerialQueue } from '../../util/serial-queue.ts';
+import { timeStep } from '../../util/heartbeat.ts';
 import type { LogFolder } from './log-files.ts';
 import { EMPTY_SNAPSHOT, LogState, type LogEntry, type Snapshot } from './log-state.ts';
 import { RecoveryLog } from './recovery-log.ts';
@@ -157,7 +158,7 @@ export function withRecoveryLog(inner: IndexStore, o: RecoveryLogOptions): Logge
     locked(async () => {
       if (stopped) return;
       const read = await log.read();
-      const generation = await log.startGeneration(read.state.snapshot());
+      const generation = await log.startGeneration(timeStep('recovery log: taking a snapshot', () => read.state.snapshot()));
       await log.dropOlder(generation);
     }).catch((e: unknown) => void (isQuota(e) ? undefined : stop(e))); // a full disk keeps the longer log; the next commit tries again
 

@@ -8,7 +8,10 @@
  * read back whole (torn by a kill) is dropped, with every entry after it; a file of a newer log
  * format is never read or written (a new generation is started beside it).
  */
-import { decodeValue, encodeValue } from '../../bundle/codec.ts';
+import { decodeValue, encodeValue, encodeValueInSlices } from '../../bundle/codec.ts';
+import { yieldToEventLoop } from '../../util/abort.ts';
+import { noteStep, timeStep } from '../../util/heartbeat.ts';
+import { runInSlices } from '../../util/slices.ts';
 import { FRAME_HEAD, frame, readFrames } from './frames.ts';
 import type { LogFolder } from './log-files.ts';
 import type { Change, Manifest } from '../../engine/contracts.ts';
@@ -32,6 +35,8 @@ export interface ReadLog {
 }
 
 const PREFIX = 'rcp-log-';
+/** A fold gives the event loop a turn after this long (the engine worker answers a ping within 1 s, issue 44). */
+const SLICE_MS = 8;
 
 export class RecoveryLog {
   private generation: number | undefined;
@@ -104,8 +109,10 @@ export class RecoveryLog {
     for (const g of gens) {
       const bytes = await this.folder.read(this.name(g));
       if (!bytes) continue;
-      const { payloads, end, dropped } = readFrames(bytes);
-      const base = payloads.length ? safeDecode(payloads[0]) : undefined;
+      const { payloads, dropped, base } = timeStep(`recovery log: decoding a base (${Math.round(bytes.length / 1024)} KB file)`, () => {
+        const read = readFrames(bytes);
+        return { ...read, base: read.payloads.length ? safeDecode(read.payloads[0]) : undefined };
+      });
       if (!isLogBase(base)) {
         const format = (base as { format?: unknown } | undefined)?.format;
         if (typeof format === 'number' && format > LOG_FORMAT) {
@@ -123,7 +130,15 @@ export class RecoveryLog {
       const entries: LogEntry[] = [];
       let at = payloads[0].length + FRAME_HEAD;
       let cut = dropped;
+      let slice = performance.now();
+      let longest = 0;
       for (const p of payloads.slice(1)) {
+        // A fold of many entries gives the event loop turns between them (a compaction runs it on a working index).
+        if (performance.now() - slice >= SLICE_MS) {
+          longest = Math.max(longest, performance.now() - slice);
+          await yieldToEventLoop();
+          slice = performance.now();
+        }
         const entry = safeDecode(p);
         if (!isLogEntry(entry)) {
           cut = `an entry that is not of format ${LOG_FORMAT} at byte ${at}`;
@@ -135,6 +150,7 @@ export class RecoveryLog {
         versions.push(state.manifest?.version ?? 0);
         at += p.length + FRAME_HEAD;
       }
+      noteStep(`recovery log: folding ${payloads.length - 1} entries (longest slice)`, Math.max(longest, performance.now() - slice));
       if (cut) {
         notes.push(`recovery log: ${cut}; the entries from there on were not acknowledged and are dropped`);
         await this.folder.truncate(this.name(g), at);
@@ -157,7 +173,8 @@ export class RecoveryLog {
   async startGeneration(snapshot: Snapshot): Promise<number> {
     const generation = Math.max(this.highest, this.generation ?? 0) + 1;
     const base: LogBase = { kind: 'base', format: LOG_FORMAT, generation, snapshot };
-    const bytes = frame(encodeValue(base));
+    // A base holds the whole index (22 MB for the sample): encoded in slices, so the worker keeps answering.
+    const bytes = frame(await runInSlices(encodeValueInSlices(base), 'recovery log: encoding a base'));
     try {
       await this.folder.write(this.name(generation), 0, bytes, true);
     } catch (e) {
@@ -193,8 +210,7 @@ export class RecoveryLog {
     if (this.generation === undefined) throw new Error('the recovery log has no current file');
     // Encoded before the file is opened: its sync handle locks it for every other tab meanwhile.
     // A change's manifest first: the open reads the index version from the start of the last entry (log-head.ts).
-    const enc = encodeValue(entry.kind === 'change' ? { kind: 'change', change: manifestFirst(entry.change) } : entry);
-    const bytes = frame(enc);
+    const bytes = timeStep('recovery log: encoding an entry', () => frame(encodeValue(entry.kind === 'change' ? { kind: 'change', change: manifestFirst(entry.change) } : entry)));
     // Whole frames another tab appended since are kept (a torn one is cut).
     const keep = (since: Uint8Array): number => {
       const { end } = readFrames(since);
