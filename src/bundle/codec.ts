@@ -106,8 +106,8 @@ function fileFor(headBytes: number, bytes: number): { out: Uint8Array; start: nu
   return { out, start };
 }
 
-/** Parts deeper than this are one JSON.stringify call each. */
-const PART_DEPTH = 3;
+/** Parts deeper than this are one JSON.stringify call each (a recovery-log base nests its large arrays 4–5 deep). */
+const PART_DEPTH = 8;
 
 /** Appends `v`'s JSON (as `JSON.stringify(v, replacer)` writes it) to `out`; false when it has none (undefined, a symbol). */
 function* headerParts(v: unknown, replacer: (this: unknown, key: string, v: unknown) => unknown, out: string[], depth: number): Sliced<boolean> {

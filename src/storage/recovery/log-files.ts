@@ -136,7 +136,7 @@ function timedHandle(h: SyncHandle): SyncHandle {
 }
 
 const BUSY_RETRIES = 20;
-/** Bytes per sync write of a large file (a sync write holds the thread for its whole length). */
+/** Bytes per sync read or write of a large file (a sync call holds the thread for its whole length). */
 const WRITE_PIECE = 2 << 20;
 const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
@@ -172,7 +172,11 @@ export function opfsLogFolder(): LogFolder {
     withHandle(name, false, async (h) => {
       const size = await h.getSize();
       const out = new Uint8Array(Math.max(0, size - from));
-      if (out.length) await h.read(out, { at: from });
+      // A piece at a time, as writes: a 35 MB file read at once held the thread 0.56 s under load.
+      for (let at = 0; at < out.length; at += WRITE_PIECE) {
+        if (at > 0) await yieldToEventLoop();
+        await h.read(out.subarray(at, at + WRITE_PIECE), { at: from + at });
+      }
       return out;
     });
   return {
