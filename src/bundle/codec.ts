@@ -61,7 +61,7 @@ function arrayRefs(): { replacer: (this: unknown, key: string, v: unknown) => un
 /** Encodes `value` (see the file comment). Throws on what structured clone would not keep (functions, Maps). */
 export function encodeValue(value: unknown): Uint8Array {
   const refs = arrayRefs();
-  return assemble(JSON.stringify(value, refs.replacer), refs.arrays, refs.bytes());
+  return assemble([new TextEncoder().encode(JSON.stringify(value, refs.replacer))], refs.arrays, refs.bytes());
 }
 
 /**
@@ -73,37 +73,14 @@ export function* encodeValueInSlices(value: unknown): Sliced<Uint8Array> {
   const refs = arrayRefs();
   const parts: string[] = [];
   yield* headerParts(value, refs.replacer, parts, 0);
-  // UTF-8 a part at a time (each part is whole JSON tokens, so no character is split), then the arrays.
+  // UTF-8 a part at a time (each part is whole JSON tokens, so no character is split).
   const encoder = new TextEncoder();
   const heads: Uint8Array[] = [];
-  let headBytes = 0;
   for (let i = 0; i < parts.length; i += 4096) {
-    const bytes = encoder.encode(parts.slice(i, i + 4096).join(''));
-    heads.push(bytes);
-    headBytes += bytes.length;
+    heads.push(encoder.encode(parts.slice(i, i + 4096).join('')));
     yield;
   }
-  const { out, start } = fileFor(headBytes, refs.bytes());
-  let at = VALUE_HEAD;
-  for (const h of heads) out.set(h, (at += h.length) - h.length);
-  at = start;
-  for (const a of refs.arrays) {
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
-    at = align8(at + a.byteLength);
-    yield;
-  }
-  return out;
-}
-
-/** An empty file for a header of `headBytes` and a byte area of `bytes`, its head written; `start` = the byte area's offset. */
-function fileFor(headBytes: number, bytes: number): { out: Uint8Array; start: number } {
-  const start = align8(VALUE_HEAD + headBytes);
-  const out = new Uint8Array(start + bytes);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, headBytes, true);
-  view.setUint32(8, bytes, true);
-  return { out, start };
+  return assemble(heads, refs.arrays, refs.bytes());
 }
 
 /** Parts deeper than this are one JSON.stringify call each (a recovery-log base nests its large arrays 4–5 deep). */
@@ -140,11 +117,18 @@ function* headerParts(v: unknown, replacer: (this: unknown, key: string, v: unkn
   return true;
 }
 
-function assemble(header: string, arrays: Typed[], bytes: number): Uint8Array {
-  const head = new TextEncoder().encode(header);
-  const { out, start } = fileFor(head.length, bytes);
-  out.set(head, VALUE_HEAD);
-  let at = start;
+/** The file: magic, lengths, the header's UTF-8 (in pieces), padding, then each typed array 8-aligned. */
+function assemble(heads: Uint8Array[], arrays: Typed[], bytes: number): Uint8Array {
+  const headBytes = heads.reduce((n, h) => n + h.length, 0);
+  const start = align8(VALUE_HEAD + headBytes);
+  const out = new Uint8Array(start + bytes);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, headBytes, true);
+  view.setUint32(8, bytes, true);
+  let at = VALUE_HEAD;
+  for (const h of heads) out.set(h, (at += h.length) - h.length);
+  at = start;
   for (const a of arrays) {
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
     at = align8(at + a.byteLength);

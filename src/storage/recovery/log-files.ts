@@ -137,7 +137,7 @@ function timedHandle(h: SyncHandle): SyncHandle {
 
 const BUSY_RETRIES = 20;
 /** Bytes per sync read or write of a large file (a sync call holds the thread for its whole length). */
-const WRITE_PIECE = 2 << 20;
+const PIECE_BYTES = 2 << 20;
 const delay = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /** The OPFS root as a log folder. Only in a dedicated worker (see `logSupport`). */
@@ -173,9 +173,9 @@ export function opfsLogFolder(): LogFolder {
       const size = await h.getSize();
       const out = new Uint8Array(Math.max(0, size - from));
       // A piece at a time, as writes: a 35 MB file read at once held the thread 0.56 s under load.
-      for (let at = 0; at < out.length; at += WRITE_PIECE) {
+      for (let at = 0; at < out.length; at += PIECE_BYTES) {
         if (at > 0) await yieldToEventLoop();
-        await h.read(out.subarray(at, at + WRITE_PIECE), { at: from + at });
+        await h.read(out.subarray(at, at + PIECE_BYTES), { at: from + at });
       }
       return out;
     });
@@ -199,9 +199,9 @@ export function opfsLogFolder(): LogFolder {
       const done = await withHandle(name, create, async (h) => {
         await h.truncate(at);
         // A base is the whole index: written a piece at a time, the event loop getting a turn between pieces.
-        for (let from = 0; from < bytes.length; from += WRITE_PIECE) {
+        for (let from = 0; from < bytes.length; from += PIECE_BYTES) {
           if (from > 0) await yieldToEventLoop();
-          const piece = bytes.subarray(from, from + WRITE_PIECE);
+          const piece = bytes.subarray(from, from + PIECE_BYTES);
           const wrote = await h.write(piece, { at: at + from });
           if (wrote !== piece.length) throw new DOMException(`wrote ${from + wrote} of ${bytes.length} bytes`, 'QuotaExceededError');
         }

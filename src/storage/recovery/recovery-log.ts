@@ -11,7 +11,7 @@
 import { decodeValue, encodeValue, encodeValueInSlices } from '../../bundle/codec.ts';
 import { yieldToEventLoop } from '../../util/abort.ts';
 import { noteStep, timeStep } from '../../util/heartbeat.ts';
-import { runInSlices } from '../../util/slices.ts';
+import { runInSlices, type Sliced } from '../../util/slices.ts';
 import { FRAME_HEAD, frame, readFrames } from './frames.ts';
 import type { LogFolder } from './log-files.ts';
 import type { Change, Manifest } from '../../engine/contracts.ts';
@@ -35,8 +35,6 @@ export interface ReadLog {
 }
 
 const PREFIX = 'rcp-log-';
-/** A fold gives the event loop a turn after this long (the engine worker answers a ping within 1 s, issue 44). */
-const SLICE_MS = 8;
 
 export class RecoveryLog {
   private generation: number | undefined;
@@ -130,31 +128,8 @@ export class RecoveryLog {
         this.waste.base(base.snapshot, payloads[0].length + FRAME_HEAD);
         return s;
       });
-      const versions = [state.manifest?.version ?? 0];
-      const entries: LogEntry[] = [];
-      let at = payloads[0].length + FRAME_HEAD;
-      let cut = dropped;
-      let slice = performance.now();
-      let longest = 0;
-      for (const p of payloads.slice(1)) {
-        // A fold of many entries gives the event loop turns between them (a compaction runs it on a working index).
-        if (performance.now() - slice >= SLICE_MS) {
-          longest = Math.max(longest, performance.now() - slice);
-          await yieldToEventLoop();
-          slice = performance.now();
-        }
-        const entry = safeDecode(p);
-        if (!isLogEntry(entry)) {
-          cut = `an entry that is not of format ${LOG_FORMAT} at byte ${at}`;
-          break;
-        }
-        state.apply(entry);
-        this.waste.entry(entry, p.length + FRAME_HEAD);
-        entries.push(entry);
-        versions.push(state.manifest?.version ?? 0);
-        at += p.length + FRAME_HEAD;
-      }
-      noteStep(`recovery log: folding ${payloads.length - 1} entries (longest slice)`, Math.max(longest, performance.now() - slice));
+      // A fold of many entries gives the event loop turns between them (a compaction runs it on a working index).
+      const { entries, versions, at, cut = dropped } = await runInSlices(foldEntries(payloads, state, this.waste), 'recovery log: folding entries');
       if (cut) {
         notes.push(`recovery log: ${cut}; the entries from there on were not acknowledged and are dropped`);
         await this.folder.truncate(this.name(g), at);
@@ -256,6 +231,28 @@ function manifestFirst({ manifest, ...rest }: Change): Change {
 }
 
 /** A payload's value with typed arrays of their own: they go to IndexedDB, which would clone a view's whole file buffer. */
+/**
+ * Applies the entries after the base (`payloads[0]`) to `state` up to the first that is not of
+ * this format: the entries applied, the index version after each (the base's first), the byte
+ * where the fold stopped, and why it stopped early, if it did.
+ */
+function* foldEntries(payloads: Uint8Array[], state: LogState, waste: LogWaste): Sliced<{ entries: LogEntry[]; versions: number[]; at: number; cut?: string }> {
+  const versions = [state.manifest?.version ?? 0];
+  const entries: LogEntry[] = [];
+  let at = payloads[0].length + FRAME_HEAD;
+  for (const p of payloads.slice(1)) {
+    yield;
+    const entry = safeDecode(p);
+    if (!isLogEntry(entry)) return { entries, versions, at, cut: `an entry that is not of format ${LOG_FORMAT} at byte ${at}` };
+    state.apply(entry);
+    waste.entry(entry, p.length + FRAME_HEAD);
+    entries.push(entry);
+    versions.push(state.manifest?.version ?? 0);
+    at += p.length + FRAME_HEAD;
+  }
+  return { entries, versions, at };
+}
+
 function safeDecode(bytes: Uint8Array): unknown {
   try {
     return decodeValue(bytes, { own: true });
